@@ -1,0 +1,97 @@
+"""Diagnostics: source spans, findings, and the error type that carries them.
+
+Every user-facing problem (a parse error, a type error, an analyzer finding) is a `Diagnostic` with a stable
+`check` name (spec section 8), a primary `Span`, optional labelled secondary spans and a help line. The
+renderers (text in the style of rustc, JSON per spec section 9, SARIF 2.1.0, GitHub annotations) live in
+`irc.render` so that this module stays a dependency-free data model that every layer can import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+@dataclass(frozen=True)
+class Span:
+    """A source range. Lines and columns are 1-based; `end_col` is exclusive-after-last (rustc style:
+    a one-character span has end_col == col + 1). `file` is the path as the user gave it."""
+
+    file: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+    @staticmethod
+    def point(file: str, line: int, col: int, length: int = 1) -> Span:
+        return Span(file, line, col, line, col + max(length, 1))
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+
+@dataclass(frozen=True)
+class Label:
+    """A secondary span with a message ("depends on tid.x through `i`")."""
+
+    span: Span
+    message: str
+
+
+@dataclass
+class Diagnostic:
+    """One finding. `check` is the stable name from spec section 8 (e.g. `barrier-divergence`)."""
+
+    check: str
+    severity: Severity
+    message: str
+    span: Span | None
+    labels: list[Label] = field(default_factory=list)
+    help: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == Severity.ERROR
+
+    def sort_key(self) -> tuple:
+        s = self.span
+        return (s.file, s.line, s.col, self.check) if s else ("", 0, 0, self.check)
+
+
+def error(check: str, message: str, span: Span | None, **kw) -> Diagnostic:
+    return Diagnostic(check, Severity.ERROR, message, span, **kw)
+
+
+def warning(check: str, message: str, span: Span | None, **kw) -> Diagnostic:
+    return Diagnostic(check, Severity.WARNING, message, span, **kw)
+
+
+def note(check: str, message: str, span: Span | None, **kw) -> Diagnostic:
+    return Diagnostic(check, Severity.NOTE, message, span, **kw)
+
+
+class CompileError(Exception):
+    """Raised when user input has errors; carries every diagnostic found (never only the first)."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        self.diagnostics = list(diagnostics)
+        first = self.diagnostics[0] if self.diagnostics else None
+        super().__init__(f"{first.span}: {first.message}" if first else "compile error")
+
+
+class InternalCompilerError(Exception):
+    """A bug in irc itself (e.g. the allocation checker found a miscompile). Reported as
+    'internal compiler error' with the op involved and a hint to report it; never blamed on the user."""
+
+    def __init__(self, message: str, op: str | None = None, span: Span | None = None):
+        self.op = op
+        self.span = span
+        super().__init__(message)
