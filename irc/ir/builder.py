@@ -1,0 +1,126 @@
+"""A builder that appends ops at an insertion point and infers result types from the op table.
+
+Why: the front end, the PTX lifter and the passes all create ops; inferring the common result types
+(`add` -> the operand type, `cmp` -> bool) here keeps those call sites short and consistent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from irc.diagnostics import Span
+from irc.ir.core import Block, Op, Value
+from irc.ir.optable import opdef
+from irc.ir.types import SCALARS, Type
+
+
+def infer_result_types(name: str, operands: list[Value]) -> list[Type] | None:
+    """Result types implied by the op table, or None when the op needs them declared."""
+    d = opdef(name)
+    out: list[Type] = []
+    tvar: Type | None = None
+    for c, v in zip(d.operands, operands):
+        if c == "T":
+            tvar = v.type
+            break
+    for r in d.results:
+        if r == "T":
+            if tvar is None:
+                return None
+            out.append(tvar)
+        elif r in SCALARS:
+            out.append(SCALARS[r])
+        else:
+            return None
+    return out
+
+
+class Builder:
+    """Appends ops to `block` (before its terminator when `before_terminator`); `span` is attached to each
+    op created while it is set, so lowering code sets it once per source construct."""
+
+    def __init__(self, block: Block | None = None, span: Span | None = None):
+        self.block = block
+        self.index: int | None = None  # None: append at the end
+        self.span = span
+
+    def at_end(self, block: Block) -> Builder:
+        self.block, self.index = block, None
+        return self
+
+    def before(self, op: Op) -> Builder:
+        assert op.block is not None
+        self.block, self.index = op.block, op.block.ops.index(op)
+        return self
+
+    def create(
+        self,
+        name: str,
+        operands: list[Value] | None = None,
+        result_types: list[Type] | None = None,
+        attrs: dict[str, Any] | None = None,
+        successors=None,
+        succ_args=None,
+        span: Span | None = None,
+        names: list[str | None] | None = None,
+    ) -> Op:
+        operands = list(operands or [])
+        if result_types is None:
+            result_types = infer_result_types(name, operands)
+            if result_types is None:
+                if opdef(name).results:
+                    raise ValueError(f"op {name} needs explicit result types")
+                result_types = []
+        op = Op(name, operands, result_types, attrs, successors, succ_args, span or self.span, names)
+        assert self.block is not None, "builder has no insertion block"
+        if self.index is None:
+            self.block.append(op)
+        else:
+            self.block.insert(self.index, op)
+            self.index += 1
+        return op
+
+    def value(
+        self,
+        name: str,
+        operands: list[Value] | None = None,
+        type: Type | None = None,
+        attrs: dict[str, Any] | None = None,
+        span: Span | None = None,
+        hint: str | None = None,
+    ) -> Value:
+        """Create a single-result op and return its result."""
+        op = self.create(
+            name,
+            operands,
+            [type] if type is not None else None,
+            attrs,
+            span=span,
+            names=[hint] if hint else None,
+        )
+        return op.result
+
+    def const(self, value: int | float | bool, type: Type) -> Value:
+        return self.value("const", [], type, {"value": value})
+
+    def br(self, dest: Block, args: list[Value] | None = None) -> Op:
+        return self.create("br", [], [], successors=[dest], succ_args=[list(args or [])])
+
+    def cbr(
+        self,
+        cond: Value,
+        then: Block,
+        then_args: list[Value] | None,
+        els: Block,
+        else_args: list[Value] | None,
+    ) -> Op:
+        return self.create(
+            "cbr",
+            [cond],
+            [],
+            successors=[then, els],
+            succ_args=[list(then_args or []), list(else_args or [])],
+        )
+
+    def ret(self, values: list[Value] | None = None) -> Op:
+        return self.create("ret", list(values or []), [])

@@ -1,0 +1,350 @@
+"""SSA IR core: values, ops, blocks with block arguments (instead of phis), functions and modules.
+
+Why block arguments: a branch passes values to its target the way a call passes arguments, which makes
+out-of-SSA (parallel copies on edges) and the emulator-facing lowering direct, and keeps SSA construction
+(Braun et al.) simple. Every value keeps a use list (the ops using it, once per operand slot) so that
+`replace_all_uses_with` and dead-code elimination are O(uses).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from irc.diagnostics import Span
+from irc.ir.types import Type
+
+
+class Value:
+    """An SSA value: either an `OpResult` or a `BlockArg`. `name` is an optional hint for printing."""
+
+    __slots__ = ("type", "uses", "name")
+
+    def __init__(self, type: Type, name: str | None = None):
+        self.type = type
+        self.uses: list[Op] = []  # one entry per operand slot (an op using a value twice appears twice)
+        self.name = name
+
+    @property
+    def users(self) -> list[Op]:
+        seen: dict[int, Op] = {}
+        for u in self.uses:
+            seen.setdefault(id(u), u)
+        return list(seen.values())
+
+    def replace_all_uses_with(self, other: Value) -> None:
+        if other is self:
+            return
+        for op in list(self.users):
+            op.replace_operand(self, other)
+
+    @property
+    def defining_block(self) -> Block | None:
+        raise NotImplementedError
+
+
+class OpResult(Value):
+    __slots__ = ("op", "index")
+
+    def __init__(self, op: Op, index: int, type: Type, name: str | None = None):
+        super().__init__(type, name)
+        self.op = op
+        self.index = index
+
+    @property
+    def defining_block(self) -> Block | None:
+        return self.op.block
+
+    def __repr__(self) -> str:
+        return f"<OpResult {self.op.name}#{self.index}: {self.type}>"
+
+
+class BlockArg(Value):
+    __slots__ = ("block", "index")
+
+    def __init__(self, block: Block, index: int, type: Type, name: str | None = None):
+        super().__init__(type, name)
+        self.block = block
+        self.index = index
+
+    @property
+    def defining_block(self) -> Block | None:
+        return self.block
+
+    def __repr__(self) -> str:
+        return f"<BlockArg {self.index}: {self.type}>"
+
+
+class Op:
+    """An operation. `operands` are the normal operands; terminators also carry `successors` (blocks) and
+    `succ_args` (the values passed to each successor's block arguments). Both kinds of operand are in the
+    use lists. `attrs` keep insertion order so the printed form is stable."""
+
+    __slots__ = ("name", "operands", "results", "attrs", "successors", "succ_args", "block", "span")
+
+    def __init__(
+        self,
+        name: str,
+        operands: list[Value] | None = None,
+        result_types: list[Type] | None = None,
+        attrs: dict[str, Any] | None = None,
+        successors: list[Block] | None = None,
+        succ_args: list[list[Value]] | None = None,
+        span: Span | None = None,
+        result_names: list[str | None] | None = None,
+    ):
+        self.name = name
+        self.operands: list[Value] = []
+        self.attrs: dict[str, Any] = dict(attrs or {})
+        self.successors: list[Block] = list(successors or [])
+        self.succ_args: list[list[Value]] = [list(a) for a in (succ_args or [[] for _ in self.successors])]
+        self.block: Block | None = None
+        self.span = span
+        names = result_names or [None] * len(result_types or [])
+        self.results = [OpResult(self, i, t, names[i]) for i, t in enumerate(result_types or [])]
+        for v in operands or []:
+            self.operands.append(v)
+            v.uses.append(self)
+        for args in self.succ_args:
+            for v in args:
+                v.uses.append(self)
+
+    # -- convenience -------------------------------------------------------------------------------
+    @property
+    def result(self) -> OpResult:
+        if len(self.results) != 1:
+            raise ValueError(f"op {self.name} has {len(self.results)} results")
+        return self.results[0]
+
+    def all_operands(self) -> Iterator[Value]:
+        yield from self.operands
+        for args in self.succ_args:
+            yield from args
+
+    def set_operand(self, i: int, v: Value) -> None:
+        old = self.operands[i]
+        old.uses.remove(self)
+        self.operands[i] = v
+        v.uses.append(self)
+
+    def set_succ_arg(self, s: int, i: int, v: Value) -> None:
+        old = self.succ_args[s][i]
+        old.uses.remove(self)
+        self.succ_args[s][i] = v
+        v.uses.append(self)
+
+    def replace_operand(self, old: Value, new: Value) -> None:
+        for i, v in enumerate(self.operands):
+            if v is old:
+                self.set_operand(i, new)
+        for s, args in enumerate(self.succ_args):
+            for i, v in enumerate(args):
+                if v is old:
+                    self.set_succ_arg(s, i, new)
+
+    def set_successor(self, s: int, block: Block, args: list[Value]) -> None:
+        for v in self.succ_args[s]:
+            v.uses.remove(self)
+        self.successors[s] = block
+        self.succ_args[s] = list(args)
+        for v in args:
+            v.uses.append(self)
+
+    def drop_operands(self) -> None:
+        """Remove this op from its operands' use lists (before deleting it)."""
+        for v in self.all_operands():
+            v.uses.remove(self)
+        self.operands = []
+        self.succ_args = [[] for _ in self.successors]
+
+    def erase(self) -> None:
+        """Delete the op; its results must be unused."""
+        for r in self.results:
+            if r.uses:
+                raise ValueError(f"erasing {self.name} whose result is still used")
+        self.drop_operands()
+        if self.block is not None:
+            self.block.ops.remove(self)
+            self.block = None
+
+    @property
+    def opdef(self):  # -> OpDef (import cycle avoided)
+        from irc.ir.optable import OPS
+
+        return OPS[self.name]
+
+    def has_trait(self, trait: str) -> bool:
+        from irc.ir.optable import OPS
+
+        d = OPS.get(self.name)
+        return d is not None and trait in d.traits
+
+    def __repr__(self) -> str:
+        return f"<Op {self.name}>"
+
+
+class Block:
+    """A basic block: arguments, ops, and exactly one terminator as the last op (checked by the verifier)."""
+
+    __slots__ = ("args", "ops", "function", "label")
+
+    def __init__(self, arg_types: list[Type] | None = None, label: str | None = None):
+        self.args: list[BlockArg] = [BlockArg(self, i, t) for i, t in enumerate(arg_types or [])]
+        self.ops: list[Op] = []
+        self.function: Function | None = None
+        self.label = label
+
+    def add_arg(self, type: Type, name: str | None = None) -> BlockArg:
+        a = BlockArg(self, len(self.args), type, name)
+        self.args.append(a)
+        return a
+
+    def remove_arg(self, index: int) -> None:
+        """Remove argument `index` (must be unused) and the matching value from every predecessor edge."""
+        arg = self.args[index]
+        if arg.uses:
+            raise ValueError("removing a used block argument")
+        for pred_op in self.predecessor_terminators():
+            for s, succ in enumerate(pred_op.successors):
+                if succ is self:
+                    v = pred_op.succ_args[s].pop(index)
+                    v.uses.remove(pred_op)
+        del self.args[index]
+        for i, a in enumerate(self.args):
+            a.index = i
+
+    def append(self, op: Op) -> Op:
+        op.block = self
+        self.ops.append(op)
+        return op
+
+    def insert(self, index: int, op: Op) -> Op:
+        op.block = self
+        self.ops.insert(index, op)
+        return op
+
+    def insert_before_terminator(self, op: Op) -> Op:
+        t = self.terminator
+        return self.insert(len(self.ops) - 1 if t is not None else len(self.ops), op)
+
+    @property
+    def terminator(self) -> Op | None:
+        if self.ops and self.ops[-1].has_trait("terminator"):
+            return self.ops[-1]
+        return None
+
+    @property
+    def successors(self) -> list[Block]:
+        t = self.terminator
+        return list(t.successors) if t is not None else []
+
+    def predecessor_terminators(self) -> list[Op]:
+        """Terminators (in other blocks) that branch here; a terminator with two edges here appears once."""
+        out = []
+        if self.function is None:
+            return out
+        for b in self.function.blocks:
+            t = b.terminator
+            if t is not None and any(s is self for s in t.successors):
+                out.append(t)
+        return out
+
+    @property
+    def predecessors(self) -> list[Block]:
+        return [t.block for t in self.predecessor_terminators()]
+
+    def __repr__(self) -> str:
+        return f"<Block {self.label or id(self)}>"
+
+
+class Function:
+    """A kernel (`is_kernel`) or device function. Parameters are the entry block's arguments.
+    `attrs` holds kernel attributes: launch=[x,y,z], max_registers, min_blocks_per_sm, cluster=[x,y,z],
+    allow=[checks]. `shared` lists the block's shared allocations."""
+
+    def __init__(
+        self,
+        name: str,
+        param_types: list[Type] | None = None,
+        is_kernel: bool = True,
+        param_names: list[str] | None = None,
+        span: Span | None = None,
+    ):
+        self.name = name
+        self.is_kernel = is_kernel
+        self.blocks: list[Block] = []
+        self.attrs: dict[str, Any] = {}
+        self.shared: list[SharedDecl] = []
+        self.span = span
+        self.module: Module | None = None
+        entry = Block(param_types or [])
+        for a, n in zip(entry.args, param_names or []):
+            a.name = n
+        self.add_block(entry)
+
+    @property
+    def entry(self) -> Block:
+        return self.blocks[0]
+
+    @property
+    def params(self) -> list[BlockArg]:
+        return self.entry.args
+
+    def add_block(self, block: Block | None = None, index: int | None = None) -> Block:
+        block = block or Block()
+        block.function = self
+        if index is None:
+            self.blocks.append(block)
+        else:
+            self.blocks.insert(index, block)
+        return block
+
+    def remove_block(self, block: Block) -> None:
+        for op in list(block.ops):
+            op.drop_operands()
+        self.blocks.remove(block)
+        block.function = None
+
+    def ops(self) -> Iterator[Op]:
+        for b in self.blocks:
+            yield from b.ops
+
+    def shared_decl(self, name: str) -> SharedDecl:
+        for s in self.shared:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+
+class SharedDecl:
+    """A shared-memory allocation of a kernel: `shared tile: [f16; 16, 128] align 128`."""
+
+    __slots__ = ("name", "type", "align", "span")
+
+    def __init__(self, name: str, type: Type, align: int, span: Span | None = None):
+        self.name = name
+        self.type = type
+        self.align = align
+        self.span = span
+
+
+class Module:
+    def __init__(self, source: str | None = None):
+        self.functions: list[Function] = []
+        self.source = source  # the file the module came from (for spans)
+        self.attrs: dict[str, Any] = {}
+
+    def add_function(self, f: Function) -> Function:
+        f.module = self
+        self.functions.append(f)
+        return f
+
+    def function(self, name: str) -> Function:
+        for f in self.functions:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    @property
+    def kernels(self) -> list[Function]:
+        return [f for f in self.functions if f.is_kernel]

@@ -1,0 +1,268 @@
+"""The op table: every IR op kind declared once.
+
+The printer, parser, verifier, passes, analyzer and backend read this table instead of hard-coding op
+knowledge: operand and result type constraints, required attributes, traits, memory effect, target gate
+and the PTX template used by instruction selection.
+
+Type constraints (one string per operand / result):
+  "T"      a type variable: every "T" in one op must be the same type (any scalar or pointer)
+  "int" "float" "num" (int or float) "scalar" (any scalar incl. bool) "any"
+  "bool" "u32" "i32" "u64" "f32" ...  an exact scalar type
+  "ptr" "gptr" "sptr" (any / global / shared pointer)  "tmap" (tensormap)
+A trailing "..." repeats the constraint before it zero or more times (variadic).
+Results "decl" means: the result types are whatever the op was built with (checked by `verify` hooks).
+
+Traits:
+  pure             no side effects; may be CSE'd, folded, removed when unused
+  terminator       ends a block
+  barrier          block-wide barrier (all threads of the CTA must arrive)
+  warp_collective  needs the lanes named by its mask (full warp by default) to execute it together
+  commutative      operands may be swapped
+  async            starts or completes asynchronous work
+Effects: "none", "read", "write", "readwrite" (memory), plus the space in `space` when known.
+Gates name a set of targets (see GATES); None means every supported target.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Targets each gate admits. Verified against ../shared/ptx-reference/targets-table.txt.
+ALL_ARCHES = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_103a", "sm_120a")
+GATES: dict[str, tuple[str, ...]] = {
+    "sm_80": ALL_ARCHES,
+    "sm_90": ("sm_90", "sm_90a", "sm_100", "sm_100a", "sm_103a", "sm_120a"),
+    "sm_100a": ("sm_100a", "sm_103a"),
+}
+
+
+@dataclass(frozen=True)
+class OpDef:
+    name: str
+    operands: tuple[str, ...]
+    results: tuple[str, ...]
+    traits: frozenset[str] = frozenset()
+    effect: str = "none"
+    attrs: tuple[str, ...] = ()  # required attributes
+    gate: str | None = None  # key of GATES
+    ptx: str | None = None  # instruction-selection template (see irc.backends.ptx)
+    doc: str = ""
+    opt_attrs: tuple[str, ...] = field(default=())  # documented optional attributes
+
+    def has(self, trait: str) -> bool:
+        return trait in self.traits
+
+    def admits(self, arch: str) -> bool:
+        return self.gate is None or arch in GATES[self.gate]
+
+
+OPS: dict[str, OpDef] = {}
+
+
+def _op(
+    name: str,
+    operands: str,
+    results: str,
+    traits: str = "",
+    effect: str = "none",
+    attrs: str = "",
+    gate: str | None = None,
+    ptx: str | None = None,
+    doc: str = "",
+    opt: str = "",
+) -> None:
+    def split(s: str) -> tuple[str, ...]:
+        return tuple(x for x in s.replace(",", " ").split() if x)
+
+    if name in OPS:
+        raise ValueError(f"op {name} declared twice")
+    OPS[name] = OpDef(
+        name,
+        split(operands),
+        split(results),
+        frozenset(split(traits)),
+        effect,
+        split(attrs),
+        gate,
+        ptx,
+        doc,
+        split(opt),
+    )
+
+
+# --- values ------------------------------------------------------------------------------------------
+_op("const", "", "decl", "pure", attrs="value", doc="a constant of the result type")
+_op(
+    "sreg",
+    "",
+    "u32",
+    "pure",
+    attrs="name",
+    doc="special register: tid.x|y|z ntid.* ctaid.* nctaid.* laneid warpid cluster_ctarank ...",
+)
+_op("copy", "T", "T", "pure", doc="a register copy (out-of-SSA, lifted mov)")
+_op("bitcast", "any", "decl", "pure", doc="reinterpret bits as another type of the same width")
+_op(
+    "cvt",
+    "any",
+    "decl",
+    "pure",
+    opt="rnd sat",
+    doc="conversion with the spec's rounding (rnd: rn rz rm rp rni rzi ...)",
+)
+_op("undef", "", "decl", "pure", doc="an unspecified value (reading it is an `uninitialized` finding)")
+
+# --- arithmetic --------------------------------------------------------------------------------------
+for _n in ("add", "mul", "and", "or", "xor", "min", "max"):
+    _op(_n, "T T", "T", "pure commutative")
+for _n in ("sub", "div", "rem", "shl", "shr"):
+    _op(_n, "T T", "T", "pure")
+_op("mulhi", "int int", "T", "pure commutative", doc="high half of the product")
+_op("mulwide", "int int", "decl", "pure commutative", doc="full-width product (mul.wide)")
+for _n in (
+    "neg",
+    "not",
+    "abs",
+    "sqrt",
+    "rsqrt",
+    "rcp",
+    "exp2",
+    "log2",
+    "sin",
+    "cos",
+    "tanh",
+    "floor",
+    "ceil",
+    "trunc",
+    "round",
+    "popc",
+    "clz",
+    "brev",
+):
+    _op(_n, "T", "T", "pure")
+_op("fma", "T T T", "T", "pure")
+_op("cmp", "T T", "bool", "pure", attrs="pred", doc="pred: eq ne lt le gt ge (and PTX's ltu equ ... num nan)")
+_op("select", "bool T T", "T", "pure")
+_op("pack_half2", "f32 f32", "u32", "pure")
+_op("unpack_half2", "u32", "f32 f32", "pure")
+_op("smem_desc", "sptr u32 u32 u32", "u64", "pure", doc="tcgen05 shared-memory matrix descriptor")
+
+# --- memory ------------------------------------------------------------------------------------------
+_op("ptradd", "ptr int", "decl", "pure", doc="pointer plus a byte offset")
+_op("shared_addr", "", "decl", "pure", attrs="sym", doc="address of a kernel's shared allocation")
+_op("load", "ptr", "decl", effect="read", opt="offset volatile nc")
+_op("store", "ptr any", "", effect="write", opt="offset volatile")
+_op("load_vec", "ptr", "decl", effect="read", opt="offset")
+_op("store_vec", "ptr any any ...", "", effect="write", opt="offset")
+_op(
+    "atomic",
+    "ptr num",
+    "T",
+    effect="readwrite",
+    attrs="kind",
+    doc="kind: add min max and or xor exch inc dec",
+)
+_op("atomic_cas", "ptr num num", "T", effect="readwrite")
+
+# --- synchronization and warp ops ---------------------------------------------------------------------
+_op(
+    "barrier",
+    "u32 ...",
+    "",
+    "barrier",
+    effect="readwrite",
+    opt="id count kind",
+    doc="bar.sync id[, count]; id/count as attrs when constant, else operands (id first)",
+)
+_op("syncwarp", "u32", "", "warp_collective", effect="readwrite")
+_op("fence", "", "", effect="readwrite", attrs="scope", doc="scope: block gpu sys proxy_async mbarrier_init")
+_op(
+    "shfl",
+    "scalar u32 u32",
+    "T",
+    "warp_collective",
+    attrs="mode",
+    doc="mode: down up bfly idx; (v, lane, mask)",
+)
+_op("vote", "bool u32", "decl", "warp_collective", attrs="mode", doc="mode: all any uni ballot")
+_op("activemask", "", "u32")
+_op("elect", "u32", "bool", "warp_collective", doc="true in exactly one active lane (elect.sync on sm_90+)")
+_op("redux", "u32 u32", "u32", "warp_collective", attrs="kind")
+
+# --- async copies and mbarriers ----------------------------------------------------------------------
+_op("cp_async", "sptr gptr", "", "async", effect="readwrite", attrs="bytes")
+_op("cp_async_commit", "", "", "async", effect="readwrite")
+_op("cp_async_wait", "", "", "async", effect="readwrite", attrs="n")
+_op("mbarrier_init", "sptr u32", "", effect="write")
+_op("mbarrier_arrive", "sptr", "u64", effect="readwrite")
+_op("mbarrier_test_wait", "sptr u32", "bool", effect="readwrite", doc="parity wait test")
+_op(
+    "mbarrier_wait", "sptr u32", "", effect="readwrite", doc="blocks until the phase of that parity completes"
+)
+_op("mbarrier_inval", "sptr", "", effect="write")
+_op("mbarrier_arrive_expect_tx", "sptr u32", "u64", effect="readwrite", gate="sm_90")
+_op("mbarrier_expect_tx", "sptr u32", "", effect="readwrite", gate="sm_90")
+_op("mbarrier_try_wait", "sptr u32", "bool", effect="readwrite", gate="sm_90")
+_op("fence_mbarrier_init", "", "", effect="readwrite", gate="sm_90")
+
+# --- TMA ---------------------------------------------------------------------------------------------
+_op(
+    "tma_load",
+    "sptr tmap i32 ...",
+    "",
+    "async",
+    effect="readwrite",
+    gate="sm_90",
+    doc="(dst, map, coords..., mbarrier): coords outermost first; the last operand is the mbarrier",
+)
+_op("tma_store", "tmap i32 ...", "", "async", effect="readwrite", gate="sm_90", doc="(map, coords..., src)")
+_op("tma_store_commit", "", "", "async", effect="readwrite", gate="sm_90")
+_op("tma_store_wait", "", "", "async", effect="readwrite", attrs="n", gate="sm_90")
+_op("tma_prefetch", "tmap i32 ...", "", "async", effect="read", gate="sm_90")
+_op("fence_proxy_async", "", "", effect="readwrite", gate="sm_90")
+
+# --- tensor cores ------------------------------------------------------------------------------------
+_op("ldmatrix", "sptr", "decl", "warp_collective", effect="read", attrs="num", opt="trans")
+_op(
+    "mma_m16n8k16",
+    "u32 u32 u32 u32 u32 u32 f32 f32 f32 f32",
+    "f32 f32 f32 f32",
+    "warp_collective pure",
+    attrs="ab",
+    doc="ab: f16 | bf16; mma.sync.aligned.m16n8k16.row.col.f32.ab.ab.f32",
+)
+_op("wmma_load", "ptr u32", "decl", "warp_collective", effect="read", attrs="frag", doc="frag: a | b")
+_op("wmma_mma", "u32 ...", "decl", "warp_collective pure", doc="8 a regs, 8 b regs, 8 f32 acc -> 8 f32")
+_op("wmma_store", "ptr any ...", "", "warp_collective", effect="write", doc="(p, d0..d7, ld)")
+
+# --- Blackwell tensor memory -------------------------------------------------------------------------
+_op("tmem_alloc", "sptr u32", "", "warp_collective", effect="readwrite", gate="sm_100a")
+_op("tmem_relinquish", "", "", "warp_collective", effect="readwrite", gate="sm_100a")
+_op("tmem_dealloc", "u32 u32", "", "warp_collective", effect="readwrite", gate="sm_100a")
+_op("tcgen05_mma", "u32 u64 u64 u32 bool", "", "async", effect="readwrite", gate="sm_100a")
+_op("tcgen05_commit", "sptr", "", "async", effect="readwrite", gate="sm_100a")
+_op("tcgen05_ld", "u32", "decl", "warp_collective", effect="read", attrs="n", gate="sm_100a")
+_op("tcgen05_wait_ld", "", "", effect="readwrite", gate="sm_100a")
+_op("tcgen05_fence", "", "", effect="readwrite", attrs="kind", gate="sm_100a", doc="kind: before | after")
+
+# --- control flow ------------------------------------------------------------------------------------
+_op("br", "", "", "terminator", doc="br ^dest(args)")
+_op("cbr", "bool", "", "terminator", doc="cbr %c, ^then(args), ^else(args)")
+_op("ret", "any ...", "", "terminator", doc="return from the kernel (ends the thread) or function")
+_op("trap", "", "", "terminator", effect="readwrite")
+_op("call", "any ...", "decl", effect="readwrite", attrs="callee", doc="call of a non-inlined function (PTX)")
+_op(
+    "opaque",
+    "any ...",
+    "decl",
+    effect="readwrite",
+    attrs="text",
+    doc="an instruction irc does not model (lifted PTX); conservative effects",
+)
+
+
+def opdef(name: str) -> OpDef:
+    try:
+        return OPS[name]
+    except KeyError:
+        raise KeyError(f"unknown op `{name}`") from None

@@ -1,0 +1,239 @@
+"""The IR verifier: structural and SSA invariants every pass must preserve.
+
+It collects every problem (not only the first), each naming the op, its block and its source span:
+unknown ops, operand and result counts and type constraints from the op table, required attributes,
+exactly one terminator per block (at the end), successors inside the function with the right number and
+types of block arguments, and SSA dominance (networkx dominators) of every use by its definition.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+
+from irc.diagnostics import Diagnostic, Span, error
+from irc.ir.core import Block, BlockArg, Function, Module, Op, OpResult, Value
+from irc.ir.optable import OPS, OpDef
+from irc.ir.types import MBarrierType, PtrType, ScalarType, TensorMapType, Type
+
+CHECK = "ir-verify"
+
+
+class VerifyError(Exception):
+    def __init__(self, diagnostics: list[Diagnostic]):
+        self.diagnostics = diagnostics
+        super().__init__("\n".join(d.message for d in diagnostics))
+
+
+def _matches(c: str, t: Type) -> bool:
+    if c in ("any", "T"):
+        return True
+    if c == "scalar":
+        return isinstance(t, ScalarType) or isinstance(t, PtrType)
+    if c == "int":
+        return isinstance(t, ScalarType) and t.is_int
+    if c == "float":
+        return isinstance(t, ScalarType) and t.is_float
+    if c == "num":
+        return isinstance(t, ScalarType) and (t.is_int or t.is_float)
+    if c == "ptr":
+        return isinstance(t, PtrType)
+    if c == "gptr":
+        return isinstance(t, PtrType) and t.space == "global"
+    if c == "sptr":
+        return isinstance(t, PtrType) and t.space == "shared"
+    if c == "tmap":
+        return isinstance(t, TensorMapType)
+    if c in ("u32", "u64", "i32", "bool", "f32"):
+        # PTX registers are untyped: an exact integer constraint also admits the same-width b/i/u types.
+        if isinstance(t, ScalarType):
+            if t.name == c:
+                return True
+            if c in ("u32", "i32") and t.name in ("u32", "i32", "b32"):
+                return True
+            if c == "u64" and t.name in ("u64", "i64", "b64"):
+                return True
+        if c == "u64" and isinstance(t, MBarrierType):
+            return True
+        return False
+    return False
+
+
+def _expand(cons: tuple[str, ...], n: int) -> list[str] | None:
+    """Expand a constraint list with a trailing '...' to n entries; None if n does not fit."""
+    if cons and cons[-1] == "...":
+        fixed = list(cons[:-1])
+        if n < len(fixed) - 1:
+            return None
+        if n < len(fixed):
+            return fixed[:n]
+        return fixed + [fixed[-1]] * (n - len(fixed))
+    return list(cons) if n == len(cons) else None
+
+
+class _Ctx:
+    def __init__(self, fn: Function):
+        self.fn = fn
+        self.diags: list[Diagnostic] = []
+        self.bindex = {id(b): i for i, b in enumerate(fn.blocks)}
+
+    def where(self, op: Op | None, block: Block) -> str:
+        b = f"^bb{self.bindex.get(id(block), '?')}"
+        return f"`{op.name}` in @{self.fn.name} {b}" if op is not None else f"@{self.fn.name} {b}"
+
+    def err(self, msg: str, op: Op | None, block: Block) -> None:
+        span = op.span if op is not None else self.fn.span
+        self.diags.append(error(CHECK, f"{self.where(op, block)}: {msg}", span or Span.point("<ir>", 1, 1)))
+
+
+def _check_op(cx: _Ctx, op: Op, block: Block) -> None:
+    d: OpDef | None = OPS.get(op.name)
+    if d is None:
+        cx.err("unknown op", op, block)
+        return
+    cons = _expand(d.operands, len(op.operands))
+    if cons is None:
+        cx.err(f"expects {len(d.operands)} operands, got {len(op.operands)}", op, block)
+        return
+    tvar: Type | None = None
+    for i, (c, v) in enumerate(zip(cons, op.operands)):
+        if not _matches(c, v.type):
+            cx.err(f"operand {i} has type `{v.type}`, expected {c}", op, block)
+        if c == "T":
+            if tvar is None:
+                tvar = v.type
+            elif v.type != tvar:
+                cx.err(f"type mismatch: operand {i} is `{v.type}` but operand 0 is `{tvar}`", op, block)
+    if d.results != ("decl",):
+        rcons = _expand(d.results, len(op.results))
+        if rcons is None:
+            cx.err(f"expects {len(d.results)} results, got {len(op.results)}", op, block)
+        else:
+            for i, (c, r) in enumerate(zip(rcons, op.results)):
+                if c == "T":
+                    if tvar is not None and r.type != tvar:
+                        cx.err(
+                            f"type mismatch: result {i} is `{r.type}` but operands are `{tvar}`", op, block
+                        )
+                elif not _matches(c, r.type):
+                    cx.err(f"result {i} has type `{r.type}`, expected {c}", op, block)
+    for a in d.attrs:
+        if a not in op.attrs:
+            cx.err(f"missing attribute `{a}`", op, block)
+    is_term = "terminator" in d.traits
+    if is_term != bool(op.successors) and op.name in ("br", "cbr"):
+        cx.err("branch without successors", op, block)
+    if op.name == "br" and len(op.successors) != 1:
+        cx.err("`br` needs exactly one successor", op, block)
+    if op.name == "cbr" and len(op.successors) != 2:
+        cx.err("`cbr` needs exactly two successors", op, block)
+    if len(op.succ_args) != len(op.successors):
+        cx.err("successor argument lists do not match successors", op, block)
+    for s, args in zip(op.successors, op.succ_args):
+        if s.function is not cx.fn or id(s) not in cx.bindex:
+            cx.err("branch to a block outside the function", op, block)
+            continue
+        if s is cx.fn.entry:
+            cx.err("branch to the entry block", op, block)
+        if len(args) != len(s.args):
+            cx.err(
+                f"passes {len(args)} block arguments to ^bb{cx.bindex[id(s)]}, which takes {len(s.args)}",
+                op,
+                block,
+            )
+            continue
+        for i, (v, a) in enumerate(zip(args, s.args)):
+            if v.type != a.type:
+                cx.err(
+                    f"block argument {i} of ^bb{cx.bindex[id(s)]} is `{a.type}` but `{v.type}` is passed",
+                    op,
+                    block,
+                )
+
+
+def _def_site(v: Value) -> tuple[Block | None, int]:
+    if isinstance(v, BlockArg):
+        return v.block, -1
+    if isinstance(v, OpResult):
+        b = v.op.block
+        return b, (b.ops.index(v.op) if b is not None and v.op in b.ops else -2)
+    return None, -2
+
+
+def _check_dominance(cx: _Ctx) -> None:
+    fn = cx.fn
+    g = nx.DiGraph()
+    for b in fn.blocks:
+        g.add_node(id(b))
+        for s in b.successors:
+            if id(s) in cx.bindex:
+                g.add_edge(id(b), id(s))
+    idom = dict(nx.immediate_dominators(g, id(fn.entry)))
+    idom[id(fn.entry)] = id(fn.entry)  # newer networkx leaves the start node out of the mapping
+    pos_cache: dict[int, dict[int, int]] = {}
+
+    def dominates(a: Block, b: Block) -> bool:
+        x = id(b)
+        while True:
+            if x == id(a):
+                return True
+            p = idom.get(x)
+            if p is None or p == x:
+                return False
+            x = p
+
+    for b in fn.blocks:
+        if id(b) not in idom:
+            continue  # unreachable: no dominance facts
+        pos = pos_cache.setdefault(id(b), {id(o): i for i, o in enumerate(b.ops)})
+        for op in b.ops:
+            at = pos[id(op)]
+            for v in op.all_operands():
+                db, di = _def_site(v)
+                if db is None or db.function is not fn or di == -2:
+                    cx.err(f"uses a value defined outside this function ({v.type})", op, b)
+                    continue
+                if id(db) not in idom:
+                    cx.err("uses a value defined in an unreachable block", op, b)
+                    continue
+                if db is b:
+                    if di >= at:
+                        cx.err("use of a value before its definition (not dominated)", op, b)
+                elif not dominates(db, b):
+                    cx.err(
+                        f"use of a value defined in ^bb{cx.bindex[id(db)]}, which does not dominate this use",
+                        op,
+                        b,
+                    )
+
+
+def verify_function(fn: Function) -> list[Diagnostic]:
+    cx = _Ctx(fn)
+    if not fn.blocks:
+        cx.diags.append(error(CHECK, f"@{fn.name}: function has no blocks", fn.span))
+        return cx.diags
+    for b in fn.blocks:
+        if b.function is not fn:
+            cx.err("block does not belong to the function", None, b)
+        if not b.ops or not b.ops[-1].has_trait("terminator"):
+            cx.err("block has no terminator", b.ops[-1] if b.ops else None, b)
+        for i, op in enumerate(b.ops):
+            if op.block is not b:
+                cx.err("op's parent block is wrong", op, b)
+            if op.has_trait("terminator") and i != len(b.ops) - 1:
+                cx.err("terminator in the middle of a block", op, b)
+            _check_op(cx, op, b)
+    _check_dominance(cx)
+    return cx.diags
+
+
+def verify(m: Module) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for f in m.functions:
+        out.extend(verify_function(f))
+    return out
+
+
+def verify_or_raise(m: Module) -> None:
+    d = verify(m)
+    if d:
+        raise VerifyError(d)
