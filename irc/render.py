@@ -1,0 +1,474 @@
+"""Renderers for diagnostics: human text in the style of rustc, JSON (spec section 9), SARIF 2.1.0 (code
+scanning tools), and GitHub Actions workflow annotations.
+
+Kept apart from `irc.diagnostics` so the data model stays dependency-free; every renderer takes the
+diagnostics in the order the caller wants them shown (the CLI sorts with `Diagnostic.sort_key`).
+
+Text-rendering conventions (documented here because emitters rely on them):
+  * The primary span is underlined with `^`. A `Label` whose span equals the primary span gives the primary
+    underline its message ("block-wide barrier") instead of being drawn twice.
+  * Other labels are underlined with `-`; on one source line the rightmost message sits after its underline,
+    the others hang below on `|` connectors, as rustc does.
+  * Lines between shown lines: one skipped line is printed, longer gaps become `...`.
+  * A multi-line primary span underlines its first line (to the end of the text) and marks the end line.
+  * Labels in other files get their own `::: file:line:col` section.
+  * A file missing from `sources` (or a line past its end) degrades to `= note: file:line:col: message`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TextIO
+from urllib.parse import quote
+
+from irc.diagnostics import Diagnostic, Severity, Span
+
+# ----------------------------------------------------------------------------------------------- colour
+
+_RESET = "\x1b[0m"
+_BOLD = "\x1b[1m"
+_BLUE = "\x1b[1;34m"
+_SEV_COLOR = {Severity.ERROR: "\x1b[1;31m", Severity.WARNING: "\x1b[1;33m", Severity.NOTE: "\x1b[1;32m"}
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def use_color(stream: TextIO) -> bool:
+    """Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org: any value)."""
+    isatty = getattr(stream, "isatty", None)
+    try:
+        tty = bool(isatty()) if isatty is not None else False
+    except (ValueError, OSError):  # closed or detached stream
+        tty = False
+    return tty and "NO_COLOR" not in os.environ
+
+
+class _Paint:
+    def __init__(self, color: bool):
+        self.color = color
+
+    def __call__(self, text: str, code: str) -> str:
+        return f"{code}{text}{_RESET}" if self.color and text else text
+
+
+# ----------------------------------------------------------------------------------------------- text
+
+
+@dataclass
+class _Ann:
+    """One underline on one source line, in display columns (0-based, end exclusive)."""
+
+    line: int
+    start: int
+    end: int
+    primary: bool
+    message: str
+
+
+def _display_col(text: str, idx: int) -> int:
+    """Display column (0-based) of character index `idx`, with tabs expanded to 4 so underlines align."""
+    if idx <= len(text):
+        return len(text[:idx].expandtabs(4))
+    return len(text.expandtabs(4)) + (idx - len(text))
+
+
+def _line_text(lines: list[str] | None, n: int) -> str | None:
+    if lines is None or n < 1 or n > len(lines):
+        return None
+    return lines[n - 1]
+
+
+def _anns_for_span(span: Span, lines: list[str], primary: bool, message: str) -> list[_Ann]:
+    text = _line_text(lines, span.line) or ""
+    start_idx = max(span.col - 1, 0)
+    if span.end_line > span.line:
+        # Multi-line: underline the first line from the start column to the end of its text.
+        end_idx = max(len(text.rstrip()), start_idx + 1)
+        first = _Ann(span.line, _display_col(text, start_idx), _display_col(text, end_idx), primary, message)
+        if not primary:
+            return [first]
+        end_text = _line_text(lines, span.end_line)
+        if end_text is None:
+            return [first]
+        lead = len(end_text) - len(end_text.lstrip())
+        e_end = max(span.end_col - 1, lead + 1)
+        last = _Ann(
+            span.end_line, _display_col(end_text, lead), _display_col(end_text, e_end), primary, "ends here"
+        )
+        return [first, last]
+    end_idx = max(span.end_col - 1, start_idx + 1)
+    return [_Ann(span.line, _display_col(text, start_idx), _display_col(text, end_idx), primary, message)]
+
+
+def _ann_rows(anns: list[_Ann], sev_code: str, paint: _Paint) -> list[str]:
+    """The rows under one source line: underlines, then hanging messages (rustc layout)."""
+
+    def code(a: _Ann) -> str:
+        return sev_code if a.primary else _BLUE
+
+    width = max(a.end for a in anns)
+    cells: list[tuple[str, str]] = [(" ", "")] * width
+    for a in sorted(anns, key=lambda a: a.primary):  # primary drawn last so it wins overlaps
+        ch = "^" if a.primary else "-"
+        for c in range(a.start, a.end):
+            cells[c] = (ch, code(a))
+
+    with_msg = sorted((a for a in anns if a.message), key=lambda a: (a.start, a.end))
+    inline: _Ann | None = None
+    if with_msg:
+        cand = with_msg[-1]
+        if all(o is cand or o.end <= cand.end for o in anns):
+            inline = cand
+    hanging = [a for a in with_msg if a is not inline]
+
+    def render(row: list[tuple[str, str]], tail: str = "", tail_code: str = "") -> str:
+        out, run, run_code = [], "", None
+        for ch, c in row:
+            if c != run_code:
+                out.append(paint(run, run_code) if run_code else run)
+                run, run_code = "", c
+            run += ch
+        out.append(paint(run, run_code) if run_code else run)
+        line = "".join(out)
+        if tail:
+            line += " " + paint(tail, tail_code)
+        return line.rstrip()
+
+    rows = [render(cells, inline.message if inline else "", code(inline) if inline else "")]
+    pending = sorted(hanging, key=lambda a: a.start)
+    while pending:
+        h = pending[-1]
+        conn_w = max(a.start for a in pending) + 1
+        conn: list[tuple[str, str]] = [(" ", "")] * conn_w
+        for a in pending:
+            conn[a.start] = ("|", code(a))
+        rows.append(render(conn))
+        pending.pop()
+        msg_row: list[tuple[str, str]] = [(" ", "")] * h.start
+        for a in pending:
+            if a.start < h.start:
+                msg_row[a.start] = ("|", code(a))
+        msg_line = render(msg_row)
+        pad = " " * (h.start - len(_strip_ansi(msg_line)))
+        rows.append(msg_line + pad + paint(h.message, code(h)))
+    return rows
+
+
+def _strip_ansi(s: str) -> str:
+    return _ANSI.sub("", s)
+
+
+def _footer(diag: Diagnostic, pad: str, paint: _Paint) -> list[str]:
+    out: list[str] = []
+    items = [("note", n) for n in diag.notes] + ([("help", diag.help)] if diag.help else [])
+    for kind, text in items:
+        head = f"{pad} = {paint(kind, _BOLD)}: "
+        cont = " " * (len(pad) + 3 + len(kind) + 2)
+        parts = str(text).splitlines() or [""]
+        out.append(head + parts[0])
+        out.extend(cont + p for p in parts[1:])
+    return out
+
+
+def _render_one(diag: Diagnostic, sources: Mapping[str, str], paint: _Paint) -> str:
+    sev = Severity(diag.severity)
+    sev_code = _SEV_COLOR[sev]
+    title = f"{sev.value}[{diag.check}]" if diag.check else sev.value
+    out = [paint(title, sev_code) + paint(f": {diag.message}", _BOLD)]
+
+    span = diag.span
+    if span is None:
+        footer = _footer(diag, "", paint)
+        return "\n".join(out + footer)
+
+    # Primary message from a label that repeats the primary span; the remaining labels are secondary.
+    primary_msg = ""
+    secondary = []
+    for lab in diag.labels:
+        if lab.span == span and not primary_msg:
+            primary_msg = lab.message
+        else:
+            secondary.append(lab)
+
+    file_lines: dict[str, list[str] | None] = {}
+
+    def lines_of(f: str) -> list[str] | None:
+        if f not in file_lines:
+            text = sources.get(f)
+            file_lines[f] = text.splitlines() if text is not None else None
+        return file_lines[f]
+
+    # Per file: annotations that can be drawn, and (span, message) pairs that cannot (missing source).
+    order: list[str] = [span.file]
+    anns: dict[str, list[_Ann]] = {}
+    unshown: dict[str, list[tuple[Span, str]]] = {}
+    first_span: dict[str, Span] = {span.file: span}
+
+    def add(s: Span, primary: bool, message: str) -> None:
+        if s.file not in order:
+            order.append(s.file)
+        cur = first_span.get(s.file)
+        if s.file != span.file and (cur is None or (s.line, s.col) < (cur.line, cur.col)):
+            first_span[s.file] = s
+        lines = lines_of(s.file)
+        if lines is None or _line_text(lines, s.line) is None:
+            if message or primary:
+                unshown.setdefault(s.file, []).append((s, message))
+            return
+        anns.setdefault(s.file, []).extend(_anns_for_span(s, lines, primary, message))
+
+    add(span, True, primary_msg)
+    for lab in secondary:
+        add(lab.span, False, lab.message)
+
+    # Shown line numbers per file (annotated lines plus single skipped lines) fix the gutter width.
+    shown: dict[str, list[int]] = {}
+    for f in order:
+        ls = sorted({a.line for a in anns.get(f, [])})
+        full: list[int] = []
+        for n in ls:
+            if full and n - full[-1] == 2:
+                full.append(n - 1)
+            full.append(n)
+        shown[f] = full
+    max_line = max([n for ls in shown.values() for n in ls] + [span.line])
+    width = len(str(max_line))
+    pad = " " * width
+    bar = paint("|", _BLUE)
+    empty_bar = f"{pad} {bar}"
+
+    for i, f in enumerate(order):
+        fs = first_span[f]
+        if i == 0:
+            out.append(f"{pad}{paint('-->', _BLUE)} {span}")
+        else:
+            out.append(empty_bar)
+            out.append(f"{pad}{paint(':::', _BLUE)} {fs.file}:{fs.line}:{fs.col}")
+        lines = lines_of(f)
+        for s, msg in unshown.get(f, []):
+            if s is span and not msg:
+                continue
+            out.append(f"{pad} = {paint('note', _BOLD)}: {s.file}:{s.line}:{s.col}: {msg}".rstrip())
+        if not shown[f]:
+            continue
+        out.append(empty_bar)
+        by_line: dict[int, list[_Ann]] = {}
+        for a in anns.get(f, []):
+            by_line.setdefault(a.line, []).append(a)
+        prev: int | None = None
+        for n in shown[f]:
+            if prev is not None and n - prev > 1:
+                out.append(paint("...", _BLUE))
+            prev = n
+            text = (_line_text(lines, n) or "").expandtabs(4).rstrip()
+            out.append(f"{paint(str(n).rjust(width), _BLUE)} {bar} {text}".rstrip())
+            if n in by_line:
+                for row in _ann_rows(by_line[n], sev_code, paint):
+                    out.append(f"{pad} {bar} {row}".rstrip())
+
+    footer = _footer(diag, pad, paint)
+    if footer:
+        out.append(empty_bar)
+        out.extend(footer)
+    return "\n".join(out)
+
+
+def render_text(diags: Iterable[Diagnostic], sources: Mapping[str, str], color: bool = False) -> str:
+    """All diagnostics in rustc style, separated by blank lines; ends with a newline unless empty.
+    `sources` maps a span's file (as written in the span) to its text."""
+    paint = _Paint(color)
+    blocks = [_render_one(d, sources, paint) for d in diags]
+    return "\n\n".join(blocks) + "\n" if blocks else ""
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def summary_line(diags: Sequence[Diagnostic], files_checked: int) -> str:
+    """`irc: 2 errors, 1 warning in 3 files`, or `irc: no findings in 3 files`."""
+    counts = {s: 0 for s in Severity}
+    for d in diags:
+        counts[Severity(d.severity)] += 1
+    parts = [_plural(counts[s], s.value) for s in Severity if counts[s]]
+    what = ", ".join(parts) if parts else "no findings"
+    return f"irc: {what} in {_plural(files_checked, 'file')}"
+
+
+# ----------------------------------------------------------------------------------------------- JSON
+
+
+def diagnostic_to_json(d: Diagnostic) -> dict:
+    """The spec section 9 object for one diagnostic (exactly those keys; location fields are null when the
+    diagnostic has no span, `help` is null when absent)."""
+    s = d.span
+    return {
+        "check": d.check,
+        "severity": Severity(d.severity).value,
+        "file": s.file if s else None,
+        "line": s.line if s else None,
+        "column": s.col if s else None,
+        "end_line": s.end_line if s else None,
+        "end_column": s.end_col if s else None,
+        "message": d.message,
+        "labels": [
+            {"file": lab.span.file, "line": lab.span.line, "column": lab.span.col, "message": lab.message}
+            for lab in d.labels
+        ],
+        "help": d.help,
+    }
+
+
+def render_json(diags: Iterable[Diagnostic], files_checked: int) -> str:
+    """`{"diagnostics": [...], "files_checked": N}` per spec section 9 (notes are not part of that schema)."""
+    obj = {"diagnostics": [diagnostic_to_json(d) for d in diags], "files_checked": files_checked}
+    return json.dumps(obj, indent=2) + "\n"
+
+
+# ----------------------------------------------------------------------------------------------- SARIF
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+#: One-line descriptions of the stable check names (spec section 8), used as SARIF rule descriptions.
+CHECK_DESCRIPTIONS: dict[str, str] = {
+    "parse-error": "The source does not parse.",
+    "name-error": "Unknown or redeclared name.",
+    "type-error": "Operand types do not fit the operation.",
+    "const-error": "Not a constant, literal out of range, or bad attribute value.",
+    "recursion": "Recursive call (kernels cannot recurse).",
+    "limit-error": "An unroll or size limit was exceeded.",
+    "unsupported-target": "An instruction or intrinsic the target does not have.",
+    "uninitialized": "A read of a variable or register that is not assigned on every path.",
+    "barrier-divergence": "A block-wide barrier that some threads of a block may not reach.",
+    "warp-sync-divergence": "A warp-collective operation with a full mask under warp-divergent control.",
+    "self-cancel": "An operation whose two operands are always the same value.",
+    "mbarrier-tx-mismatch": "expect_tx byte count differs from the bytes of the TMA copies on that barrier.",
+    "tma-misaligned": "A TMA destination that is not 128-byte aligned, or a box beyond the TMA limits.",
+    "shared-overflow": "Shared memory beyond what the target allows per block.",
+    "register-pressure": "The allocation needs more registers than allowed.",
+}
+
+_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
+
+
+def _artifact_uri(path: str) -> str:
+    """A SARIF artifact URI: forward slashes, percent-encoded, relative paths stay relative."""
+    return quote(path.replace("\\", "/"), safe="/:._-~")
+
+
+def _sarif_location(s: Span) -> dict:
+    return {
+        "physicalLocation": {
+            "artifactLocation": {"uri": _artifact_uri(s.file)},
+            "region": {
+                "startLine": s.line,
+                "startColumn": s.col,
+                "endLine": s.end_line,
+                "endColumn": s.end_col,
+            },
+        }
+    }
+
+
+def render_sarif(diags: Iterable[Diagnostic], tool_version: str) -> str:
+    """A SARIF 2.1.0 log with one run of tool "irc". Rules are the check names used, in first-use order;
+    SARIF's endColumn is exclusive like `Span.end_col`, so columns map 1:1. Help and notes go to the
+    result's `properties` because SARIF has no per-result help field."""
+    diags = list(diags)
+    rule_ids: list[str] = []
+    for d in diags:
+        if d.check not in rule_ids:
+            rule_ids.append(d.check)
+    rules = [
+        {
+            "id": rid,
+            "name": rid,
+            "shortDescription": {"text": CHECK_DESCRIPTIONS.get(rid, rid)},
+        }
+        for rid in rule_ids
+    ]
+    results = []
+    for d in diags:
+        res: dict = {
+            "ruleId": d.check,
+            "ruleIndex": rule_ids.index(d.check),
+            "level": _SARIF_LEVEL[Severity(d.severity)],
+            "message": {"text": d.message},
+        }
+        if d.span is not None:
+            res["locations"] = [_sarif_location(d.span)]
+        if d.labels:
+            res["relatedLocations"] = [
+                {"id": i, **_sarif_location(lab.span), "message": {"text": lab.message}}
+                for i, lab in enumerate(d.labels)
+            ]
+        props = {}
+        if d.help:
+            props["help"] = d.help
+        if d.notes:
+            props["notes"] = list(d.notes)
+        if props:
+            res["properties"] = props
+        results.append(res)
+    log = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "irc",
+                        "version": tool_version,
+                        "rules": rules,
+                    }
+                },
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(log, indent=2) + "\n"
+
+
+# ----------------------------------------------------------------------------------------------- GitHub
+
+_GH_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
+
+
+def _gh_escape_data(s: str) -> str:
+    """Escaping for the message part of a workflow command (GitHub's `escapeData`)."""
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_escape_property(s: str) -> str:
+    """Escaping for `key=value` properties (GitHub's `escapeProperty`): data escaping plus `:` and `,`."""
+    return _gh_escape_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(diags: Iterable[Diagnostic]) -> str:
+    """One `::error file=..,line=..,col=..,endLine=..,endColumn=..,title=CHECK::message` line per
+    diagnostic (`warning`, `notice` for the other severities). Help and notes are appended to the message
+    on their own lines (encoded as %0A), which the annotation UI shows."""
+    out = []
+    for d in diags:
+        props: list[tuple[str, str]] = []
+        s = d.span
+        if s is not None:
+            props += [
+                ("file", s.file),
+                ("line", str(s.line)),
+                ("col", str(s.col)),
+                ("endLine", str(s.end_line)),
+                ("endColumn", str(s.end_col)),
+            ]
+        props.append(("title", d.check))
+        text = d.message
+        for n in d.notes:
+            text += f"\nnote: {n}"
+        if d.help:
+            text += f"\nhelp: {d.help}"
+        prop_s = ",".join(f"{k}={_gh_escape_property(v)}" for k, v in props)
+        out.append(f"::{_GH_LEVEL[Severity(d.severity)]} {prop_s}::{_gh_escape_data(text)}")
+    return "".join(line + "\n" for line in out)
