@@ -1,0 +1,117 @@
+"""The compiler driver: the one place that strings the pipeline together.
+
+    .kdsl --front end--> IR --optimization passes--> IR --analyzer--> findings
+          --backend (legalize, regalloc, out-of-SSA, allocation checker)--> PTX model --printer--> PTX text
+    .ptx  --parser--> PTX model --lifter--> IR --analyzer--> findings
+
+The CLI (`irc.cli`), the Python API (`irc.api`) and the tests all call these functions, so every entry
+point compiles and checks exactly the same way.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from irc.diagnostics import CompileError, Diagnostic, Severity
+from irc.ir.core import Module
+
+
+@dataclass
+class CompileOptions:
+    arch: str = "sm_80"
+    defines: dict[str, Any] = field(default_factory=dict)
+    optimize: bool = True
+    verify_each: bool = False
+    dump_after: set[str] | str | None = None
+    time_passes: bool = False
+    check: bool = True  # run the analyzer; error findings stop code generation
+    check_alloc: bool = True  # the allocation checker (on by default)
+
+
+@dataclass
+class CompileResult:
+    module: Module  # the optimized IR
+    ptx_text: str
+    ptx: Any  # irc.backends.ptx.model.Module
+    stats: dict[str, dict]
+    diagnostics: list[Diagnostic]  # warnings and notes (errors raise CompileError)
+    path: str = "<kdsl>"
+    arch: str = "sm_80"
+
+
+def _errors(diags: list[Diagnostic]) -> list[Diagnostic]:
+    return [d for d in diags if d.severity == Severity.ERROR]
+
+
+def frontend(text: str, path: str, *, defines: dict[str, Any] | None = None, arch: str = "sm_80") -> Module:
+    """.kdsl text -> verified IR module. Raises CompileError with every front-end diagnostic."""
+    from irc.frontend.kdsl import compile_to_ir
+
+    return compile_to_ir(text, path, defines=defines or {}, arch=arch)
+
+
+def optimize(module: Module, opts: CompileOptions, ctx=None):
+    from irc.passes.manager import PassContext, PassManager
+    from irc.passes.pipeline import optimization_passes
+
+    ctx = ctx or PassContext(arch=opts.arch)
+    pm = PassManager(optimization_passes() if opts.optimize else [], verify_each=opts.verify_each,
+                     dump_after=opts.dump_after, time_passes=opts.time_passes, out=sys.stderr)
+    pm.run(module, ctx)
+    return ctx
+
+
+def analyze(module: Module, arch: str, sources: dict[str, str]) -> list[Diagnostic]:
+    """Run the analyzer and apply `// irc: allow(...)` comments (kernel `@allow` is applied inside)."""
+    from irc import suppress
+    from irc.analysis import check_module
+
+    return suppress.filter(check_module(module, arch=arch), sources)
+
+
+def compile_kdsl(text: str, path: str, opts: CompileOptions | None = None) -> CompileResult:
+    """Compile .kdsl source to PTX. Raises CompileError when the source or the analyzer has errors."""
+    from irc.backends.ptx.emit import compile_module
+
+    opts = opts or CompileOptions()
+    module = frontend(text, path, defines=opts.defines, arch=opts.arch)
+    ctx = optimize(module, opts)
+    diags = list(ctx.diagnostics)
+    if opts.check:
+        diags += analyze(module, opts.arch, {path: text})
+    if _errors(diags):
+        raise CompileError(sorted(diags, key=Diagnostic.sort_key))
+    res = compile_module(module, opts.arch, ctx=ctx, source_path=path, check_alloc=opts.check_alloc)
+    diags = list(ctx.diagnostics) + [d for d in diags if d not in ctx.diagnostics]
+    if _errors(diags):
+        raise CompileError(sorted(diags, key=Diagnostic.sort_key))
+    return CompileResult(module, res.text, res.ptx, res.stats, diags, path, opts.arch)
+
+
+def check_kdsl(text: str, path: str, *, arch: str = "sm_80", defines: dict[str, Any] | None = None
+               ) -> list[Diagnostic]:
+    """All findings for a .kdsl file: front-end errors, or the analyzer's findings on its IR."""
+    try:
+        module = frontend(text, path, defines=defines, arch=arch)
+    except CompileError as e:
+        return e.diagnostics
+    from irc.passes.manager import PassContext
+
+    ctx = PassContext(arch=arch)
+    optimize(module, CompileOptions(arch=arch), ctx)
+    return list(ctx.diagnostics) + analyze(module, arch, {path: text})
+
+
+def check_ptx(text: str, path: str) -> list[Diagnostic]:
+    """All findings for a .ptx file from any generator (the target is the file's own `.target`)."""
+    from irc.frontend.ptx.lift import lift_module
+    from irc.frontend.ptx.parser import parse_ptx
+
+    try:
+        ptx = parse_ptx(text, path)
+    except CompileError as e:
+        return e.diagnostics
+    module, notes = lift_module(ptx)
+    return notes + analyze(module, ptx.target, {path: text})

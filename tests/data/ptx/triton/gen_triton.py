@@ -1,0 +1,318 @@
+"""Generate the Triton part of the PTX corpus (tests/data/ptx/triton/*.ptx).
+
+Usage: python gen_triton.py [OUTDIR]   (default: the directory of this file)
+
+Needs `pip install triton` (3.x; written against 3.9.0). No GPU is needed: triton.compile() runs the
+whole pipeline (TTIR -> TTGIR -> LLIR -> PTX -> cubin via the bundled ptxas) for an explicit GPUTarget.
+Every kernel here is correct; the analyzer must report no findings for these files.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # 3.9 warns when unset; keep the 3.x default
+
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+from triton.backends.compiler import GPUTarget  # noqa: E402
+
+
+@triton.jit
+def vector_add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)
+
+
+@triton.jit
+def softmax(out_ptr, in_ptr, in_stride, out_stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(in_ptr + row * in_stride + cols, mask=mask, other=-float("inf"))
+    x = x - tl.max(x, axis=0)
+    num = tl.exp(x)
+    y = num / tl.sum(num, axis=0)
+    tl.store(out_ptr + row * out_stride + cols, y, mask=mask)
+
+
+@triton.jit
+def layernorm(x_ptr, y_ptr, w_ptr, b_ptr, stride, n_cols, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    x_ptr += row * stride
+    y_ptr += row * stride
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for off in range(0, n_cols, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + cols, mask=cols < n_cols, other=0.0).to(tl.float32)
+    mean = tl.sum(acc, axis=0) / n_cols
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for off in range(0, n_cols, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + cols, mask=cols < n_cols, other=0.0).to(tl.float32)
+        x = tl.where(cols < n_cols, x - mean, 0.0)
+        acc += x * x
+    rstd = 1 / tl.sqrt(tl.sum(acc, axis=0) / n_cols + eps)
+    for off in range(0, n_cols, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        mask = cols < n_cols
+        w = tl.load(w_ptr + cols, mask=mask)
+        b = tl.load(b_ptr + cols, mask=mask)
+        x = tl.load(x_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+        tl.store(y_ptr + cols, (x - mean) * rstd * w + b, mask=mask)
+
+
+@triton.jit
+def matmul(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    stride_am,
+    stride_ak,
+    stride_bk,
+    stride_bn,
+    stride_cm,
+    stride_cn,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    c_ptrs = c_ptr + offs_cm[:, None] * stride_cm + offs_cn[None, :] * stride_cn
+    tl.store(c_ptrs, acc.to(tl.float16), mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+
+@triton.jit
+def tma_matmul(
+    a_desc,
+    b_desc,
+    c_desc,
+    M,
+    N,
+    K,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+    WARP_SPECIALIZE: tl.constexpr,
+):
+    # Host-side TensorDescriptor arguments: A is [M, K], B is [N, K] (K-major), C is [M, N].
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    off_m = pid_m * BLOCK_M
+    off_n = pid_n * BLOCK_N
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in tl.range(0, tl.cdiv(K, BLOCK_K), warp_specialize=WARP_SPECIALIZE):
+        a = a_desc.load([off_m, k * BLOCK_K])
+        b = b_desc.load([off_n, k * BLOCK_K])
+        acc = tl.dot(a, b.T, acc)
+    c_desc.store([off_m, off_n], acc.to(tl.float16))
+
+
+@triton.jit
+def device_desc_matmul(
+    a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr
+):
+    # Device-side descriptors built with tl.make_tensor_descriptor (A [M, K], B [N, K], C [M, N]).
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BLOCK_M, BLOCK_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BLOCK_N, BLOCK_K])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_M, BLOCK_N])
+    off_m = tl.program_id(0) * BLOCK_M
+    off_n = tl.program_id(1) * BLOCK_N
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = a_desc.load([off_m, k * BLOCK_K])
+        b = b_desc.load([off_n, k * BLOCK_K])
+        acc = tl.dot(a, b.T, acc)
+    c_desc.store([off_m, off_n], acc.to(tl.float16))
+
+
+MM_SIG = {
+    "a_ptr": "*fp16",
+    "b_ptr": "*fp16",
+    "c_ptr": "*fp16",
+    "M": "i32",
+    "N": "i32",
+    "K": "i32",
+    "stride_am": "i32",
+    "stride_ak": "i32",
+    "stride_bk": "i32",
+    "stride_bn": "i32",
+    "stride_cm": "i32",
+    "stride_cn": "i32",
+    "BLOCK_M": "constexpr",
+    "BLOCK_N": "constexpr",
+    "BLOCK_K": "constexpr",
+}
+# Unit strides as constexpr and 16-divisible pointers/strides (what the JIT's specialization would infer)
+# so that the sm_80 pipeliner uses cp.async for the num_stages=3 software pipeline.
+MM_SIG_ALIGNED = {**MM_SIG, "stride_ak": "constexpr", "stride_bn": "constexpr", "stride_cn": "constexpr"}
+MM_ALIGNED_ARGS = ("a_ptr", "b_ptr", "c_ptr", "N", "K", "stride_am", "stride_bk", "stride_cm")
+MM_ATTRS = {(list(MM_SIG_ALIGNED).index(n),): [["tt.divisibility", 16]] for n in MM_ALIGNED_ARGS}
+
+TMA_SIG = {
+    "a_desc": "tensordesc<fp16[128, 64]>",
+    "b_desc": "tensordesc<fp16[128, 64]>",
+    "c_desc": "tensordesc<fp16[128, 128]>",
+    "M": "i32",
+    "N": "i32",
+    "K": "i32",
+    "BLOCK_M": "constexpr",
+    "BLOCK_N": "constexpr",
+    "BLOCK_K": "constexpr",
+    "WARP_SPECIALIZE": "constexpr",
+}
+TMA_CONST = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}
+DEV_SIG = {
+    "a_ptr": "*fp16",
+    "b_ptr": "*fp16",
+    "c_ptr": "*fp16",
+    "M": "i32",
+    "N": "i32",
+    "K": "i32",
+    "BLOCK_M": "constexpr",
+    "BLOCK_N": "constexpr",
+    "BLOCK_K": "constexpr",
+}
+
+# Triton 3.9 labels sm_90a/sm_100a PTX `.version 9.4` (its bundled ptxas is CUDA 13.4) although LLVM
+# emits at most PTX 9.0 features; pin 9.0 so the CUDA 13.0 ptxas used by check_ptxas.sh accepts it.
+PTX_VERSION = 90
+
+# (output name, kernel, signature, constexprs, compute capability, options)
+KERNELS = [
+    (
+        "vector_add.sm_80",
+        vector_add,
+        {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"},
+        {"BLOCK": 1024},
+        80,
+        {"num_warps": 4},
+    ),
+    (
+        "softmax.sm_80",
+        softmax,
+        {
+            "out_ptr": "*fp32",
+            "in_ptr": "*fp32",
+            "in_stride": "i32",
+            "out_stride": "i32",
+            "n_cols": "i32",
+            "BLOCK": "constexpr",
+        },
+        {"BLOCK": 1024},
+        80,
+        {"num_warps": 8},
+    ),
+    (
+        "layernorm.sm_80",
+        layernorm,
+        {
+            "x_ptr": "*fp32",
+            "y_ptr": "*fp32",
+            "w_ptr": "*fp32",
+            "b_ptr": "*fp32",
+            "stride": "i32",
+            "n_cols": "i32",
+            "eps": "fp32",
+            "BLOCK": "constexpr",
+        },
+        {"BLOCK": 512},
+        80,
+        {"num_warps": 4},
+    ),
+    (
+        "matmul.sm_80",
+        matmul,
+        MM_SIG_ALIGNED,
+        {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "stride_ak": 1, "stride_bn": 1, "stride_cn": 1},
+        80,
+        {"num_warps": 4, "num_stages": 3},
+    ),
+    (
+        "tma_matmul.sm_90a",
+        tma_matmul,
+        TMA_SIG,
+        {**TMA_CONST, "WARP_SPECIALIZE": False},
+        90,
+        {"num_warps": 4, "num_stages": 3, "ptx_version": PTX_VERSION},
+    ),
+    (
+        "tma_matmul_ws8.sm_90a",
+        tma_matmul,
+        TMA_SIG,
+        {**TMA_CONST, "WARP_SPECIALIZE": True},
+        90,
+        {"num_warps": 8, "num_stages": 3, "ptx_version": PTX_VERSION},
+    ),
+    (
+        "device_desc_matmul.sm_90a",
+        device_desc_matmul,
+        DEV_SIG,
+        TMA_CONST,
+        90,
+        {"num_warps": 4, "num_stages": 3, "ptx_version": PTX_VERSION},
+    ),
+    (
+        "tma_matmul.sm_100a",
+        tma_matmul,
+        TMA_SIG,
+        {**TMA_CONST, "WARP_SPECIALIZE": False},
+        100,
+        {"num_warps": 4, "num_stages": 3, "ptx_version": PTX_VERSION},
+    ),
+    (
+        "tma_matmul_ws.sm_100a",
+        tma_matmul,
+        TMA_SIG,
+        {**TMA_CONST, "WARP_SPECIALIZE": True},
+        100,
+        {"num_warps": 4, "num_stages": 3, "ptx_version": PTX_VERSION},
+    ),
+]
+
+
+def main(argv: list[str]) -> int:
+    outdir = argv[1] if len(argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+    print(f"triton {triton.__version__}")
+    failed = []
+    for name, fn, sig, consts, cc, opts in KERNELS:
+        attrs = MM_ATTRS if sig is MM_SIG_ALIGNED else None
+        src = triton.compiler.ASTSource(fn=fn, signature=sig, constexprs=consts, attrs=attrs)
+        try:
+            compiled = triton.compile(src, target=GPUTarget("cuda", cc, 32), options=opts)
+        except Exception as exc:  # report and continue: some variants may need a newer Triton
+            print(f"FAILED {name}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+            failed.append(name)
+            continue
+        ptx = compiled.asm["ptx"]
+        with open(os.path.join(outdir, f"{name}.ptx"), "w") as f:
+            f.write(ptx)
+        print(f"wrote {name}.ptx ({len(ptx)} bytes)")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
