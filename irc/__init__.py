@@ -1,3 +1,31 @@
-"""irc: a compiler and static analyzer for GPU kernels (.kdsl -> SSA IR -> PTX; `irc check` for .kdsl and .ptx)."""
+"""irc: a compiler and static analyzer for GPU kernels (.kdsl -> SSA IR -> PTX; `irc check` for .kdsl and .ptx).
+
+Python API: `irc.compile(source, arch=..., defines=...)`, `irc.compile_file(path, ...)`, then
+`mod["kernel"].launch(grid, block, args, device="emu" | "cuda")`; `irc.TensorMap` describes TMA operands.
+"""
 
 __version__ = "0.1.0"
+
+from irc.diagnostics import CompileError, Diagnostic, InternalCompilerError  # noqa: E402
+
+
+def __getattr__(name: str):  # lazy: `import irc` stays cheap for the CLI
+    if name in ("compile", "compile_file", "CompiledModule", "Kernel", "TensorMap", "LaunchError"):
+        from irc import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'irc' has no attribute {name!r}")
+
+
+__all__ = [
+    "__version__",
+    "CompileError",
+    "Diagnostic",
+    "InternalCompilerError",
+    "compile",
+    "compile_file",
+    "CompiledModule",
+    "Kernel",
+    "TensorMap",
+    "LaunchError",
+]

@@ -69,7 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--dump-after", metavar="PASS|all", help="print the IR after a pass (stderr)")
     c.add_argument("--verify-each", action="store_true", help="run the IR verifier after every pass")
     c.add_argument("--time-passes", action="store_true")
-    c.add_argument("--stats", action="store_true", help="per-kernel registers, MaxLive, shared memory, ptxas -v")
+    c.add_argument(
+        "--stats", action="store_true", help="per-kernel registers, MaxLive, shared memory, ptxas -v"
+    )
     c.add_argument("-O0", dest="optimize", action="store_false", help="skip the optimization passes")
     c.add_argument("--format", choices=FORMATS, default="text", help="diagnostics format")
 
@@ -110,8 +112,9 @@ class _UsageError(Exception):
     pass
 
 
-def _emit_diags(diags: list[Diagnostic], sources: dict[str, str], fmt: str, files_checked: int,
-                summary: bool) -> None:
+def _emit_diags(
+    diags: list[Diagnostic], sources: dict[str, str], fmt: str, files_checked: int, summary: bool
+) -> None:
     from irc import render
 
     diags = sorted(diags, key=Diagnostic.sort_key)
@@ -139,8 +142,14 @@ def cmd_compile(a: argparse.Namespace) -> int:
     dump = None
     if a.dump_after:
         dump = "all" if a.dump_after == "all" else {x.strip() for x in a.dump_after.split(",")}
-    opts = CompileOptions(arch=a.arch, defines=defines, optimize=a.optimize, verify_each=a.verify_each,
-                          dump_after=dump, time_passes=a.time_passes)
+    opts = CompileOptions(
+        arch=a.arch,
+        defines=defines,
+        optimize=a.optimize,
+        verify_each=a.verify_each,
+        dump_after=dump,
+        time_passes=a.time_passes,
+    )
     sources = {a.file: text}
     try:
         if a.emit == "ir":
@@ -189,12 +198,16 @@ def _format_stats(res) -> str:
         regs = s.get("registers", {})
         for cls in sorted(set(ml) | set(regs)):
             lines.append(f"  registers {cls:<5} {regs.get(cls, 0):4d}   (MaxLive {ml.get(cls, 0)})")
-        lines.append(f"  shared memory  {s.get('shared_bytes', 0)} bytes"
-                     + (f" ({s['dynamic_shared_bytes']} dynamic)" if s.get("dynamic_shared_bytes") else ""))
+        lines.append(
+            f"  shared memory  {s.get('shared_bytes', 0)} bytes"
+            + (f" ({s['dynamic_shared_bytes']} dynamic)" if s.get("dynamic_shared_bytes") else "")
+        )
         pi = info.get(kname)
         if pi:
-            lines.append(f"  ptxas: {pi.get('registers')} registers, {pi.get('spill_stores', 0)} bytes spill stores,"
-                         f" {pi.get('spill_loads', 0)} bytes spill loads")
+            lines.append(
+                f"  ptxas: {pi.get('registers')} registers, {pi.get('spill_stores', 0)} bytes spill stores,"
+                f" {pi.get('spill_loads', 0)} bytes spill loads"
+            )
         elif not find_ptxas():
             lines.append("  ptxas: not found (pip install -e '.[ptxas]' for the real register count)")
     return "\n".join(lines) + "\n"
@@ -314,15 +327,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InternalCompilerError as e:
         where = f" (in `{e.op}`)" if e.op else ""
         loc = f" at {e.span}" if e.span else ""
-        sys.stderr.write(f"irc: internal compiler error{where}{loc}: {e}\n"
-                         "irc: this is a bug in irc, not in your kernel; please report it with the input file.\n")
+        sys.stderr.write(
+            f"irc: internal compiler error{where}{loc}: {e}\n"
+            "irc: this is a bug in irc, not in your kernel; please report it with the input file.\n"
+        )
         return EXIT_ICE
     except KeyboardInterrupt:
         return 130
     except Exception as e:  # any other exception is a bug in irc: say so, keep the traceback on request
-        sys.stderr.write(f"irc: internal compiler error: {type(e).__name__}: {e}\n"
-                         "irc: this is a bug in irc; please report it with the input file "
-                         "(set IRC_TRACEBACK=1 for the traceback).\n")
+        sys.stderr.write(
+            f"irc: internal compiler error: {type(e).__name__}: {e}\n"
+            "irc: this is a bug in irc; please report it with the input file "
+            "(set IRC_TRACEBACK=1 for the traceback).\n"
+        )
         if os.environ.get("IRC_TRACEBACK"):
             raise
         return EXIT_ICE

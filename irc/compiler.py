@@ -57,8 +57,13 @@ def optimize(module: Module, opts: CompileOptions, ctx=None):
     from irc.passes.pipeline import optimization_passes
 
     ctx = ctx or PassContext(arch=opts.arch)
-    pm = PassManager(optimization_passes() if opts.optimize else [], verify_each=opts.verify_each,
-                     dump_after=opts.dump_after, time_passes=opts.time_passes, out=sys.stderr)
+    pm = PassManager(
+        optimization_passes() if opts.optimize else [],
+        verify_each=opts.verify_each,
+        dump_after=opts.dump_after,
+        time_passes=opts.time_passes,
+        out=sys.stderr,
+    )
     pm.run(module, ctx)
     return ctx
 
@@ -90,8 +95,9 @@ def compile_kdsl(text: str, path: str, opts: CompileOptions | None = None) -> Co
     return CompileResult(module, res.text, res.ptx, res.stats, diags, path, opts.arch)
 
 
-def check_kdsl(text: str, path: str, *, arch: str = "sm_80", defines: dict[str, Any] | None = None
-               ) -> list[Diagnostic]:
+def check_kdsl(
+    text: str, path: str, *, arch: str = "sm_80", defines: dict[str, Any] | None = None
+) -> list[Diagnostic]:
     """All findings for a .kdsl file: front-end errors, or the analyzer's findings on its IR."""
     try:
         module = frontend(text, path, defines=defines, arch=arch)
