@@ -9,7 +9,7 @@ Type constraints (one string per operand / result):
   "int" "float" "num" (int or float) "scalar" (any scalar incl. bool) "any"
   "bool" "u32" "i32" "u64" "f32" ...  an exact scalar type
   "ptr" "gptr" "sptr" (any / global / shared pointer)  "tmap" (tensormap)
-A trailing "..." repeats the constraint before it zero or more times (variadic).
+"..." repeats the constraint before it zero or more times (variadic), also mid-list: `sptr tmap i32 ... sptr`.
 Results "decl" means: the result types are whatever the op was built with (checked by `verify` hooks).
 
 Traits:
@@ -208,14 +208,14 @@ _op("fence_mbarrier_init", "", "", effect="readwrite", gate="sm_90")
 # --- TMA ---------------------------------------------------------------------------------------------
 _op(
     "tma_load",
-    "sptr tmap i32 ...",
+    "sptr tmap i32 ... sptr",
     "",
     "async",
     effect="readwrite",
     gate="sm_90",
     doc="(dst, map, coords..., mbarrier): coords outermost first; the last operand is the mbarrier",
 )
-_op("tma_store", "tmap i32 ...", "", "async", effect="readwrite", gate="sm_90", doc="(map, coords..., src)")
+_op("tma_store", "tmap i32 ... sptr", "", "async", effect="readwrite", gate="sm_90", doc="(map, coords..., src)")
 _op("tma_store_commit", "", "", "async", effect="readwrite", gate="sm_90")
 _op("tma_store_wait", "", "", "async", effect="readwrite", attrs="n", gate="sm_90")
 _op("tma_prefetch", "tmap i32 ...", "", "async", effect="read", gate="sm_90")

@@ -59,15 +59,16 @@ def _matches(c: str, t: Type) -> bool:
 
 
 def _expand(cons: tuple[str, ...], n: int) -> list[str] | None:
-    """Expand a constraint list with a trailing '...' to n entries; None if n does not fit."""
-    if cons and cons[-1] == "...":
-        fixed = list(cons[:-1])
-        if n < len(fixed) - 1:
-            return None
-        if n < len(fixed):
-            return fixed[:n]
-        return fixed + [fixed[-1]] * (n - len(fixed))
-    return list(cons) if n == len(cons) else None
+    """Expand a constraint list whose "..." repeats the constraint before it (zero or more times, anywhere
+    in the list, e.g. `sptr tmap i32 ... sptr`) to n entries; None if n does not fit."""
+    if "..." not in cons:
+        return list(cons) if n == len(cons) else None
+    k = cons.index("...")
+    head, tail = list(cons[: k - 1]), list(cons[k + 1 :])
+    rep = n - len(head) - len(tail)
+    if rep < 0:
+        return None
+    return head + [cons[k - 1]] * rep + tail
 
 
 class _Ctx:
@@ -119,6 +120,8 @@ def _check_op(cx: _Ctx, op: Op, block: Block) -> None:
     for a in d.attrs:
         if a not in op.attrs:
             cx.err(f"missing attribute `{a}`", op, block)
+    if op.name == "const" and len(op.results) == 1 and "value" in op.attrs:
+        _check_const(cx, op, block)
     is_term = "terminator" in d.traits
     if is_term != bool(op.successors) and op.name in ("br", "cbr"):
         cx.err("branch without successors", op, block)
@@ -148,6 +151,21 @@ def _check_op(cx: _Ctx, op: Op, block: Block) -> None:
                     op,
                     block,
                 )
+
+
+def _check_const(cx: _Ctx, op: Op, block: Block) -> None:
+    t, v = op.results[0].type, op.attrs["value"]
+    if isinstance(t, ScalarType):
+        if t.is_bool:
+            ok = isinstance(v, bool)
+        elif t.is_float:
+            ok = isinstance(v, (int, float)) and not isinstance(v, bool)
+        else:
+            ok = isinstance(v, int) and not isinstance(v, bool) and -(1 << (t.bits - 1)) <= v < (1 << t.bits)
+    else:
+        ok = isinstance(v, int) and not isinstance(v, bool)
+    if not ok:
+        cx.err(f"constant {v!r} does not fit type `{t}`", op, block)
 
 
 def _def_site(v: Value) -> tuple[Block | None, int]:
