@@ -53,14 +53,16 @@ class Addr:
 
     base: Reg | Sym | None
     offset: int = 0
+    # Tensor coordinates of a TMA address `[%rd1, {%r1, %r2}]` (cp.async.bulk.tensor, tex); None otherwise.
+    index: Vec | None = None
 
     def __str__(self) -> str:
+        tail = f", {self.index}" if self.index is not None else ""
         if self.base is None:
-            return f"[{self.offset}]"
+            return f"[{self.offset}{tail}]"
         if self.offset == 0:
-            return f"[{self.base}]"
-        sign = "+" if self.offset >= 0 else "-"
-        return f"[{self.base}{sign}{abs(self.offset)}]"
+            return f"[{self.base}{tail}]"
+        return f"[{self.base}+{self.offset}{tail}]"  # `[%rd1+-4]`: ptxas rejects `[%rd1-4]`
 
 
 @dataclass(frozen=True)
@@ -275,10 +277,25 @@ class Module:
 
 _TYPE_SIZES = {
     "pred": 1,
-    "b8": 1, "u8": 1, "s8": 1,
-    "b16": 2, "u16": 2, "s16": 2, "f16": 2, "bf16": 2,
-    "b32": 4, "u32": 4, "s32": 4, "f32": 4, "f16x2": 4, "bf16x2": 4, "tf32": 4,
-    "b64": 8, "u64": 8, "s64": 8, "f64": 8,
+    "b8": 1,
+    "u8": 1,
+    "s8": 1,
+    "b16": 2,
+    "u16": 2,
+    "s16": 2,
+    "f16": 2,
+    "bf16": 2,
+    "b32": 4,
+    "u32": 4,
+    "s32": 4,
+    "f32": 4,
+    "f16x2": 4,
+    "bf16x2": 4,
+    "tf32": 4,
+    "b64": 8,
+    "u64": 8,
+    "s64": 8,
+    "f64": 8,
     "b128": 16,
 }
 

@@ -1,0 +1,193 @@
+"""The PTX instruction-facts table: destinations, uses, traits, and target gates cross-checked against
+the ptxas results in /work/shared/ptx-reference/targets-table.txt."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from irc.backends.ptx import isa
+from irc.backends.ptx.model import Addr, Imm, Instr, Pair, Reg, Sink, Sym
+from irc.frontend.ptx.parser import parse_ptx
+
+TABLE = "/work/shared/ptx-reference/targets-table.txt"
+FORMS = "/work/shared/ptx-reference/forms"
+
+R = Reg
+
+
+def one(text: str) -> Instr:
+    src = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n" + text + "\n}\n"
+    (i,) = parse_ptx(src).functions[0].instructions()
+    return i
+
+
+@pytest.mark.parametrize(
+    "text, dests",
+    [
+        ("st.global.u32 [%rd1], %r1;", 0),
+        ("red.global.add.u32 [%rd1], 1;", 0),
+        ("bar.sync 0;", 0),
+        ("cp.async.ca.shared.global [%r1], [%rd1], 16;", 0),
+        ("mbarrier.init.shared::cta.b64 [%r1], 1;", 0),
+        ("tcgen05.mma.cta_group::1.kind::f16 [%r5], %rd10, %rd11, %r6, %p0;", 0),
+        ("@%p1 bra L;", 0),
+        ("shfl.sync.down.b32 %r3|%p1, %r0, 1, 0x1f, 0xffffffff;", 2),
+        ("shfl.sync.down.b32 %r3, %r0, 1, 0x1f, 0xffffffff;", 1),
+        ("mbarrier.arrive.release.cta.shared::cta.b64 _, [%r1];", 0),
+        ("mbarrier.arrive.shared::cta.b64 %rd5, [%r1];", 1),
+        ("ld.global.u32 %r1, [%rd1];", 1),
+        ("add.s32 %r1, %r2, %r3;", 1),
+        ("setp.lt.s32 %p1|%p2, %r1, %r2;", 2),
+        ("elect.sync _|%p1, 0xffffffff;", 1),
+        ("ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1];", 4),
+        ("tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r10}, [%r5];", 1),
+        ("call.uni (retval0), f, (param0);", 0),
+        ("atom.global.add.u32 %r1, [%rd1], 1;", 1),
+    ],
+)
+def test_dest_count(text, dests):
+    assert isa.dest_count(one(text)) == dests
+
+
+def test_def_and_use_regs():
+    i = one("@!%p3 st.global.u32 [%rd1+4], %r2;")
+    assert isa.def_regs(i) == [] and isa.use_regs(i) == [R("%p3"), R("%rd1"), R("%r2")]
+    i = one("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd6, {%r0, %r1}], [%r5];")
+    assert isa.use_regs(i) == [R("%rd6"), R("%r0"), R("%r1"), R("%r5")]
+    i = one("shfl.sync.down.b32 %r3|%p1, %r0, 1, 0x1f, 0xffffffff;")
+    assert isa.def_regs(i) == [R("%r3"), R("%p1")] and isa.use_regs(i) == [R("%r0")]
+    i = one("selp.b32 %r1, %r2, %r3, !%p1;")
+    assert isa.use_regs(i) == [R("%r2"), R("%r3"), R("%p1")]
+
+
+@pytest.mark.parametrize(
+    "text, trait, value",
+    [
+        ("bar.sync 0;", "barrier", True),
+        ("barrier.sync.aligned 0;", "barrier", True),
+        ("barrier.cta.sync 0;", "barrier", True),
+        ("bar.red.popc.u32 %r1, 0, %p1;", "barrier", True),
+        ("bar.sync 1, 64;", "barrier", False),
+        ("bar.sync 1, 64;", "warp_granular_barrier", True),
+        ("bar.red.popc.u32 %r1, 1, 64, %p1;", "warp_granular_barrier", True),
+        ("barrier.cluster.arrive;", "cluster_barrier", True),
+        ("shfl.sync.bfly.b32 %r3, %r0, 1, 0x1f, 0xffffffff;", "warp_collective", True),
+        ("vote.sync.ballot.b32 %r3, %p0, 0xffffffff;", "warp_collective", True),
+        ("bar.warp.sync 0xffffffff;", "warp_collective", True),
+        ("activemask.b32 %r3;", "warp_collective", False),
+        ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [%r5];", "warp_collective", True),
+        ("tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r10}, [%r5];", "warp_collective", True),
+        ("tcgen05.mma.cta_group::1.kind::f16 [%r5], %rd10, %rd11, %r6, %p0;", "warp_collective", False),
+        ("ret;", "terminator", True),
+        ("@%p1 bra L;", "terminator", True),
+        ("trap;", "terminator", True),
+        ("add.s32 %r1, %r2, %r3;", "pure", True),
+        ("ld.global.u32 %r1, [%rd1];", "pure", False),
+        ("cp.async.bulk.commit_group;", "is_async", True),
+        ("st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r6], %r0, [%r9];", "is_async", True),
+    ],
+)
+def test_traits(text, trait, value):
+    assert getattr(isa.info(one(text)), trait) is value
+
+
+def test_memory_effects_and_spaces():
+    assert (
+        isa.info(one("ld.global.nc.f32 %f1, [%rd1];")).mem,
+        isa.info(one("ld.global.nc.f32 %f1, [%rd1];")).spaces,
+    ) == (
+        "read",
+        ("global",),
+    )
+    st = isa.info(one("st.shared::cta.u32 [%r1], %r2;"))
+    assert (st.mem, st.spaces) == ("write", ("shared::cta",))
+    assert isa.info(one("ld.u32 %r1, [%rd1];")).spaces == ("generic",)
+    assert isa.info(one("atom.shared.add.u32 %r1, [%r2], 1;")).mem == "readwrite"
+    assert isa.info(one("add.s32 %r1, %r2, 1;")).mem == "none"
+
+
+def test_unknown_opcode_default():
+    i = Instr("frobnicate.b32", [Reg("%r1"), Reg("%r2")])
+    inf = isa.info(i)
+    assert (inf.known, inf.mem, inf.pure) == (False, "readwrite", False)
+    assert isa.def_regs(i) == [Reg("%r1")]
+    assert isa.dest_operands(Instr("frobnicate", [Addr(Reg("%rd1")), Reg("%r1")])) == 0
+    assert isa.dest_count(Instr("frobnicate", [Sink(), Imm(1, "1")])) == 0
+    assert isa.dest_count(Instr("frobnicate", [Pair(Reg("%r1"), Reg("%p1")), Sym("x")])) == 2
+
+
+def test_info_is_cached_per_opcode():
+    a = isa.opcode_info("add.s32")
+    assert isa.opcode_info("add.s32") is a
+
+
+def test_longest_prefix_wins():
+    assert isa.opcode_info("mbarrier.arrive.expect_tx.shared::cta.b64").key == "mbarrier.arrive.expect_tx"
+    assert isa.opcode_info("mbarrier.arrive.shared::cta.b64").key == "mbarrier.arrive"
+    assert isa.opcode_info("tcgen05.fence::before_thread_sync").key == "tcgen05.fence"
+    assert isa.opcode_info("cp.async.bulk.tensor.2d.shared::cluster.global").key == "cp.async.bulk.tensor"
+    assert isa.opcode_info("st.async.u32").key == "st.async"
+    assert isa.opcode_info("stmatrix.sync.aligned.m8n8.x4.shared.b16").key == "stmatrix"
+
+
+# ------------------------------------------------------------------ gates
+
+
+def _table_rows() -> dict[str, tuple[str | None, tuple[str, ...]]]:
+    rows = {}
+    with open(TABLE) as fh:
+        for line in fh:
+            parts = [p.strip() for p in line.split("|")]
+            if len(parts) < 3:
+                continue
+            name, ver, targets = parts[:3]
+            if targets.startswith("all"):
+                tl = tuple(isa.ARCHES)
+            elif targets == "NONE":
+                tl = ()
+            else:
+                tl = tuple(t for t in targets.split(",") if t in isa.ARCHES)
+            rows[name] = (None if ver in ("(target min)", "-") else ver, tl)
+    return rows
+
+
+@pytest.mark.skipif(not os.path.exists(TABLE), reason="targets-table.txt not present")
+def test_gates_match_targets_table():
+    rows = _table_rows()
+    assert len(rows) > 100
+    assert set(rows) == set(isa.GATES)
+    for name, (ver, targets) in rows.items():
+        g = isa.gate(name)
+        assert (g.min_version, g.targets) == (ver, targets), name
+
+
+@pytest.mark.skipif(not os.path.isdir(FORMS), reason="reference forms not present")
+def test_gate_versions_match_form_headers():
+    """Each form's header lists target@min-version; `Gate.version_for` must agree for every arch."""
+    checked = 0
+    for name in isa.GATES:
+        path = os.path.join(FORMS, name + ".ptx")
+        if not os.path.exists(path):
+            continue
+        with open(path) as fh:
+            head = fh.read(2000)
+        m = re.search(r"accepted \(target@min \.version\): (.*)", head)
+        accepted = dict(x.split("@") for x in m.group(1).split()) if m else {}
+        for arch in isa.ARCHES:
+            assert isa.gate(name).version_for(arch) == accepted.get(arch), (name, arch)
+        checked += 1
+    assert checked > 50
+
+
+def test_gate_for_instruction_families():
+    g = isa.gate_for(Instr("tcgen05.mma.cta_group::1.kind::f16"))
+    assert g is not None and g.targets == ("sm_100a", "sm_103a")
+    g = isa.gate_for(Instr("setmaxnreg.inc.sync.aligned.u32", [Imm(240, "240")]))
+    assert g is not None and not g.accepts("sm_90", "8.0") and g.accepts("sm_90a", "8.0")
+    assert isa.gate_for(Instr("add.s32")) is None
+    assert isa.gate("elect_sync").accepts("sm_90", "8.0") and not isa.gate("elect_sync").accepts(
+        "sm_90", "7.8"
+    )
