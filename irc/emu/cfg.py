@@ -1,0 +1,174 @@
+"""Basic blocks and reverse post-order for the emulator's scheduler.
+
+Why RPO: the scheduler always runs the lowest-RPO block that has runnable threads, which makes diverged
+threads wait at join points (immediate post-dominators in reducible code) and so reconverge without a
+SIMT stack. Barriers end a block (threads park after them) and mbarrier waits start one (a thread whose
+wait fails parks there and re-executes the wait when the barrier's phase changes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from irc.backends.ptx.model import Function, Instr, Label, Scope, Stmt, Sym
+
+TERMINATORS = ("bra", "ret", "exit", "trap", "brkpt")
+BLOCK_ENDERS_PREFIX = (
+    "bar.sync",
+    "bar.red",
+    "barrier.sync",
+    "barrier.red",
+    "bar.cta.sync",
+    "bar.cta.red",
+    "barrier.cta.sync",
+    "barrier.cta.red",
+)
+BLOCK_STARTERS_PREFIX = ("mbarrier.try_wait", "mbarrier.test_wait")
+
+
+def is_barrier(ins: Instr) -> bool:
+    op = ins.opcode
+    if op.startswith(BLOCK_ENDERS_PREFIX) or op.startswith("barrier.cluster.wait"):
+        return True
+    return op in ("bar", "barrier") or op.startswith(("bar.aligned", "barrier.aligned"))
+
+
+@dataclass
+class Block:
+    label: str | None
+    instrs: list[Instr] = field(default_factory=list)
+    succs: list[int] = field(default_factory=list)  # original indices
+    fallthrough: int | None = None
+
+
+def flatten(body: list[Stmt]) -> list[Instr | Label]:
+    out: list[Instr | Label] = []
+    for s in body:
+        if isinstance(s, (Instr, Label)):
+            out.append(s)
+        elif isinstance(s, Scope):
+            out.extend(flatten(s.body))
+    return out
+
+
+def build_blocks(fn: Function) -> tuple[list[Block], dict[str, int]]:
+    """Split the function into basic blocks and return them in reverse post-order with a label map."""
+    items = flatten(fn.body or [])
+    blocks: list[Block] = [Block(None)]
+    labels: dict[str, int] = {}
+    for it in items:
+        cur = blocks[-1]
+        if isinstance(it, Label):
+            if cur.instrs or cur.label is not None:
+                blocks.append(Block(it.name))
+            else:
+                cur.label = it.name
+            labels[it.name] = len(blocks) - 1
+            continue
+        if it.opcode.startswith(BLOCK_STARTERS_PREFIX) and cur.instrs:
+            blocks.append(Block(None))
+            cur = blocks[-1]
+        cur.instrs.append(it)
+        if it.base in TERMINATORS or is_barrier(it):
+            blocks.append(Block(None))
+    # edges
+    for i, b in enumerate(blocks):
+        nxt = i + 1 if i + 1 < len(blocks) else None
+        last = b.instrs[-1] if b.instrs else None
+        if last is not None and last.base == "bra":
+            target = _target(last)
+            if target not in labels:
+                raise KeyError(f"branch to unknown label {target!r} (line {last.line})")
+            b.succs.append(labels[target])
+            if last.pred is not None and nxt is not None:
+                b.succs.append(nxt)
+                b.fallthrough = nxt
+        elif last is not None and last.base in ("ret", "exit", "trap"):
+            if last.pred is not None and nxt is not None:
+                b.succs.append(nxt)
+                b.fallthrough = nxt
+        elif nxt is not None:
+            b.succs.append(nxt)
+            b.fallthrough = nxt
+    order = _rpo(blocks)
+    remap = {old: new for new, old in enumerate(order)}
+    out: list[Block] = []
+    for old in order:
+        b = blocks[old]
+        nb = Block(
+            b.label,
+            b.instrs,
+            [remap[s] for s in b.succs],
+            remap[b.fallthrough] if b.fallthrough is not None else None,
+        )
+        out.append(nb)
+    new_labels = {name: remap[i] for name, i in labels.items()}
+    return out, new_labels
+
+
+def _target(ins: Instr) -> str:
+    for o in ins.operands:
+        if isinstance(o, Sym):
+            return o.name
+    raise KeyError(f"branch without a label operand (line {ins.line})")
+
+
+def _rpo(blocks: list[Block]) -> list[int]:
+    """Bourdoncle's weak topological order: a reverse post-order in which every loop is contiguous (header
+    first, exits after the whole body), so threads leaving a loop early wait for the rest of their warp."""
+    import sys
+
+    succ = [sorted(set(b.succs), reverse=True) for b in blocks]  # later text first -> lands last
+    inf = 1 << 30
+    dfn = [0] * len(blocks)
+    stack: list[int] = []
+    num = 0
+
+    def visit(v: int, part: list) -> int:
+        nonlocal num
+        stack.append(v)
+        num += 1
+        dfn[v] = head = num
+        loop = False
+        for w in succ[v]:
+            mn = visit(w, part) if dfn[w] == 0 else dfn[w]
+            if mn <= head:
+                head, loop = mn, True
+        if head == dfn[v]:
+            dfn[v] = inf
+            e = stack.pop()
+            if loop:
+                while e != v:
+                    dfn[e] = 0
+                    e = stack.pop()
+                part.insert(0, component(v))
+            else:
+                part.insert(0, v)
+        return head
+
+    def component(v: int) -> list:
+        part: list = []
+        for w in succ[v]:
+            if dfn[w] == 0:
+                visit(w, part)
+        return [v, *part]
+
+    def flat(part: list, out: list[int]) -> None:
+        for x in part:
+            if isinstance(x, list):
+                flat(x, out)
+            else:
+                out.append(x)
+
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 20 * len(blocks) + 1000))
+    try:
+        top: list = []
+        visit(0, top)
+    finally:
+        sys.setrecursionlimit(old)
+    order: list[int] = []
+    flat(top, order)
+    seen = set(order)
+    order += [i for i in range(len(blocks)) if i not in seen]
+    return order

@@ -1,0 +1,87 @@
+"""Structured emulator errors.
+
+Why structured: tests and `irc check --emulate` need to tell *which* dynamic rule was broken (kind), where
+(kernel, PTX line), and by whom (block id, thread ids) without parsing a message string.
+"""
+
+from __future__ import annotations
+
+
+class EmuError(Exception):
+    """A dynamic error found while emulating a kernel.
+
+    kind: stable name such as "barrier-divergence", "collective-mask", "out-of-bounds", "misaligned",
+    "uninit-shared-read", "deadlock", "step-limit", "unsupported", "trap".
+    """
+
+    kind = "emu-error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kernel: str = "",
+        line: int = 0,
+        block: tuple[int, int, int] | None = None,
+        threads: list[tuple[int, int, int]] | None = None,
+        kind: str | None = None,
+    ) -> None:
+        if kind is not None:
+            self.kind = kind
+        self.message = message
+        self.kernel = kernel
+        self.line = line
+        self.block = block
+        self.threads = list(threads or [])
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = f"{self.kernel}:{self.line}" if self.kernel else f"line {self.line}"
+        who = ""
+        if self.block is not None:
+            who = f" block {self.block}"
+        if self.threads:
+            shown = ", ".join(str(t) for t in self.threads[:4])
+            more = f" (+{len(self.threads) - 4} more)" if len(self.threads) > 4 else ""
+            who += f" threads {shown}{more}"
+        return f"[{self.kind}] {where}:{who}: {self.message}"
+
+
+class BarrierError(EmuError):
+    kind = "barrier-divergence"
+
+
+class CollectiveMaskError(EmuError):
+    kind = "collective-mask"
+
+
+class MemoryAccessError(EmuError):
+    kind = "out-of-bounds"
+
+
+class MisalignedAccessError(MemoryAccessError):
+    kind = "misaligned"
+
+
+class UninitSharedReadError(EmuError):
+    kind = "uninit-shared-read"
+
+
+class DeadlockError(EmuError):
+    kind = "deadlock"
+
+
+class StepLimitError(EmuError):
+    kind = "step-limit"
+
+
+class UnsupportedInstructionError(EmuError):
+    kind = "unsupported"
+
+
+class TrapError(EmuError):
+    kind = "trap"
+
+
+class EmuLaunchError(ValueError):
+    """Bad launch configuration or arguments (raised before anything runs)."""

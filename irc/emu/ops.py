@@ -1,0 +1,3 @@
+"""Imports every semantics module so that their @op registrations populate the table."""
+
+from irc.emu import ops_alu, ops_mbar, ops_mem, ops_sync, ops_tcgen05, ops_tensor  # noqa: F401

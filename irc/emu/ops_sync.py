@@ -1,0 +1,390 @@
+"""CTA barriers and warp collectives.
+
+Why these checks live here: a barrier is released only when every live thread of the CTA has reached a
+barrier with the same id; anything else (threads exited, threads at a different barrier id, threads
+blocked elsewhere) can never resolve and is reported instead of hanging. A warp collective runs over the
+lanes of each warp that execute it together; a member mask naming a lane that is not executing is a
+reported error (on hardware: undefined behaviour or a hang).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irc.backends.ptx.model import Instr, Pair
+from irc.emu import dtypes as D
+from irc.emu.errors import BarrierError, CollectiveMaskError
+from irc.emu.machine import BIG, W_BAR, W_NONE
+from irc.emu.ops_alu import typ
+from irc.emu.registry import op
+
+
+# ---------------------------------------------------------------------------- CTA barriers
+def _bar_operands(ins: Instr):
+    """(dest, id operand, count operand or None, pred operand or None, reduction op) for bar/barrier."""
+    mods = ins.mods
+    ops = list(ins.operands)
+    red = next((mo for mo in mods if mo in ("popc", "and", "or")), None) if "red" in mods else None
+    dest = ops.pop(0) if red else None
+    pred = ops.pop() if red else None
+    bid = ops[0] if ops else None
+    cnt = ops[1] if len(ops) > 1 else None
+    return dest, bid, cnt, pred, red
+
+
+def barrier_terminator(m, ins: Instr, bi: int, nxt, fall):
+    dest, bid, cnt, pred, red = _bar_operands(ins)
+    cluster = ins.opcode.startswith("barrier.cluster")  # cluster of one CTA: a CTA-wide barrier, id 15
+    if cluster:
+        bid = None
+    rid = m.read(bid, "u32") if bid is not None else (lambda idx: np.uint32(15 if cluster else 0))
+    rcnt = m.read(cnt, "u32") if cnt is not None else None
+    rpred = m.read(pred, "pred") if pred is not None else None
+    hid = len(m.release_cbs) + 1
+    if red:
+        vals = m.extra.setdefault("bar_val", np.zeros(m.N, dtype=np.bool_))
+        wd = m.write(dest, "u32" if red == "popc" else "pred")
+
+        def on_release(ids):
+            cta = m.cta[ids]
+            v = vals[ids]
+            tot = np.bincount(cta, weights=v.astype(np.float64), minlength=m.ncta)
+            num = np.bincount(cta, minlength=m.ncta)
+            if red == "popc":
+                wd(ids, tot[cta].astype(np.uint32))
+            elif red == "and":
+                wd(ids, tot[cta] == num[cta])
+            else:
+                wd(ids, tot[cta] > 0)
+
+        m.release_cbs[hid] = on_release
+
+    def term(idx):
+        t, f = m._split(ins, idx)
+        if f is not None:
+            fall(f)
+        ids = m.ids(t)
+        if len(ids) == 0:
+            return
+        m.pc[ids] = nxt
+        m.sched[ids] = BIG
+        m.wait[ids] = W_BAR
+        m.wait_bar[ids] = np.broadcast_to(np.asarray(rid(t), np.int64) & 15, (len(ids),))
+        m.wait_cnt[ids] = 0 if rcnt is None else np.broadcast_to(np.asarray(rcnt(t), np.int64), (len(ids),))
+        m.wait_line[ids] = ins.line
+        m.wait_hid[ids] = hid
+        if red:
+            m.extra["bar_val"][ids] = np.broadcast_to(rpred(t), (len(ids),))
+
+    return term
+
+
+@op("bar.arrive", "barrier.arrive", "bar.cta.arrive", "barrier.cta.arrive")
+def _bar_arrive(m, ins):
+    rid = m.read(ins.operands[0], "u32")
+
+    def h(idx):
+        ids = m.ids(idx)
+        bid = np.broadcast_to(np.asarray(rid(idx), np.int64) & 15, (len(ids),))
+        np.add.at(m.bar_arrivals, (m.cta[ids], bid), 1)
+
+    return h
+
+
+def release_barriers(m) -> bool:
+    """Release every complete barrier group; report a barrier that can never complete."""
+    w = np.flatnonzero(m.wait == W_BAR)
+    if len(w) == 0:
+        return False
+    cta = m.cta[w]
+    key = cta * 16 + m.wait_bar[w]
+    uk, first, inv, counts = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
+    uc, ub = uk // 16, uk % 16
+    expected = m.wait_cnt[w[first]].astype(np.int64)
+    expected = np.where(expected == 0, m.tpc, expected)
+    arrivals = counts + m.bar_arrivals[uc, ub]
+    ok = arrivals >= expected
+    if ok.any():
+        rel = w[ok[inv]]
+        m.bar_arrivals[uc[ok], ub[ok]] = 0
+        m.wait[rel] = W_NONE
+        m.sched[rel] = m.pc[rel]
+        for hid in np.unique(m.wait_hid[rel]):
+            cb = m.release_cbs.get(int(hid))
+            if cb is not None:
+                sel = rel[m.wait_hid[rel] == hid]
+                cb(sel)
+        return True
+    # nothing can be released: explain the first stuck CTA
+    c0 = int(uc[0])
+    in_cta = np.flatnonzero(m.cta == c0)
+    live = in_cta[m.pc[in_cta] >= 0]
+    exited = in_cta[m.pc[in_cta] < 0]
+    waiting = in_cta[m.wait[in_cta] == W_BAR]
+    ids_here = np.unique(m.wait_bar[waiting])
+    line = int(m.wait_line[waiting[0]])
+    if len(ids_here) > 1:
+        lines = sorted({(int(m.wait_bar[t]), int(m.wait_line[t])) for t in waiting})
+        a = waiting[m.wait_bar[waiting] == ids_here[0]][:2]
+        b = waiting[m.wait_bar[waiting] == ids_here[1]][:2]
+        raise m.error(
+            BarrierError,
+            "threads of one block wait at different barriers "
+            + ", ".join(f"id {i} (line {ln})" for i, ln in lines),
+            np.concatenate([a, b]),
+            line,
+        )
+    if len(exited) and len(waiting) == len(live):
+        raise m.error(
+            BarrierError,
+            f"barrier at line {line} is not reachable by {len(exited)} thread(s) of the "
+            f"block that already exited (e.g. threads listed)",
+            exited,
+            line,
+        )
+    others = np.setdiff1d(live, waiting)
+    if len(others):
+        raise m.error(
+            BarrierError,
+            f"barrier at line {line} waits for threads that are blocked elsewhere "
+            f"(e.g. at an mbarrier wait, line {int(m.wait_line[others[0]])})",
+            others,
+            line,
+        )
+    raise m.error(
+        BarrierError,
+        f"barrier at line {line} expects {int(expected[0])} threads but only {int(arrivals[0])} arrive",
+        waiting,
+        line,
+    )
+
+
+# ---------------------------------------------------------------------------- warp collectives
+def present_mask(m, ids: np.ndarray) -> np.ndarray:
+    """Per warp: the bitmask of lanes executing now."""
+    wts = np.ldexp(1.0, m.lane[ids].astype(np.int32))
+    return np.bincount(m.gwarp[ids], weights=wts, minlength=m.nwarps).astype(np.uint64).astype(np.uint32)
+
+
+def check_mask(m, ins: Instr, ids: np.ndarray, mask, present: np.ndarray) -> None:
+    gw = m.gwarp[ids]
+    mk = np.broadcast_to(np.asarray(mask, np.uint32), (len(ids),))
+    missing = mk & m.warp_exist[gw] & ~present[gw]
+    if missing.any():
+        bad = missing != 0
+        lanes = [i for i in range(32) if int(missing[bad][0]) >> i & 1]
+        own = (mk >> m.lane[ids]) & np.uint32(1)
+        extra = ""
+        if (own == 0).any():
+            extra = "; some executing lanes are not in the mask"
+        raise m.error(
+            CollectiveMaskError,
+            f"{ins.opcode} member mask {int(mk[bad][0]):#010x} names lanes "
+            f"{lanes[:8]} that are not executing it{extra}",
+            ids[bad],
+        )
+
+
+def _coll_prologue(m, ins, idx, maskr):
+    ids = m.ids(idx)
+    pres = present_mask(m, ids)
+    mask = maskr(idx) if maskr is not None else np.uint32(0xFFFFFFFF)
+    check_mask(m, ins, ids, mask, pres)
+    return ids, pres, np.broadcast_to(np.asarray(mask, np.uint32), (len(ids),))
+
+
+@op("shfl")
+def _shfl(m, ins):
+    mode = next(mo for mo in ins.mods if mo in ("up", "down", "bfly", "idx"))
+    t = typ(ins)
+    dst = ins.operands[0]
+    dd, dp = (dst.first, dst.second) if isinstance(dst, Pair) else (dst, None)
+    wd = m.write(dd, t)
+    wp = m.write(dp, "pred") if dp is not None else None
+    a, b, c = m.read(ins.operands[1], t), m.read(ins.operands[2], "u32"), m.read(ins.operands[3], "u32")
+    maskr = m.read(ins.operands[4], "u32") if len(ins.operands) > 4 else None
+    T = D.np_type(t)
+
+    def h(idx):
+        ids, _, _ = _coll_prologue(m, ins, idx, maskr)
+        n = len(ids)
+        table = np.zeros(m.nwarps * 32, T)
+        table[m.slot[ids]] = a(idx)
+        lane = m.lane[ids].astype(np.int64)
+        bv = np.broadcast_to(np.asarray(b(idx), np.int64), (n,))
+        cv = np.broadcast_to(np.asarray(c(idx), np.int64), (n,))
+        seg = (cv >> 8) & 0x1F
+        maxl = (lane & seg) | (cv & 0x1F & ~seg)
+        minl = lane & seg
+        if mode == "up":
+            j = lane - bv
+            ok = j >= maxl
+        elif mode == "down":
+            j = lane + bv
+            ok = j <= maxl
+        elif mode == "bfly":
+            j = lane ^ bv
+            ok = j <= maxl
+        else:
+            j = minl | (bv & 0x1F & ~seg)
+            ok = j <= maxl
+        j = np.where(ok, j, lane)
+        wd(idx, table[m.gwarp[ids] * 32 + j])
+        if wp is not None:
+            wp(idx, ok)
+
+    return h
+
+
+def _ballot(m, ids, pv):
+    wts = np.where(pv, np.ldexp(1.0, m.lane[ids].astype(np.int32)), 0.0)
+    return np.bincount(m.gwarp[ids], weights=wts, minlength=m.nwarps).astype(np.uint64).astype(np.uint32)
+
+
+@op("vote")
+def _vote(m, ins):
+    mode = next(mo for mo in ins.mods if mo in ("all", "any", "uni", "ballot"))
+    sync = "sync" in ins.mods
+    d = m.write(ins.operands[0], "b32" if mode == "ballot" else "pred")
+    p = m.read(ins.operands[1], "pred")
+    maskr = m.read(ins.operands[2], "u32") if sync and len(ins.operands) > 2 else None
+
+    def h(idx):
+        ids, pres, mask = _coll_prologue(m, ins, idx, maskr)
+        gw = m.gwarp[ids]
+        pv = np.broadcast_to(p(idx), (len(ids),))
+        ball = _ballot(m, ids, pv)[gw] & mask
+        part = pres[gw] & mask
+        if mode == "ballot":
+            d(idx, ball)
+        elif mode == "any":
+            d(idx, ball != 0)
+        elif mode == "all":
+            d(idx, ball == part)
+        else:
+            d(idx, (ball == part) | (ball == 0))
+
+    return h
+
+
+@op("activemask")
+def _activemask(m, ins):
+    d = m.write(ins.operands[0], "b32")
+
+    def h(idx):
+        ids = m.ids(idx)
+        d(idx, present_mask(m, ids)[m.gwarp[ids]])
+
+    return h
+
+
+@op("elect")
+def _elect(m, ins):
+    dst = ins.operands[0]
+    dd, dp = (dst.first, dst.second) if isinstance(dst, Pair) else (dst, None)
+    wd = m.write(dd, "b32")
+    wp = m.write(dp, "pred") if dp is not None else None
+    maskr = m.read(ins.operands[1], "u32")
+
+    def h(idx):
+        ids, pres, mask = _coll_prologue(m, ins, idx, maskr)
+        eligible = pres[m.gwarp[ids]] & mask
+        low = np.bitwise_count((eligible & (~eligible + np.uint32(1))) - np.uint32(1)).astype(np.uint32)
+        wd(idx, low)
+        if wp is not None:
+            wp(idx, (m.lane[ids] == low) & (eligible != 0))
+
+    return h
+
+
+@op("redux")
+def _redux(m, ins):
+    kind = next(mo for mo in ins.mods if mo in ("add", "min", "max", "and", "or", "xor"))
+    t = typ(ins)
+    T = D.np_type(t)
+    d, a = m.write(ins.operands[0], t), m.read(ins.operands[1], t)
+    maskr = m.read(ins.operands[2], "u32")
+    ufn = {
+        "min": np.minimum,
+        "max": np.maximum,
+        "and": np.bitwise_and,
+        "or": np.bitwise_or,
+        "xor": np.bitwise_xor,
+    }
+
+    def h(idx):
+        ids, pres, mask = _coll_prologue(m, ins, idx, maskr)
+        gw = m.gwarp[ids]
+        v = np.broadcast_to(np.asarray(a(idx), T), (len(ids),))
+        if kind == "add":
+            acc = np.zeros(m.nwarps, np.uint64)
+            np.add.at(acc, gw, v.view(D.UNSIGNED[4]).astype(np.uint64))
+            res = (acc & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(T)
+        else:
+            f = ufn[kind]
+            init = {
+                "min": np.iinfo(T).max,
+                "max": np.iinfo(T).min,
+                "and": -1 if T.kind == "i" else np.iinfo(T).max,
+                "or": 0,
+                "xor": 0,
+            }[kind]
+            res = np.full(m.nwarps, init, T)
+            f.at(res, gw, v)
+        d(idx, res[gw])
+
+    return h
+
+
+@op("match")
+def _match(m, ins):
+    t = typ(ins)
+    T = D.np_type(t)
+    alls = "all" in ins.mods
+    dst = ins.operands[0]
+    dd, dp = (dst.first, dst.second) if isinstance(dst, Pair) else (dst, None)
+    wd = m.write(dd, "b32")
+    wp = m.write(dp, "pred") if dp is not None else None
+    a = m.read(ins.operands[1], t)
+    maskr = m.read(ins.operands[2], "u32")
+
+    def h(idx):
+        ids, pres, mask = _coll_prologue(m, ins, idx, maskr)
+        gw = m.gwarp[ids]
+        v = np.broadcast_to(np.asarray(a(idx), T), (len(ids),))
+        table = np.zeros(m.nwarps * 32, T)
+        table[m.slot[ids]] = v
+        part = pres[gw] & mask
+        res = np.zeros(len(ids), np.uint32)
+        for j in range(32):
+            same = (table[gw * 32 + j] == v) & ((part >> np.uint32(j)) & np.uint32(1)).astype(bool)
+            res |= np.where(same, np.uint32(1 << j), np.uint32(0))
+        if alls:
+            eq = res == part
+            wd(idx, np.where(eq, part, np.uint32(0)))
+            if wp is not None:
+                wp(idx, eq)
+        else:
+            wd(idx, res)
+
+    return h
+
+
+@op("barrier.cluster.arrive", "mapa")
+def _cluster_one(m, ins):
+    """Launches are clusters of one CTA: cluster arrive is subsumed by the wait; mapa maps to itself."""
+    if ins.base == "mapa":
+        t = ins.mods[-1]
+        d, a = m.write(ins.operands[0], t), m.read(ins.operands[1], t)
+        return lambda idx: d(idx, np.broadcast_to(a(idx), (m.count(idx),)))
+    return None
+
+
+@op("bar.warp", "bar.warp.sync")
+def _bar_warp(m, ins):
+    maskr = m.read(ins.operands[0], "u32")
+
+    def h(idx):
+        _coll_prologue(m, ins, idx, maskr)
+
+    return h
