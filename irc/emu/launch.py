@@ -133,8 +133,25 @@ def run_kernel(
     gmem = GlobalMemory()
     arrays: list[tuple[int, np.ndarray]] = []
     ptr_addr: dict[int, int] = {}
+    tables: list[tuple[int, list[np.ndarray]]] = []
     for i, a in enumerate(args):
-        if isinstance(a, np.ndarray):
+        if isinstance(a, (list, tuple)) and a and all(isinstance(x, np.ndarray) for x in a):
+            # An array of pointers (`*global *global T`): place every array, then a u64 table of their
+            # addresses, which is what the kernel parameter points at.
+            for x in a:
+                if not x.flags.c_contiguous:
+                    raise EmuLaunchError(f"argument {i} ({fn.params[i].name}) holds a non-contiguous array")
+            table = np.zeros(len(a), dtype=np.uint64)
+            ptr_addr[i] = gmem.reserve(table.nbytes, table)
+            arrays.append((ptr_addr[i], table))
+            tables.append((i, list(a)))
+            args[i] = table
+    for _i, lst in tables:
+        for x in lst:
+            if not any(x is y for _, y in arrays):
+                arrays.append((gmem.reserve(x.nbytes, x), x))
+    for i, a in enumerate(args):
+        if isinstance(a, np.ndarray) and i not in ptr_addr:
             if not a.flags.c_contiguous:
                 raise EmuLaunchError(f"argument {i} ({fn.params[i].name}) is not a C-contiguous array")
             ptr_addr[i] = gmem.reserve(a.nbytes, a)
@@ -158,6 +175,10 @@ def run_kernel(
     for v in gvars:
         gmem.symbols[v.name] = gmem.reserve(v.size_bytes())
     gmem.finalize()
+    for i, lst in tables:
+        table = args[i]
+        for j, x in enumerate(lst):
+            table[j] = next(ad for ad, y in arrays if y is x)
     for addr, a in arrays:
         gmem.write_bytes(addr, a)
     for v in gvars:
