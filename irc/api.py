@@ -172,8 +172,21 @@ class Kernel:
             else dynamic_shared_bytes
         )
         if device == "emu":
-            from irc.emu import run_kernel
+            from irc.emu import encode_tensormap, run_kernel
 
+            conv = [
+                encode_tensormap(
+                    a.array,
+                    tuple(reversed(a.array.shape)),
+                    tuple(reversed(a.array.strides)),
+                    tuple(reversed(a.box)),
+                    a.array.dtype,
+                    oob_fill=a.oob_fill,
+                )
+                if isinstance(a, TensorMap)
+                else a
+                for a in conv
+            ]
             return run_kernel(
                 self.module.ptx_model(),
                 self.name,

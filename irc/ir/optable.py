@@ -215,7 +215,15 @@ _op(
     gate="sm_90",
     doc="(dst, map, coords..., mbarrier): coords outermost first; the last operand is the mbarrier",
 )
-_op("tma_store", "tmap i32 ... sptr", "", "async", effect="readwrite", gate="sm_90", doc="(map, coords..., src)")
+_op(
+    "tma_store",
+    "tmap i32 ... sptr",
+    "",
+    "async",
+    effect="readwrite",
+    gate="sm_90",
+    doc="(map, coords..., src)",
+)
 _op("tma_store_commit", "", "", "async", effect="readwrite", gate="sm_90")
 _op("tma_store_wait", "", "", "async", effect="readwrite", attrs="n", gate="sm_90")
 _op("tma_prefetch", "tmap i32 ...", "", "async", effect="read", gate="sm_90")
@@ -232,8 +240,21 @@ _op(
     doc="ab: f16 | bf16; mma.sync.aligned.m16n8k16.row.col.f32.ab.ab.f32",
 )
 _op("wmma_load", "ptr u32", "decl", "warp_collective", effect="read", attrs="frag", doc="frag: a | b")
-_op("wmma_mma", "u32 ...", "decl", "warp_collective pure", doc="8 a regs, 8 b regs, 8 f32 acc -> 8 f32")
-_op("wmma_store", "ptr any ...", "", "warp_collective", effect="write", doc="(p, d0..d7, ld)")
+_op(
+    "wmma_mma",
+    " ".join(["u32"] * 16 + ["f32"] * 8),
+    " ".join(["f32"] * 8),
+    "warp_collective pure",
+    doc="8 a regs, 8 b regs, 8 f32 acc -> 8 f32",
+)
+_op(
+    "wmma_store",
+    "ptr " + " ".join(["f32"] * 8) + " u32",
+    "",
+    "warp_collective",
+    effect="write",
+    doc="(p, d0..d7, ld)",
+)
 
 # --- Blackwell tensor memory -------------------------------------------------------------------------
 _op("tmem_alloc", "sptr u32", "", "warp_collective", effect="readwrite", gate="sm_100a")
@@ -266,3 +287,15 @@ def opdef(name: str) -> OpDef:
         return OPS[name]
     except KeyError:
         raise KeyError(f"unknown op `{name}`") from None
+
+
+# --- low-level ops added by the PTX backend's legalization (irc/backends/ptx/legalize.py) -------------
+_op("shlw", "int u32", "T", "pure", doc="shift left by a u32 amount (PTX's shl form for non-32-bit values)")
+_op("shrw", "int u32", "T", "pure", doc="shift right by a u32 amount (PTX's shr form for non-32-bit values)")
+_op(
+    "unpack_b32",
+    "u32",
+    "decl",
+    "pure",
+    doc="split 32 bits into two 16-bit halves (low, high): mov.b32 {l, h}",
+)

@@ -1,0 +1,144 @@
+"""PTX backend driver: legalize -> register allocation -> out-of-SSA -> instruction selection -> allocation
+checker -> PTX text.
+
+(The checker runs on the selected instructions because it checks what will actually be printed.)
+
+The `.version` is the lowest that both the target (`irc.target.min_ptx_version`) and every emitted
+instruction form need; form minima come from /work/shared/ptx-reference/targets-table.txt (measured with
+ptxas) and are kept in `FORM_VERSIONS` as opcode prefixes. The output is deterministic: values, blocks,
+registers and labels are numbered in layout order, never by id() or hash order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from irc.backends.ptx import model as ptx
+from irc.backends.ptx.checker import check_allocation
+from irc.backends.ptx.isel import InstructionSelector
+from irc.backends.ptx.layout import DYN_ALIGN, DYN_SMEM, SharedLayout, layout_shared
+from irc.backends.ptx.legalize import Legalize
+from irc.backends.ptx.outofssa import OutOfSSA
+from irc.backends.ptx.regalloc import allocate
+from irc.diagnostics import CompileError
+from irc.ir.core import Module
+from irc.passes.manager import PassContext
+
+try:
+    from irc.target import min_ptx_version, parse_arch
+except ImportError:  # pragma: no cover - private fallback while irc.target is missing
+    _MIN = {"sm_80": (7, 0), "sm_86": (7, 1), "sm_89": (7, 8), "sm_90": (7, 8), "sm_90a": (8, 0),
+            "sm_100": (8, 6), "sm_100a": (8, 6), "sm_103a": (8, 8), "sm_120a": (8, 7)}
+
+    def min_ptx_version(arch: str) -> tuple[int, int]:
+        return _MIN[arch]
+
+    def parse_arch(name: str):  # noqa: ANN201
+        if name not in _MIN:
+            raise ValueError(f"unknown target {name!r}")
+        return name
+
+try:
+    from irc.backends.ptx.printer import print_ptx
+except ImportError:  # pragma: no cover
+    print_ptx = None  # type: ignore[assignment]
+
+#: Minimum PTX ISA version per instruction form (opcode prefix), from the measured targets table.
+FORM_VERSIONS: tuple[tuple[str, tuple[int, int]], ...] = (
+    ("mbarrier.test_wait.parity", (7, 1)),
+    ("mbarrier.try_wait", (7, 8)),
+    ("mbarrier.arrive.expect_tx", (8, 0)),
+    ("mbarrier.expect_tx", (8, 0)),
+    ("elect.sync", (8, 0)),
+    ("fence.mbarrier_init", (8, 0)),
+    ("fence.proxy.async", (8, 0)),
+    ("cp.async.bulk", (8, 0)),
+    ("cvta.param", (7, 7)),
+    ("tcgen05", (8, 6)),
+)
+#: Directives with a minimum version (reqnctapercluster: PTX 7.8).
+DIRECTIVE_VERSIONS: dict[str, tuple[int, int]] = {"reqnctapercluster": (7, 8)}
+
+
+def required_version(fn: ptx.Function) -> tuple[int, int]:
+    """The lowest PTX version every instruction and directive of `fn` is valid in."""
+    need = (0, 0)
+    for ins in fn.instructions():
+        for prefix, v in FORM_VERSIONS:
+            if ins.opcode.startswith(prefix) and v > need:
+                need = v
+    for d in fn.directives:
+        v = DIRECTIVE_VERSIONS.get(d)
+        if v is not None and v > need:
+            need = v
+    return need
+
+
+@dataclass
+class EmitResult:
+    """The PTX program model, its text, and per-kernel statistics (`irc compile --stats`)."""
+
+    ptx: ptx.Module
+    text: str
+    stats: dict[str, dict] = field(default_factory=dict)
+
+
+def compile_module(
+    module: Module,
+    arch: str,
+    *,
+    ctx: PassContext | None = None,
+    source_path: str | None = None,
+    check_alloc: bool = True,
+) -> EmitResult:
+    """Compile every kernel of `module` (optimized IR) to PTX for `arch`.
+
+    The IR is legalized in place (the module is consumed). Errors (`unsupported-target`,
+    `shared-overflow`) are collected into `ctx.diagnostics` and raised together as a CompileError; an
+    allocation bug is an InternalCompilerError from the checker."""
+    parse_arch(arch)
+    ctx = ctx if ctx is not None else PassContext(arch=arch)
+    ctx.arch = arch
+    start = len(ctx.diagnostics)
+    Legalize().run(module, ctx)
+    errors = [d for d in ctx.diagnostics[start:] if d.is_error]
+    if errors:
+        raise CompileError(errors)
+    path = source_path or module.source
+    pm = ptx.Module(target=arch, path=path or "<ptx>")
+    file_index = None
+    if path:
+        pm.files[1] = path
+        file_index = 1
+    layouts: dict[str, SharedLayout] = ctx.facts.get("shared_layout", {})
+    version = min_ptx_version(arch)
+    stats: dict[str, dict] = {}
+    any_dynamic = False
+    for fn in module.kernels:
+        layout = layouts.get(fn.name) or layout_shared(fn, arch)
+        alloc = allocate(fn)
+        edges = OutOfSSA(alloc).run()
+        sel = InstructionSelector(fn, alloc, edges, layout, file_index=file_index, dyn_symbol=DYN_SMEM)
+        pf = sel.run(fn.name)
+        if check_alloc:
+            check_allocation(pf)
+        need = required_version(pf)
+        fv = max(tuple(min_ptx_version(arch)), need)
+        version = max(tuple(version), need)
+        pf.meta["dynamic_shared_bytes"] = layout.total if layout.dynamic else 0
+        pm.functions.append(pf)
+        any_dynamic = any_dynamic or layout.dynamic
+        stats[fn.name] = {
+            "max_live": dict(alloc.max_live),
+            "registers": alloc.registers(),
+            "shared_bytes": layout.total,
+            "dynamic_shared_bytes": layout.total if layout.dynamic else 0,
+            "ptx_version": f"{fv[0]}.{fv[1]}",
+        }
+    if any_dynamic:
+        pm.globals.append(ptx.VarDecl("shared", ".b8", DYN_SMEM, align=DYN_ALIGN, dims=[0], extern=True))
+    pm.version = f"{version[0]}.{version[1]}"
+    if print_ptx is None:  # pragma: no cover
+        raise RuntimeError("irc.backends.ptx.printer is missing")
+    text = print_ptx(pm)
+    return EmitResult(pm, text, stats)

@@ -1,0 +1,309 @@
+"""Legalization for one PTX target: rewrite the IR so that every op maps to exactly one PTX instruction.
+
+After this pass the instruction selector makes no decisions: it only spells ops. What is rewritten:
+  * ops the target lacks (op-table gates, cluster special registers and `cluster` launch attributes
+    before sm_90): an `unsupported-target` diagnostic at the op naming the minimum target;
+  * `mbarrier_wait` -> a loop of `mbarrier_test_wait` (sm_8x) / `mbarrier_try_wait` (sm_90+) and `cbr`;
+  * `elect` before sm_90 -> activemask & mask, isolate the lowest set bit, compare with the lane's bit;
+  * bool loads / stores -> u8 loads / stores with `cmp ne 0` / `select 1, 0`; bool kernel parameters
+    -> u32 parameters plus `cmp ne 0` (PTX has no .pred parameters);
+  * `ptradd` offsets widened / narrowed to the pointer width (`cvt`, sign-extending signed offsets);
+  * shifts of non-32-bit values by a register -> `shlw` / `shrw` with a `cvt` to u32 (PTX's operand form);
+  * `unpack_half2` -> `unpack_b32` + two `cvt`; `smem_desc` -> u64 arithmetic; `undef` -> `const 0`;
+  * dynamic shared memory: `shared_addr` of a declaration living in `irc_dyn_smem` -> base + offset;
+  * last, constants in operand slots that PTX cannot encode as immediates -> an explicit `copy`
+    (the `mov` that materializes them), so that register allocation sees every register.
+
+Needs: verified SSA IR (after the optimization pipeline). Establishes: every op is in `IMM_SLOTS`-form,
+gated ops are reported; facts["shared_layout"][kernel] holds the shared-memory layout.
+"""
+
+from __future__ import annotations
+
+from irc.backends.ptx.layout import DYN_SMEM, layout_shared
+from irc.diagnostics import error
+from irc.ir.builder import Builder
+from irc.ir.core import Block, Function, Module, Op, OpResult, Value
+from irc.ir.optable import GATES, OPS
+from irc.ir.types import BOOL, F16, F32, I32, I64, U8, U32, U64, PtrType, ScalarType, Type
+from irc.passes.manager import Pass, PassContext
+
+_BIN = ("add", "sub", "mul", "div", "rem", "and", "or", "xor", "min", "max", "shl", "shr", "mulhi", "mulwide")
+
+#: Operand slots where PTX accepts an immediate (None = every slot). Anything else gets a register.
+IMM_SLOTS: dict[str, frozenset[int] | None] = {
+    **{n: frozenset({1}) for n in _BIN},
+    "shlw": frozenset({1}),
+    "shrw": frozenset({1}),
+    "ptradd": frozenset({1}),
+    "fma": frozenset({1, 2}),
+    "cmp": frozenset({1}),
+    "select": frozenset({1, 2}),
+    "store": frozenset({1}),
+    "atomic": frozenset({1}),
+    "atomic_cas": frozenset({1, 2}),
+    "shfl": frozenset({1, 2}),
+    "vote": frozenset({1}),
+    "syncwarp": frozenset({0}),
+    "elect": frozenset({0}),
+    "redux": frozenset({1}),
+    "barrier": None,
+    "mbarrier_init": frozenset({1}),
+    "mbarrier_test_wait": frozenset({1}),
+    "mbarrier_try_wait": frozenset({1}),
+    "mbarrier_arrive_expect_tx": frozenset({1}),
+    "mbarrier_expect_tx": frozenset({1}),
+    "tmem_alloc": frozenset({1}),
+    "tmem_dealloc": frozenset({1}),
+    "tcgen05_mma": frozenset({3}),
+    "wmma_load": frozenset({1}),
+    "copy": frozenset({0}),
+}
+
+_CLUSTER_SREGS = ("cluster_ctarank", "cluster_nctarank", "clusterid", "nclusterid", "cluster_ctaid", "cluster_nctaid")
+
+
+def _arch_number(arch: str) -> int:
+    return int(arch[3:].rstrip("af"))
+
+
+def imm_ok(op: Op, slot: int, v: Value) -> bool:
+    """Can the constant `v` stay an immediate in operand `slot` of `op`?"""
+    if op.name == "wmma_store" and slot == len(op.operands) - 1:
+        return True
+    slots = IMM_SLOTS.get(op.name, frozenset())
+    if slots is not None and slot not in slots:
+        return False
+    t = v.type
+    if op.name == "copy":
+        return True
+    return not (isinstance(t, ScalarType) and (t.is_bool or t.name in ("f16", "bf16")))
+
+
+def _is_const(v: Value) -> bool:
+    return isinstance(v, OpResult) and v.op.name == "const"
+
+
+def _zero(t: Type) -> object:
+    if isinstance(t, ScalarType) and t.is_float:
+        return 0.0
+    if isinstance(t, ScalarType) and t.is_bool:
+        return False
+    return 0
+
+
+class Legalize(Pass):
+    """Target legalization (see the module docstring).
+
+    Needs: verified SSA IR, `ctx.arch` one of the supported targets. Establishes: one PTX instruction
+    per op (cbr: one conditional branch plus at most one fall-through `bra`); unsupported ops reported
+    as `unsupported-target` diagnostics in `ctx.diagnostics`."""
+
+    name = "legalize"
+
+    def run(self, module: Module, ctx: PassContext) -> None:
+        for fn in module.kernels:
+            self.run_function(fn, ctx)
+
+    def run_function(self, fn: Function, ctx: PassContext) -> None:
+        arch = ctx.arch
+        self.arch = arch
+        self.num = _arch_number(arch)
+        self.ctx = ctx
+        layout = layout_shared(fn, arch, ctx.diagnostics)
+        ctx.facts.setdefault("shared_layout", {})[fn.name] = layout
+        self._check_gates(fn)
+        self._params(fn)
+        blocks = list(fn.blocks)
+        while blocks:
+            b = blocks.pop(0)
+            new = self._block(fn, b, layout)
+            if new is not None:
+                blocks.insert(0, new)
+        self._materialize(fn)
+
+    # -- diagnostics -------------------------------------------------------------------------------
+    def _unsupported(self, what: str, need: str, span) -> None:
+        self.ctx.diagnostics.append(
+            error(
+                "unsupported-target",
+                f"{what} needs {need} or newer; the target is {self.arch}",
+                span,
+                help=f"compile with --arch {need} (or newer)",
+            )
+        )
+
+    def _check_gates(self, fn: Function) -> None:
+        if fn.attrs.get("cluster") and self.num < 90:
+            self._unsupported("a thread-block cluster launch attribute", "sm_90", fn.span)
+        for op in fn.ops():
+            d = OPS.get(op.name)
+            if d is None:
+                continue
+            if d.gate is not None and self.arch not in GATES[d.gate]:
+                self._unsupported(f"`{op.name}`", d.gate, op.span)
+            elif op.name == "sreg" and str(op.attrs.get("name", "")).split(".")[0] in _CLUSTER_SREGS:
+                if self.num < 90:
+                    self._unsupported(f"special register `{op.attrs['name']}`", "sm_90", op.span)
+
+    # -- parameters --------------------------------------------------------------------------------
+    def _params(self, fn: Function) -> None:
+        entry = fn.entry
+        for a in entry.args:
+            if a.type == BOOL and a.uses:
+                a.type = U32
+                bld = Builder(entry, fn.span)
+                bld.index = 0
+                zero = bld.const(0, U32)
+                users = list(a.users)
+                b = bld.value("cmp", [a, zero], BOOL, {"pred": "ne"})
+                for u in users:
+                    u.replace_operand(a, b)
+            elif a.type == BOOL:
+                a.type = U32
+
+    # -- per block ---------------------------------------------------------------------------------
+    def _block(self, fn: Function, b: Block, layout) -> Block | None:
+        """Legalize the ops of `b`; returns a block still to process when `b` was split."""
+        i = 0
+        while i < len(b.ops):
+            op = b.ops[i]
+            bld = Builder(b, op.span).before(op)
+            n = op.name
+            if n == "mbarrier_wait":
+                return self._wait_loop(fn, b, op)
+            if n == "undef":
+                c = bld.const(_zero(op.result.type), op.result.type)
+                op.result.replace_all_uses_with(c)
+                op.erase()
+                continue
+            if n == "elect" and self.num < 90:
+                self._elect(bld, op)
+                continue
+            if n == "load" and op.results and op.result.type == BOOL:
+                x = bld.value("load", list(op.operands), U8, dict(op.attrs))
+                z = bld.const(0, U8)
+                p = bld.value("cmp", [x, z], BOOL, {"pred": "ne"})
+                op.result.replace_all_uses_with(p)
+                op.erase()
+                continue
+            if n == "store" and op.operands[1].type == BOOL:
+                one, zero = bld.const(1, U8), bld.const(0, U8)
+                x = bld.value("select", [op.operands[1], one, zero], U8)
+                op.set_operand(1, x)
+            elif n == "ptradd":
+                self._ptradd(bld, op)
+            elif n in ("shl", "shr"):
+                amt = op.operands[1]
+                t = op.result.type
+                if isinstance(t, ScalarType) and t.bits != 32 and not _is_const(amt):
+                    a32 = bld.value("cvt", [amt], U32)
+                    w = bld.value(n + "w", [op.operands[0], a32], t)
+                    op.result.replace_all_uses_with(w)
+                    op.erase()
+                    continue
+            elif n == "unpack_half2":
+                h = bld.create("unpack_b32", [op.operands[0]], [F16, F16])
+                lo = bld.value("cvt", [h.results[0]], F32)
+                hi = bld.value("cvt", [h.results[1]], F32)
+                op.results[0].replace_all_uses_with(lo)
+                op.results[1].replace_all_uses_with(hi)
+                op.erase()
+                continue
+            elif n == "smem_desc":
+                self._smem_desc(bld, op)
+                continue
+            elif n == "shared_addr" and layout.dynamic and op.attrs.get("sym") != DYN_SMEM:
+                off = layout.offsets.get(op.attrs["sym"], 0)
+                base = bld.value("shared_addr", [], op.result.type, {"sym": DYN_SMEM})
+                if off:
+                    p = bld.value("ptradd", [base, bld.const(off, U32)], op.result.type)
+                else:
+                    p = base
+                op.result.replace_all_uses_with(p)
+                op.erase()
+                continue
+            i += 1
+        return None
+
+    def _wait_loop(self, fn: Function, b: Block, op: Op) -> Block:
+        """b: ...; mbarrier_wait a, parity; rest  ->  b: ...; br W;  W: p = *_wait a, parity; cbr p, C, W;
+        C: rest."""
+        idx = b.ops.index(op)
+        pos = fn.blocks.index(b)
+        w = fn.add_block(Block(), pos + 1)
+        c = fn.add_block(Block(), pos + 2)
+        for moved in b.ops[idx + 1 :]:
+            c.append(moved)
+        del b.ops[idx + 1 :]
+        test = "mbarrier_try_wait" if self.num >= 90 else "mbarrier_test_wait"
+        bw = Builder(w, op.span)
+        p = bw.value(test, list(op.operands), BOOL)
+        bw.cbr(p, c, [], w, [])
+        op.erase()
+        Builder(b, op.span).br(w)
+        return c
+
+    def _elect(self, bld: Builder, op: Op) -> None:
+        mask = op.operands[0]
+        am = bld.value("activemask", [], U32)
+        m = bld.value("and", [am, mask], U32)
+        nm = bld.value("neg", [m], U32)
+        low = bld.value("and", [m, nm], U32)
+        lane = bld.value("sreg", [], U32, {"name": "laneid"})
+        s = bld.value("shr", [low, lane], U32)
+        p = bld.value("cmp", [s, bld.const(1, U32)], BOOL, {"pred": "eq"})
+        op.result.replace_all_uses_with(p)
+        op.erase()
+
+    def _ptradd(self, bld: Builder, op: Op) -> None:
+        ptr_t = op.operands[0].type
+        off = op.operands[1]
+        want = 32 if isinstance(ptr_t, PtrType) and ptr_t.space == "shared" else 64
+        ot = off.type
+        if not isinstance(ot, ScalarType) or ot.bits == want:
+            return
+        signed = ot.is_signed
+        nt = (I64 if signed else U64) if want == 64 else (I32 if signed else U32)
+        if _is_const(off):
+            v = int(off.op.attrs["value"]) & ((1 << want) - 1)
+            if signed and v >= 1 << (want - 1):
+                v -= 1 << want
+            op.set_operand(1, bld.const(v, nt))
+        else:
+            op.set_operand(1, bld.value("cvt", [off], nt))
+
+    def _smem_desc(self, bld: Builder, op: Op) -> None:
+        """tcgen05 shared-memory descriptor: addr>>4 [0,14), LBO>>4 [16,30), SBO>>4 [32,46), version 1 at
+        bit 46, swizzle mode at bits [61,64)."""
+        p, lbo, sbo, swz = op.operands
+        a32 = bld.value("bitcast", [p], U32)
+
+        def field(v: Value, shift: int) -> Value:
+            x = bld.value("cvt", [v], U64)
+            x = bld.value("shr", [x, bld.const(4, U64)], U64)
+            x = bld.value("and", [x, bld.const(0x3FFF, U64)], U64)
+            if shift:
+                x = bld.value("shl", [x, bld.const(shift, U64)], U64)
+            return x
+
+        d = field(a32, 0)
+        d = bld.value("or", [d, field(lbo, 16)], U64)
+        d = bld.value("or", [d, field(sbo, 32)], U64)
+        s = bld.value("cvt", [swz], U64)
+        s = bld.value("shl", [s, bld.const(61, U64)], U64)
+        d = bld.value("or", [d, s], U64)
+        d = bld.value("or", [d, bld.const(1 << 46, U64)], U64)
+        op.result.replace_all_uses_with(d)
+        op.erase()
+
+    # -- constants -------------------------------------------------------------------------------
+    def _materialize(self, fn: Function) -> None:
+        for b in fn.blocks:
+            for op in list(b.ops):
+                if op.name == "const":
+                    continue
+                for i, v in enumerate(list(op.operands)):
+                    if _is_const(v) and not imm_ok(op, i, v):
+                        c = Builder(b, op.span).before(op).value("copy", [v], v.type)
+                        op.set_operand(i, c)

@@ -1,0 +1,31 @@
+"""The default optimization pipeline the driver runs before the backend (and the analyzer after)."""
+
+from __future__ import annotations
+
+from irc.passes.addrfold import AddrFold
+from irc.passes.constfold import ConstFold
+from irc.passes.copyprop import CopyProp
+from irc.passes.dce import DCE
+from irc.passes.gvn import GVN
+from irc.passes.manager import Pass
+from irc.passes.simplify_cfg import SimplifyCFG
+from irc.passes.strength_reduce import StrengthReduce
+
+
+def optimization_passes() -> list[Pass]:
+    """Fresh pass instances in order: clean the CFG, fold and propagate, reduce strength (which creates
+    new constants and shifts to fold), number values, fold addresses, then remove what became dead."""
+    return [
+        SimplifyCFG(),
+        ConstFold(),
+        CopyProp(),
+        SimplifyCFG(),
+        StrengthReduce(),
+        ConstFold(),
+        GVN(),
+        AddrFold(),
+        DCE(),
+        SimplifyCFG(),
+        CopyProp(),
+        DCE(),
+    ]

@@ -1,0 +1,44 @@
+"""Small helpers shared by the optimization passes (constants, integer wrap-around, dominators)."""
+
+from __future__ import annotations
+
+from irc.ir.core import Block, Function, OpResult, Value
+from irc.ir.types import ScalarType
+
+
+def const_value(v: Value) -> object | None:
+    """The constant held by `v` (a `const` result), else None."""
+    if isinstance(v, OpResult) and v.op.name == "const":
+        return v.op.attrs.get("value")
+    return None
+
+
+def is_const(v: Value) -> bool:
+    return isinstance(v, OpResult) and v.op.name == "const"
+
+
+def int_type(t) -> bool:
+    return isinstance(t, ScalarType) and t.is_int
+
+
+def wrap(n: int, t: ScalarType) -> int:
+    """`n` reduced to the range of integer type `t` (two's complement for signed types)."""
+    bits = t.bits
+    n &= (1 << bits) - 1
+    if t.is_signed and n >= 1 << (bits - 1):
+        n -= 1 << bits
+    return n
+
+
+def reachable(fn: Function) -> list[Block]:
+    """Blocks reachable from the entry, in reverse post-order."""
+    from irc.backends.ptx.liveness import reverse_postorder
+
+    return reverse_postorder(fn)
+
+
+def dom_preorder(fn: Function) -> tuple[list[Block], dict[Block, Block | None]]:
+    """Dominator-tree preorder of the reachable blocks and the immediate-dominator map."""
+    from irc.backends.ptx.liveness import dominator_preorder
+
+    return dominator_preorder(fn, reachable(fn))
