@@ -119,5 +119,5 @@ def check_ptx(text: str, path: str) -> list[Diagnostic]:
         ptx = parse_ptx(text, path)
     except CompileError as e:
         return e.diagnostics
-    module, notes = lift_module(ptx)
+    module, notes = lift_module(ptx, text)
     return notes + analyze(module, ptx.target, {path: text})

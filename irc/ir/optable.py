@@ -273,6 +273,23 @@ _op("ret", "any ...", "", "terminator", doc="return from the kernel (ends the th
 _op("trap", "", "", "terminator", effect="readwrite")
 _op("call", "any ...", "decl", effect="readwrite", attrs="callee", doc="call of a non-inlined function (PTX)")
 _op(
+    "ptx_pure",
+    "any ...",
+    "decl",
+    "pure",
+    attrs="text",
+    doc="a lifted PTX instruction without its own op that is pure arithmetic (lop3, prmt, bfe, ...)",
+)
+_op(
+    "ptx_collective",
+    "any ...",
+    "decl",
+    "warp_collective",
+    effect="readwrite",
+    attrs="text",
+    doc="a lifted warp-collective PTX instruction without its own op (wgmma, other mma shapes, match.sync)",
+)
+_op(
     "opaque",
     "any ...",
     "decl",
