@@ -1,0 +1,84 @@
+"""The static analyzer behind `irc check`: control-flow facts (`cfg`), uniformity facts (`uniformity`)
+and the checks (`checks`) that turn facts into diagnostics. It runs on the SSA IR, so .kdsl kernels and
+PTX lifted from any generator are analyzed by the same code. See docs/analyzer.md.
+
+Entry points: `check_module(module, arch=...)` and the pass `AnalyzerPass` (name "check").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from irc.analysis.cfg import CFG, EXIT, Loop
+from irc.analysis.checks import CHECKS, UNIFORMITY_CHECKS
+from irc.analysis.checks.common import FunctionContext
+from irc.analysis.uniformity import Level, UniformityFacts, analyze_uniformity
+from irc.diagnostics import Diagnostic
+from irc.ir.core import Function, Module
+from irc.passes.manager import Pass, PassContext
+
+
+def allowed_checks(fn: Function) -> frozenset[str]:
+    """Checks suppressed in `fn` by the kernel attribute `allow = [...]`."""
+    a = fn.attrs.get("allow")
+    if isinstance(a, str):
+        return frozenset({a})
+    if isinstance(a, (list, tuple)):
+        return frozenset(str(x) for x in a)
+    return frozenset()
+
+
+def check_function(
+    fn: Function,
+    module: Module | None = None,
+    *,
+    arch: str = "sm_80",
+    checks: Iterable[str] | None = None,
+) -> list[Diagnostic]:
+    """Run the analyzer's checks on one function (uniformity checks only on kernels)."""
+    ctx = FunctionContext(fn, module, arch)
+    allow = allowed_checks(fn)
+    out: list[Diagnostic] = []
+    for name in checks if checks is not None else CHECKS:
+        if name in allow or name not in CHECKS:
+            continue
+        if name in UNIFORMITY_CHECKS and not fn.is_kernel:
+            continue
+        out.extend(CHECKS[name](ctx))
+    return out
+
+
+def check_module(
+    module: Module, *, arch: str = "sm_80", checks: Iterable[str] | None = None
+) -> list[Diagnostic]:
+    """Run every check on every function of `module` (the divergence checks on kernels only); findings are
+    sorted by position. Kernel attribute `allow = [names]` suppresses checks per kernel."""
+    names = list(checks) if checks is not None else None
+    out: list[Diagnostic] = []
+    for fn in module.functions:
+        out.extend(check_function(fn, module, arch=arch, checks=names))
+    out.sort(key=Diagnostic.sort_key)
+    return out
+
+
+class AnalyzerPass(Pass):
+    """`irc check` as a pass: needs valid IR; changes nothing; appends findings to `ctx.diagnostics`."""
+
+    name = "check"
+
+    def run(self, module: Module, ctx: PassContext) -> None:
+        ctx.diagnostics.extend(check_module(module, arch=ctx.arch))
+
+
+__all__ = [
+    "CFG",
+    "CHECKS",
+    "EXIT",
+    "AnalyzerPass",
+    "Level",
+    "Loop",
+    "UniformityFacts",
+    "analyze_uniformity",
+    "check_function",
+    "check_module",
+]

@@ -1,0 +1,250 @@
+"""`barrier-divergence`: a block-wide barrier that some threads of the block may not reach (PARITY-114).
+
+A block-wide barrier (`barrier` without a thread count) is wrong when it is (transitively) control
+dependent on a branch, loop exit or early `ret` whose condition is not uniform across the block.
+
+Refinement (design notes): the hardware matches barrier ids, not program locations. When the offending
+branch is uniform per warp (warp-specialized producer/consumer code), compare the sequences of block-wide
+barrier ids each arm executes between the branch and its immediate post-dominator (to the end of the
+thread when an arm returns). Loops inside an arm count as one token `loop(body sequence)` and must have
+block-uniform exits; their trip counts are assumed equal across arms (a documented gap). Equal
+sequences: accepted. Different or incomparable ones (unknown barrier ids, a loop with a divergent exit,
+arms that disagree internally): flagged. Named barriers with a count are the `warp-sync-divergence`
+check's business (they need only warp-uniform control).
+"""
+
+from __future__ import annotations
+
+from irc.analysis.cfg import EXIT, Loop, Node
+from irc.analysis.checks.common import (
+    FunctionContext,
+    branch_span,
+    condition_value,
+    describe_dependence,
+    leaving_arms,
+)
+from irc.analysis.uniformity import Level, const_value, is_block_barrier
+from irc.diagnostics import Diagnostic, Label, error
+from irc.ir.core import Block, Op
+
+CHECK = "barrier-divergence"
+
+Seq = tuple  # a tuple of tokens: ("bar", id) or ("loop", body, prefix)
+_CONFLICT = object()
+
+
+def barrier_id(op: Op) -> int | None:
+    """The constant barrier id (default 0), or None when it is computed at run time."""
+    if "id" in op.attrs:
+        v = op.attrs["id"]
+        return v if isinstance(v, int) else None
+    if op.operands:
+        c = const_value(op.operands[0])
+        return c if isinstance(c, int) and not isinstance(c, bool) else None
+    return 0
+
+
+class _ArmWalker:
+    """Computes the barrier-id sequence every path of one arm executes (None when paths disagree)."""
+
+    def __init__(self, ctx: FunctionContext, branch: Block, stop: Node | None):
+        self.ctx = ctx
+        self.cfg = ctx.cfg
+        self.facts = ctx.facts
+        self.branch = branch
+        self.stop = stop
+        self.memo: dict[tuple[int, Block], dict | None] = {}
+        self.onstack: set[tuple[int, Block]] = set()
+
+    def own(self, b: Block) -> Seq | None:
+        toks: list[tuple] = []
+        for op in b.ops:
+            if is_block_barrier(op):
+                i = barrier_id(op)
+                if i is None:
+                    return None
+                toks.append(("bar", i))
+        return tuple(toks)
+
+    @staticmethod
+    def merge(parts: list[dict | None], prefix: Seq) -> dict | None:
+        out: dict = {}
+        for p in parts:
+            if p is None:
+                return None
+            for k, v in p.items():
+                seq = prefix + v
+                if k in out and out[k] != seq:
+                    return None
+                out[k] = seq
+        return out
+
+    def enter(self, b: Block, loop: Loop | None) -> dict | None:
+        if loop is not None:
+            if b in loop.headers:
+                return {"back": ()}
+            if b not in loop.blocks:
+                return {("out", id(b)): ()}
+        if b is self.stop:
+            return {"stop": ()}
+        if b in self.cfg.abort:
+            return {}
+        key = (id(loop), b)
+        if key in self.memo:
+            return self.memo[key]
+        if key in self.onstack:
+            return None
+        self.onstack.add(key)
+        res = self.block(b, loop)
+        self.onstack.discard(key)
+        self.memo[key] = res
+        return res
+
+    def block(self, b: Block, loop: Loop | None) -> dict | None:
+        inner = self.cfg.loop_of.get(b)
+        while inner is not None and inner is not loop and b not in inner.headers:
+            inner = inner.parent
+        if inner is not None and inner is not loop:
+            if self.branch in inner.blocks:
+                return None  # went around the loop that contains the branch itself
+            return self.through_loop(inner, loop)
+        return self.plain(b, loop)
+
+    def plain(self, b: Block, loop: Loop | None) -> dict | None:
+        own = self.own(b)
+        if own is None:
+            return None
+        parts: list[dict | None] = [self.enter(s, loop) for s in self.cfg.succs[b]]
+        if self.cfg.exits_thread(b) and b not in self.cfg.abort:
+            parts.append({"exit": ()})
+        return self.merge(parts, own)
+
+    def through_loop(self, lp: Loop, outer: Loop | None) -> dict | None:
+        h = lp.header
+        body = self.plain(h, lp)
+        if body is None:
+            return None
+        cycle = body.get("back", ())
+        prefixes = {k: v for k, v in body.items() if k != "back"}
+        if "stop" in prefixes:
+            return None
+        seqs = set(prefixes.values()) | {cycle}
+        if all(s == () for s in seqs):
+            token: Seq = ()
+        else:
+            if len(set(prefixes.values())) > 1 or self.facts.loop_exit_level(lp) < Level.BLOCK:
+                return None
+            prefix = next(iter(prefixes.values()), ())
+            token = (("loop", cycle, prefix),)
+        parts: list[dict | None] = []
+        for k in prefixes:
+            if k == "exit":
+                parts.append({"exit": ()})
+            else:
+                target = next(t for (u, t) in lp.exits if id(t) == k[1])
+                parts.append(self.enter(target, outer))
+        return self.merge(parts, token)
+
+    def arm(self, s: Block) -> Seq | None:
+        res = self.enter(s, None)
+        if res is None or len(res) != 1:
+            return None
+        return next(iter(res.values()))
+
+
+def arm_sequences(ctx: FunctionContext, d: Block) -> list[Seq | None]:
+    """The barrier sequence of each arm of the branch ending `d` (arms that always trap are skipped)."""
+    cfg = ctx.cfg
+    stop = cfg.ipdom.get(d)
+    w = _ArmWalker(ctx, d, None if stop is EXIT else stop)
+    return [w.arm(s) for s in cfg.succs[d] if s not in cfg.abort]
+
+
+def format_seq(seq: Seq | None) -> str:
+    if seq is None:
+        return "an unknown sequence"
+    if not seq:
+        return "no barrier"
+    parts = []
+    for t in seq:
+        if t[0] == "bar":
+            parts.append(f"barrier {t[1]}")
+        else:
+            parts.append(f"loop {{ {format_seq(t[1])} }}")
+    return ", ".join(parts)
+
+
+def _warp_specialized_ok(ctx: FunctionContext, d: Block) -> tuple[bool, list[Seq | None]]:
+    key = f"wsok:{id(d)}"
+    hit = ctx.cache.get(key)
+    if hit is None:
+        seqs = arm_sequences(ctx, d)
+        ok = bool(seqs) and all(s is not None for s in seqs) and all(s == seqs[0] for s in seqs)
+        hit = (ok, seqs)
+        ctx.cache[key] = hit
+    return hit  # type: ignore[return-value]
+
+
+def check_barrier_divergence(ctx: FunctionContext) -> list[Diagnostic]:
+    facts = ctx.facts
+    out: list[Diagnostic] = []
+    for b in ctx.cfg.rpo:
+        for op in b.ops:
+            if not is_block_barrier(op):
+                continue
+            bad: list[tuple[Block, list[Seq | None] | None]] = []
+            for d in facts.controlling_branches(b, Level.BLOCK):
+                if facts.branch_level(d) >= Level.WARP:
+                    ok, seqs = _warp_specialized_ok(ctx, d)
+                    if ok:
+                        continue
+                    bad.append((d, seqs))
+                else:
+                    bad.append((d, None))
+            if bad:
+                out.append(_report(ctx, op, b, bad[0][0], bad[0][1]))
+    return out
+
+
+def _report(ctx: FunctionContext, op: Op, b: Block, d: Block, seqs: list[Seq | None] | None) -> Diagnostic:
+    cfg = ctx.cfg
+    bid = barrier_id(op)
+    what = f"barrier {bid}" if bid is not None else "barrier"
+    labels: list[Label] = []
+    cond = condition_value(d)
+    dep, extra = describe_dependence(ctx, cond) if cond is not None else ("is not uniform", [])
+    in_loop = [lp for lp in cfg.loops_containing(b) if d in lp.exiting_blocks]
+    leaving = leaving_arms(ctx, d, b)
+    sp = branch_span(d)
+    help_text = (
+        "compute the predicate, keep every thread of the block through the barrier, "
+        "and guard only the memory accesses"
+    )
+    if seqs is not None:
+        arms = " vs ".join(format_seq(s) for s in seqs)
+        text = f"this condition is uniform per warp, but its arms execute different barriers ({arms})"
+        help_text = (
+            "every warp must execute the same sequence of block-wide barrier ids; "
+            "use named barriers with a thread count for barriers that only some warps execute"
+        )
+    elif in_loop:
+        text = f"threads leave this loop at different iterations: the condition {dep}"
+        help_text = (
+            "give the loop a trip count that is uniform across the block (loop to the block-wide bound) "
+            "and guard only the per-thread work inside it"
+        )
+    else:
+        text = f"this condition {dep}, so it is not uniform across the block"
+    if sp is not None:
+        labels.append(Label(sp, text))
+    labels.extend(extra)
+    for i, exit_op in leaving:
+        if exit_op.span is None or in_loop:
+            continue
+        side = "true" if i == 0 else "false"
+        verb = "abort" if exit_op.name == "trap" else "return"
+        labels.append(Label(exit_op.span, f"threads for which the condition is {side} {verb} here"))
+    msg = f"{what} may not be reached by every thread of the block"
+    if seqs is None and not in_loop and not leaving:
+        msg = f"{what} is inside a branch that is not uniform across the block"
+    return error(CHECK, msg, op.span, labels=labels, help=help_text)

@@ -1,0 +1,189 @@
+"""What every check needs: one function's CFG and uniformity facts (computed once, lazily), value naming
+for messages, and the explanation of a divergent branch condition ("depends on `tid.x` through `gid`").
+
+Analyses return facts; checks (the sibling modules) turn facts into diagnostics. Keeping the naming and
+explanation here makes every check word its labels the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from irc.analysis.cfg import CFG, EXIT
+from irc.analysis.uniformity import Level, Reason, UniformityFacts, analyze_uniformity
+from irc.diagnostics import Label, Span
+from irc.ir.core import Block, Function, Module, Op, OpResult, Value
+from irc.ir.printer import Namer
+
+
+@dataclass
+class FunctionContext:
+    """Per-function state shared by the checks of one `check_module` run."""
+
+    fn: Function
+    module: Module | None
+    arch: str = "sm_80"
+    _cfg: CFG | None = None
+    _facts: UniformityFacts | None = None
+    _namer: Namer | None = None
+    cache: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def cfg(self) -> CFG:
+        if self._cfg is None:
+            self._cfg = CFG(self.fn)
+        return self._cfg
+
+    @property
+    def facts(self) -> UniformityFacts:
+        if self._facts is None:
+            self._facts = analyze_uniformity(self.fn, None, cfg=self.cfg)
+        return self._facts
+
+    @property
+    def is_ptx(self) -> bool:
+        src = self.module.source if self.module is not None else None
+        return bool(src) and str(src).endswith(".ptx")
+
+    def name(self, v: Value) -> str:
+        """How messages name a value: its source-name hint (`%f8` for lifted PTX registers) or its IR id."""
+        if v.name:
+            if self.is_ptx and not v.name.startswith("%"):
+                return "%" + v.name
+            return v.name
+        if self._namer is None:
+            self._namer = Namer(self.fn)
+        return self._namer.v(v)
+
+    def reachable_ops(self):  # -> Iterator[Op]
+        for b in self.cfg.rpo:
+            yield from b.ops
+
+
+def op_span(op: Op | None) -> Span | None:
+    return op.span if op is not None else None
+
+
+def value_span(v: Value) -> Span | None:
+    return v.op.span if isinstance(v, OpResult) else None
+
+
+def branch_span(d: Block) -> Span | None:
+    """Where to point for the branch ending `d`: the terminator, else the condition's definition."""
+    t = d.terminator
+    if t is not None and t.span is not None:
+        return t.span
+    if t is not None and t.operands:
+        return value_span(t.operands[0])
+    return None
+
+
+def describe_dependence(ctx: FunctionContext, v: Value) -> tuple[str, list[Label]]:
+    """'depends on `tid.x` through `gid`' for a non-uniform value, plus labels for what it merges from."""
+    facts = ctx.facts
+    chain = facts.why(v)
+    labels: list[Label] = []
+    if not chain:
+        return "is not uniform", labels
+    last = chain[-1]
+    r: Reason | None = facts.reason(last.value)
+    named = [s.value for s in chain[1:-1] if s.value.name]
+    through = f" through `{ctx.name(named[0])}`" if named else ""
+    for step in chain:
+        sr = facts.reason(step.value)
+        if sr is not None and sr.kind == "operand" and sr.block is not None and sr.value is not None:
+            nm = ctx.name(sr.value)
+            return (
+                f"depends on `{nm}`, carried out of a loop that threads leave at different iterations",
+                labels,
+            )
+    if r is None:
+        return "is not uniform", labels
+    if r.kind == "seed":
+        text = r.text
+        if text and all(c.isalnum() or c in "._" for c in text):
+            seed = f"`{text}`"
+        else:
+            seed = text or "a thread-dependent value"
+        return f"depends on {seed}{through}", labels
+    if r.kind == "sync" and r.block is not None:
+        sp = branch_span(r.block)
+        if sp is not None:
+            labels.append(Label(sp, "values merge here after this branch, which is not uniform"))
+        nm = ctx.name(last.value)
+        return f"depends on `{nm}`{through}, which merges values from a divergent branch", labels
+    if r.kind == "operand" and r.block is not None:
+        return (
+            f"depends on a value carried out of a loop that threads leave at different iterations{through}",
+            labels,
+        )
+    return f"is not uniform{through}", labels
+
+
+def condition_value(d: Block) -> Value | None:
+    t = d.terminator
+    if t is not None and t.name == "cbr" and t.operands:
+        return t.operands[0]
+    return None
+
+
+def level_words(level: Level) -> str:
+    return {
+        Level.BLOCK: "uniform across the block",
+        Level.WARP: "uniform across the warp",
+        Level.GRID: "uniform",
+        Level.THREAD: "uniform",
+    }[level]
+
+
+def _reach(ctx: FunctionContext, start: Block) -> set[Block]:
+    seen: set[Block] = set()
+    work = [start]
+    while work:
+        b = work.pop()
+        if b not in seen:
+            seen.add(b)
+            work.extend(ctx.cfg.succs.get(b, []))
+    return seen
+
+
+def leaving_arms(ctx: FunctionContext, d: Block, target: Block) -> list[tuple[int, Op]]:
+    """For the branch ending `d`: (successor index, the `ret`/`trap` op) of each arm that ends the thread
+    without ever meeting the other arms again and without reaching `target` (an early exit, as in
+    `if (gid >= n) return;`), or that jumps straight to a block holding only `ret` (lifted PTX shares
+    one `$L_exit: ret` between the early exit and the normal end). If/else arms that rejoin are not."""
+    cfg = ctx.cfg
+    out: list[tuple[int, Op]] = []
+    t = d.terminator
+    if t is None or len(t.successors) < 2:
+        return out
+    reach = [_reach(ctx, s) for s in t.successors]
+    for i, s in enumerate(t.successors):
+        mine = reach[i]
+        if target in mine or d in mine:
+            continue
+        others: set[Block] = set()
+        for k, r in enumerate(reach):
+            if k != i and t.successors[k] is not s:
+                others |= r
+        direct_exit = cfg.exits_thread(s) and len(s.ops) == 1  # `@p bra $L_exit` with `$L_exit: ret`
+        if mine & others and not direct_exit:
+            continue
+        exits = [b for b in mine if cfg.exits_thread(b) and b.terminator is not None]
+        if exits:
+            exits.sort(key=lambda b: cfg.rpo_index.get(b, 0))
+            out.append((i, exits[0].terminator))  # type: ignore[arg-type]
+    return out
+
+
+__all__ = [
+    "EXIT",
+    "FunctionContext",
+    "branch_span",
+    "condition_value",
+    "describe_dependence",
+    "leaving_arms",
+    "level_words",
+    "op_span",
+    "value_span",
+]

@@ -1,0 +1,114 @@
+"""`self-cancel`: an op whose two operands are the same SSA value, so its result is a constant or a
+no-op: the symptom of the old_max aliasing bug, where a PTX builder bound `old_max` to the register of
+`max_score`, the in-place `max.f32 %f8, %f8, %f9` clobbered both, and the rescale became
+`sub.f32 %f27, %f8, %f8` -> `ex2(0)` = 1.
+
+Copies are looked through (`copy` preserves the value exactly), conversions are not. Integers: `a - a`,
+`a ^ a`, `a / a`, `a % a`, `max/min(a, a)` and every comparison. Floats: `a - a`, `a / a`, `max/min(a, a)`
+and `a < a` / `a > a`; `a == a`, `a != a`, `a <= a`, `a >= a` are NaN tests and are not flagged.
+The message follows the result one or two users on (through `mul`/`cvt`/`copy`) to say what the constant
+does (e.g. `exp2(0) = 1`: the rescale is a no-op); a label points at the op that last wrote the operand.
+"""
+
+from __future__ import annotations
+
+from irc.analysis.checks.common import FunctionContext, value_span
+from irc.diagnostics import Diagnostic, Label, error
+from irc.ir.core import Op, OpResult, Value
+from irc.ir.types import ScalarType
+
+CHECK = "self-cancel"
+_INT_CMP = {"eq": "true", "ne": "false", "lt": "false", "gt": "false", "le": "true", "ge": "true"}
+_FLOAT_CMP = {"lt": "false", "gt": "false"}
+_SYM = {"sub": "-", "xor": "^", "div": "/", "rem": "%"}
+
+
+def root(v: Value) -> Value:
+    """`v` with `copy` ops looked through."""
+    n = 0
+    while isinstance(v, OpResult) and v.op.name == "copy" and v.op.operands and n < 64:
+        v = v.op.operands[0]
+        n += 1
+    return v
+
+
+def _is_float(v: Value) -> bool:
+    return isinstance(v.type, ScalarType) and v.type.is_float
+
+
+def constant_result(op: Op) -> str | None:
+    """What `op(a, a)` always yields ("0", "1", "a", "true"...) or None when it is not a self-cancel."""
+    if len(op.operands) != 2 or root(op.operands[0]) is not root(op.operands[1]):
+        return None
+    a = op.operands[0]
+    fl = _is_float(a)
+    n = op.name
+    if n == "sub" or n == "xor" or n == "rem":
+        if fl and n != "sub":
+            return None
+        return "0"
+    if n == "div":
+        return "1"
+    if n in ("max", "min"):
+        return "same"
+    if n == "cmp":
+        pred = str(op.attrs.get("pred"))
+        return (_FLOAT_CMP if fl else _INT_CMP).get(pred)
+    return None
+
+
+def _flow(ctx: FunctionContext, op: Op, value: str) -> str:
+    """Follow the result a step or two to say what the constant does downstream."""
+    if value != "0":
+        return ""
+    cur = op.result
+    for _ in range(3):
+        users = cur.users
+        if len(users) != 1:
+            return ""
+        u = users[0]
+        if u.name == "exp2":
+            nxt = u.result.users
+            if any(x.name in ("mul", "fma") for x in nxt):
+                return ": exp2(0) = 1, so the rescale is a no-op"
+            return ": exp2(0) = 1"
+        if u.name in ("mul",) and u.results:
+            cur = u.result  # 0 * x = 0: keep following
+            continue
+        if u.name in ("cvt", "copy") and u.results:
+            cur = u.result
+            continue
+        if u.name == "fma":
+            return ", so the product it feeds is always 0"
+        return ""
+    return ""
+
+
+def check_self_cancel(ctx: FunctionContext) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for op in ctx.reachable_ops():
+        c = constant_result(op)
+        if c is None:
+            continue
+        a = root(op.operands[0])
+        nm = ctx.name(a)
+        if op.name == "cmp":
+            pred = {"eq": "==", "ne": "!=", "lt": "<", "gt": ">", "le": "<=", "ge": ">="}[
+                str(op.attrs["pred"])
+            ]
+            msg = f"`{nm} {pred} {nm}` is always {c}"
+        elif op.name in ("max", "min"):
+            msg = f"`{op.name}({nm}, {nm})` is always `{nm}`: the operation is a no-op"
+        else:
+            msg = f"`{nm} {_SYM[op.name]} {nm}` is always {c}"
+            msg += _flow(ctx, op, c)
+        labels: list[Label] = []
+        sp = value_span(a)
+        if sp is not None and sp != op.span:
+            labels.append(Label(sp, f"`{nm}` was last written here, so both operands are the same value"))
+        help_text = (
+            "if one operand should be the value from before an in-place update (e.g. `old_max` before "
+            "`max_score = max(max_score, x)`), copy it into its own variable/register before the update"
+        )
+        out.append(error(CHECK, msg, op.span, labels=labels, help=help_text))
+    return out
