@@ -174,6 +174,12 @@ class Kernel:
         if device == "emu":
             from irc.emu import encode_tensormap, run_kernel
 
+            for a in conv:
+                if isinstance(a, TensorMap) and a.swizzle != "none":
+                    raise LaunchError(
+                        f'the emulator copies TMA tiles unswizzled; swizzle={a.swizzle!r} runs on device="cuda" only'
+                    )
+
             conv = [
                 encode_tensormap(
                     a.array,
@@ -267,12 +273,27 @@ def compile(
     path: str = "<string>",
     cache: bool = True,
 ) -> CompiledModule:
-    """Compile .kdsl source text. Raises irc.CompileError (with every diagnostic) on errors."""
+    """Compile .kdsl source text. Raises irc.CompileError (with every diagnostic) on errors.
+
+    With `cache=True` the result is looked up in (and stored to) the content-addressed on-disk cache
+    (`$IRC_CACHE_DIR`, default `~/.cache/irc`), keyed by source, defines, target and irc version."""
     from irc.compiler import CompileOptions, compile_kdsl
     from irc.target import parse_arch
 
     arch = parse_arch(arch).name
-    res = compile_kdsl(source, path, CompileOptions(arch=arch, defines=dict(defines or {})))
+    defines = dict(defines or {})
+    key = None
+    if cache:
+        from irc.backends.ptx import cache as ptx_cache
+
+        key = ptx_cache.make_key(source, {"defines": defines, "api": 1}, arch)
+        hit = ptx_cache.get(key)
+        if hit is not None:
+            try:
+                return _from_cache(hit, arch)
+            except (ValueError, KeyError, TypeError):
+                pass  # an unreadable entry is recompiled and overwritten
+    res = compile_kdsl(source, path, CompileOptions(arch=arch, defines=defines))
     kernels = {}
     attrs = {}
     for fn in res.module.kernels:
@@ -282,7 +303,50 @@ def compile(
             res.stats.get(fn.name, {}),
         )
         attrs[fn.name] = dict(fn.attrs)
-    return CompiledModule(res.ptx_text, arch, kernels, res.diagnostics, attrs)
+    mod = CompiledModule(res.ptx_text, arch, kernels, res.diagnostics, attrs)
+    if key is not None:
+        from irc.backends.ptx import cache as ptx_cache
+
+        try:
+            ptx_cache.put(key, _to_cache(mod))
+        except OSError:
+            pass  # a read-only or full cache directory must not fail a compile
+    return mod
+
+
+def _to_cache(mod: CompiledModule) -> str:
+    import json
+
+    ks = {
+        n: {
+            "names": k.param_names,
+            "types": [str(t) for t in k.param_types],
+            "stats": k.stats,
+            "attrs": mod._attrs.get(n, {}),
+        }
+        for n, k in mod._kernels.items()
+    }
+    return json.dumps({"format": 1, "ptx": mod.ptx_text, "kernels": ks}, sort_keys=True, default=str)
+
+
+def _parse_type(text: str) -> Type:
+    from irc.ir.parser import parse_module
+
+    m = parse_module(f"module {{\nkernel @k(%0: {text}) {{\n^bb0:\n  ret\n}}\n}}\n")
+    return m.functions[0].params[0].type
+
+
+def _from_cache(blob: str, arch: str) -> CompiledModule:
+    import json
+
+    d = json.loads(blob)
+    if d.get("format") != 1:
+        raise ValueError("unknown cache format")
+    kernels = {
+        n: (k["names"], [_parse_type(t) for t in k["types"]], k["stats"]) for n, k in d["kernels"].items()
+    }
+    attrs = {n: k["attrs"] for n, k in d["kernels"].items()}
+    return CompiledModule(d["ptx"], arch, kernels, [], attrs)
 
 
 def compile_file(
@@ -347,6 +411,13 @@ def run_cli(a: argparse.Namespace) -> int:
     except (LaunchError, KeyError) as e:
         sys.stderr.write(f"irc: error: {e}\n")
         return 2
+    except Exception as e:  # a dynamic error found while running the kernel (the kernel's bug, not irc's)
+        from irc.emu import EmuError
+
+        if isinstance(e, EmuError):
+            sys.stderr.write(f"irc: error: the kernel failed in the emulator: {e}\n")
+            return 1
+        raise
     out_dir = Path(a.out_dir) if a.out_dir else None
     for spec in a.arg:
         n, raw = spec.split("=", 1)

@@ -60,7 +60,14 @@ IMM_SLOTS: dict[str, frozenset[int] | None] = {
     "copy": frozenset({0}),
 }
 
-_CLUSTER_SREGS = ("cluster_ctarank", "cluster_nctarank", "clusterid", "nclusterid", "cluster_ctaid", "cluster_nctaid")
+_CLUSTER_SREGS = (
+    "cluster_ctarank",
+    "cluster_nctarank",
+    "clusterid",
+    "nclusterid",
+    "cluster_ctaid",
+    "cluster_nctaid",
+)
 
 
 def _arch_number(arch: str) -> int:
@@ -124,14 +131,21 @@ class Legalize(Pass):
 
     # -- diagnostics -------------------------------------------------------------------------------
     def _unsupported(self, what: str, need: str, span) -> None:
-        self.ctx.diagnostics.append(
-            error(
-                "unsupported-target",
-                f"{what} needs {need} or newer; the target is {self.arch}",
-                span,
-                help=f"compile with --arch {need} (or newer)",
+        from irc.ir.optable import GATES
+
+        # The sm_100a family (tcgen05, tensor memory) is not "sm_100a or newer": sm_100 and sm_120a lack it.
+        if need == "sm_100a":
+            targets = ", ".join(GATES["sm_100a"])
+            msg, hint = (
+                f"{what} needs one of {targets}; the target is {self.arch}",
+                f"compile with --arch {need}",
             )
-        )
+        else:
+            msg, hint = (
+                f"{what} needs {need} or newer; the target is {self.arch}",
+                f"compile with --arch {need} (or newer)",
+            )
+        self.ctx.diagnostics.append(error("unsupported-target", msg, span, help=hint))
 
     def _check_gates(self, fn: Function) -> None:
         if fn.attrs.get("cluster") and self.num < 90:
