@@ -17,19 +17,8 @@ DATA = Path(__file__).parent / "data" / "ptx"
 EXPECTED: dict[str, list[dict]] = json.loads((DATA / "expected.json").read_text())
 CHECKS = {"barrier-divergence", "warp-sync-divergence", "self-cancel", "uninitialized"}
 
-# Mismatches caused by the analyzer, not by lifting (see the lifter's report); XPASS once fixed.
-ANALYZER_GAPS = {
-    "triton/device_desc_matmul.sm_90a.ptx": "analyzer: `(tid.x & 127) < 32` not known warp-uniform",
-    "triton/tma_matmul_ws.sm_100a.ptx": "analyzer: WS worker loop barrier sequence compared as unknown",
-}
-
-
 def _params() -> list:
-    out = []
-    for rel in sorted(EXPECTED):
-        marks = [pytest.mark.xfail(reason=ANALYZER_GAPS[rel], strict=False)] if rel in ANALYZER_GAPS else []
-        out.append(pytest.param(rel, id=rel, marks=marks))
-    return out
+    return [pytest.param(rel, id=rel) for rel in sorted(EXPECTED)]
 
 
 @pytest.mark.parametrize("rel", _params())

@@ -25,15 +25,21 @@ Seeds
 
 Warp structure (known bits). Warps are formed from the linearized thread index; if the block's x-extent
 is a multiple of 32 (or the block is one-dimensional) then `tid.x` = 32 * warp + lane, so:
-- `(tid.x + k) >> s` (s >= 5), `(tid.x + k) / c` (c % 32 == 0), `(tid.x + k) & m` (m % 32 == 0), with
-  k % 32 == 0, are WARP;
-- `tid.x + k < c` / `>= c` are WARP when (c - k) % 32 == 0, `<= c` / `> c` when (c + 1 - k) % 32 == 0
+- generalized to "lane-preserving" values L = 32 * w + lane (w uniform per warp, lane = tid.x % 32): tid.x
+  itself, and `(L + k) & m` with the low 5 bits of m set (`tid.x & 127`), `(L + k) | c` / `^ c` with
+  c % 32 == 0, unsigned `(L + k) % c` with c % 32 == 0 (all with k % 32 == 0); `tid_off[v] = k` records
+  v == L + k. A value that depends on tid.x only through bits >= 5 is then recognized:
+- `(L + k) >> s` (s >= 5), `(L + k) / c` (c % 32 == 0), `(L + k) & m` (m % 32 == 0, e.g. `tid.x & ~31`),
+  with k % 32 == 0, are WARP (and so is any function of them, by the meet rule);
+- `L + k < c` / `>= c` are WARP (`(tid.x & 127) < 32`) when (c - k) % 32 == 0, `<= c` / `> c` when (c + 1 - k) % 32 == 0
   (nvcc writes `warp < 2` as `tid.x > 63`), provided no unsigned wrap-around splits a warp; comparisons
   with a warp-uniform value known to be a multiple of 32 (e.g. `n_producer_warps * 32`) likewise;
 - `tid.y` is WARP when the x-extent is a multiple of 32, `tid.z` when x*y is; either is GRID (zero) when
   its extent is 1.
 The extents come from `block_dims` or the kernel attribute `launch`; when unknown, the x-extent is ASSUMED
-to be a multiple of 32 (documented; every real kernel in the corpus satisfies it).
+to be a multiple of 32 (documented; every real kernel in the corpus satisfies it) unless the kernel
+attribute `ntid_x_multiple_of_32` is False (set by the PTX lifter for a `.maxntid` x extent that is not a
+multiple of 32): then every warp-structure rule above is off.
 
 Control
 - The control level of a block (`block_level`) is the meet of the condition levels of the branches it is
@@ -127,16 +133,32 @@ _SHARED_WRITERS = {
     "mbarrier_inval": 0,
 }
 _ANY = "*"  # "writes some unknown shared location"
+_NTID_ATTR = "ntid_x_multiple_of_32"  # kernel attribute: False turns the warp-structure rules off
+
+
+_TRAITS: dict[str, dict[str, bool]] = {}
+
+
+def has_trait(op: Op, trait: str) -> bool:
+    """`op.has_trait(trait)`, memoized per op name (the op table is fixed once imported; this is on the
+    analyzer's hot path)."""
+    tab = _TRAITS.get(trait)
+    if tab is None:
+        tab = _TRAITS[trait] = {}
+    r = tab.get(op.name)
+    if r is None:
+        r = tab[op.name] = op.has_trait(trait)
+    return r
 
 
 def is_block_barrier(op: Op) -> bool:
     """A block-wide barrier: `barrier` without a thread count (bar.sync id / barrier.sync id)."""
-    return op.has_trait("barrier") and "count" not in op.attrs and len(op.operands) < 2
+    return has_trait(op, "barrier") and "count" not in op.attrs and len(op.operands) < 2
 
 
 def is_named_barrier(op: Op) -> bool:
     """A barrier with a thread count: only the participating warps synchronize."""
-    return op.has_trait("barrier") and ("count" in op.attrs or len(op.operands) >= 2)
+    return has_trait(op, "barrier") and ("count" in op.attrs or len(op.operands) >= 2)
 
 
 @dataclass(frozen=True)
@@ -289,7 +311,12 @@ def analyze_uniformity(
         dims = (d[0], d[1], d[2])
     else:
         dims = block_dims_of(fn)
-    warp_structure = dims is None or dims[0] % 32 == 0 or (dims[1] == 1 and dims[2] == 1)
+    if dims is None:
+        # unknown extents: assume a multiple of 32 unless the kernel says otherwise (the PTX lifter sets
+        # `ntid_x_multiple_of_32 = False` for a `.maxntid`/`.reqntid` x extent that is not)
+        warp_structure = fn.attrs.get(_NTID_ATTR) is not False
+    else:
+        warp_structure = dims[0] % 32 == 0 or (dims[1] == 1 and dims[2] == 1)
     facts = UniformityFacts(fn, cfg, dims, warp_structure)
     _Solver(facts).run()
     return facts
@@ -366,7 +393,11 @@ class _Solver:
             name = op.attrs.get("name")
             if name == "tid.x":
                 self.tid_off[r] = 0
-            if name == "ntid.x" and (self.dims is None or self.dims[0] % 32 == 0):
+            if name == "ntid.x" and (
+                self.dims[0] % 32 == 0
+                if self.dims is not None
+                else self.fn.attrs.get(_NTID_ATTR) is not False
+            ):
                 self.aligned.add(r)
             return
         if n == "const":
@@ -407,6 +438,33 @@ class _Solver:
                 self.aligned.add(r)
             elif a in self.aligned or b in self.aligned:
                 self.aligned.add(r)
+            self._lane_preserving(r, a, cb, n)
+            self._lane_preserving(r, b, ca, n)
+        elif n in ("or", "xor", "rem"):
+            self._lane_preserving(r, a, cb, n)
+            if n != "rem":
+                self._lane_preserving(r, b, ca, n)
+
+    def _lane_preserving(self, r: Value, x: Value, c: int | None, n: str) -> None:
+        """`r = x OP c` keeps the form 32 * w + lane (w uniform per warp) when x = 32 * w' + lane + k with
+        k % 32 == 0: masks with the low 5 bits set (`tid.x & 127`), `|`/`^` with a multiple of 32, and
+        unsigned `%` by a positive multiple of 32 only rewrite the warp bits."""
+        k = self.tid_off.get(x)
+        if k is None or c is None or r in self.tid_off:
+            return
+        t = r.type
+        bits = t.bits if isinstance(t, ScalarType) else 64
+        if n == "and" and (c == -1 or c == (1 << bits) - 1):
+            self.tid_off[r] = k  # an all-ones mask of the value's width is the identity
+            return
+        if k % 32 != 0:
+            return
+        if n == "and" and c & 31 == 31:
+            self.tid_off[r] = 0
+        elif n in ("or", "xor") and c % 32 == 0:
+            self.tid_off[r] = 0
+        elif n == "rem" and c > 0 and c % 32 == 0 and not _is_signed(x.type) and k >= 0:
+            self.tid_off[r] = 0
 
     # -- helpers -----------------------------------------------------------------------------------
     def level_at(self, v: Value, use_block: Block) -> tuple[Level, Loop | None]:
@@ -439,7 +497,7 @@ class _Solver:
         db = self.def_block.get(v)
         if db is None or db not in lp.blocks:
             r = True
-        elif isinstance(v, OpResult) and v.op.has_trait("pure") and v.op.name not in ("undef",):
+        elif isinstance(v, OpResult) and has_trait(v.op, "pure") and v.op.name not in ("undef",):
             r = all(self._is_invariant(o, lp) for o in v.op.operands)
         else:
             r = False
@@ -488,7 +546,7 @@ class _Solver:
         warp = self._warp_form(op)
         if warp is not None:
             return [warp] * nres
-        if not op.has_trait("pure"):
+        if not has_trait(op, "pure"):
             return [(Level.THREAD, Reason("seed", f"the result of `{n}`"))] * nres
         lvl, why = self._operand_meet(op, op.operands)
         return [(lvl, why)] * nres
@@ -708,14 +766,21 @@ class _Solver:
                 in_work.add(id(x))
                 work.append(x)
 
+        reachable = cfg.reachable
+
         def push_value_users(v: Value) -> None:
-            for u in v.users:
-                if u.block is None or u.block not in cfg.reachable:
+            for u in v.uses:
+                ub = u.block
+                if ub is None or ub not in reachable:
                     continue
-                push(u)
-                for s, args in zip(u.successors, u.succ_args):
-                    if any(a is v for a in args):
-                        push(s)
+                if id(u) not in in_work:
+                    in_work.add(id(u))
+                    work.append(u)
+                if u.successors:
+                    for s, args in zip(u.successors, u.succ_args):
+                        if id(s) not in in_work and any(a is v for a in args):
+                            in_work.add(id(s))
+                            work.append(s)
 
         while work:
             item = work.pop()

@@ -185,6 +185,119 @@ def _warp_specialized_ok(ctx: FunctionContext, d: Block) -> tuple[bool, list[Seq
     return hit  # type: ignore[return-value]
 
 
+def _flat(seq: Seq | None) -> tuple[int, ...] | None:
+    """The barrier ids of a sequence without loop tokens, or None."""
+    if seq is None or any(t[0] != "bar" for t in seq):
+        return None
+    return tuple(t[1] for t in seq)
+
+
+def _region(ctx: FunctionContext, d: Block, s: Block, stop: Node | None) -> set[Block] | None:
+    """Blocks reachable from arm `s` of the branch `d` before `stop`; None when the arm re-enters `d`."""
+    cfg = ctx.cfg
+    seen: set[Block] = set()
+    work = [s]
+    while work:
+        b = work.pop()
+        if b is stop or b in seen or b in cfg.abort:
+            continue
+        if b is d:
+            return None
+        seen.add(b)
+        work.extend(cfg.succs[b])
+    return seen
+
+
+def _can_run(ctx: FunctionContext, start: Block, region: set[Block], stop: Node | None,
+             want: tuple[int, ...]) -> bool:  # fmt: skip
+    """Whether some path from `start` through `region` to `stop` (or to the end of the thread) executes
+    exactly the block-wide barrier ids `want` (an NFA walk over (block, position in `want`))."""
+    cfg = ctx.cfg
+    own: dict[Block, tuple[int, ...] | None] = {}
+    for b in region:
+        ids: list[int] = []
+        for op in b.ops:
+            if is_block_barrier(op):
+                i = barrier_id(op)
+                if i is None:
+                    return False
+                ids.append(i)
+        own[b] = tuple(ids)
+    seen: set[tuple[Block, int]] = set()
+    work = [(start, 0)]
+    n = len(want)
+    while work:
+        b, pos = work.pop()
+        if (b, pos) in seen:
+            continue
+        seen.add((b, pos))
+        ids = own[b]
+        end = pos + len(ids)
+        if end > n or want[pos:end] != ids:
+            continue
+        if cfg.exits_thread(b) and b not in cfg.abort and end == n:
+            return True
+        for t in cfg.succs[b]:
+            if t is stop:
+                if end == n:
+                    return True
+            elif t in region:
+                work.append((t, end))
+    return False
+
+
+def _role_region_ok(ctx: FunctionContext, d: Block) -> list[set[Block]] | None:
+    """Warp-specialized roles whose sequences are not statically fixed (Triton's worker partition: a loop
+    that runs `barrier.sync 1` at its header and dispatches on a per-warp state byte in shared memory,
+    so its trip count is set at run time by the default partition). Accepted when the arms that do have
+    a fixed, flat, non-empty barrier-id sequence S agree on it, and every other arm can execute exactly S
+    along some path (compared by id, as the hardware matches them). Returns the regions of the arms that
+    were judged this way (branches inside them are covered by this judgement), or None."""
+    key = f"role:{id(d)}"
+    if key in ctx.cache:
+        return ctx.cache[key]  # type: ignore[return-value]
+    res: list[set[Block]] | None = None
+    cfg = ctx.cfg
+    if ctx.facts.branch_level(d) == Level.WARP:
+        ok, seqs = _warp_specialized_ok(ctx, d)
+        arms = [s for s in cfg.succs[d] if s not in cfg.abort]
+        fixed = {_flat(q) for q in seqs if q is not None}
+        if not ok and len(fixed) == 1 and len(arms) == len(seqs):
+            want = next(iter(fixed))
+            if want and any(q is None for q in seqs) and all(q is None or _flat(q) is not None for q in seqs):
+                stop0 = cfg.ipdom.get(d)
+                stop = None if stop0 is EXIT else stop0
+                regions: list[set[Block]] = []
+                for s, q in zip(arms, seqs):
+                    if q is not None:
+                        continue
+                    reg = _region(ctx, d, s, stop)
+                    if reg is None or not _can_run(ctx, s, reg, stop, want):  # type: ignore[arg-type]
+                        regions = []
+                        break
+                    regions.append(reg)
+                res = regions or None
+    ctx.cache[key] = res
+    return res
+
+
+def _judged_by_role(ctx: FunctionContext, d: Block) -> bool:
+    """`d` is a warp-uniform branch accepted by `_role_region_ok` itself or lying inside a role region
+    accepted at an enclosing warp-uniform branch."""
+    facts = ctx.facts
+    if facts.branch_level(d) != Level.WARP:
+        return False
+    if _role_region_ok(ctx, d) is not None:
+        return True
+    for r in ctx.cfg.cd_closure(d):
+        if r is d or facts.branch_level(r) != Level.WARP:
+            continue
+        regs = _role_region_ok(ctx, r)
+        if regs is not None and any(d in reg for reg in regs):
+            return True
+    return False
+
+
 def check_barrier_divergence(ctx: FunctionContext) -> list[Diagnostic]:
     facts = ctx.facts
     out: list[Diagnostic] = []
@@ -196,7 +309,7 @@ def check_barrier_divergence(ctx: FunctionContext) -> list[Diagnostic]:
             for d in facts.controlling_branches(b, Level.BLOCK):
                 if facts.branch_level(d) >= Level.WARP:
                     ok, seqs = _warp_specialized_ok(ctx, d)
-                    if ok:
+                    if ok or _judged_by_role(ctx, d):
                         continue
                     bad.append((d, seqs))
                 else:

@@ -12,7 +12,7 @@ so they too need warp-uniform control (spec section 8 lists them under this chec
 from __future__ import annotations
 
 from irc.analysis.checks.common import FunctionContext, branch_span, condition_value, describe_dependence
-from irc.analysis.uniformity import Level, const_value, is_named_barrier
+from irc.analysis.uniformity import Level, const_value, has_trait, is_named_barrier
 from irc.diagnostics import Diagnostic, Label, error
 from irc.ir.core import Op
 
@@ -40,7 +40,7 @@ def check_warp_sync_divergence(ctx: FunctionContext) -> list[Diagnostic]:
             continue
         for op in b.ops:
             named = is_named_barrier(op)
-            if not (named or (op.has_trait("warp_collective") and has_full_mask(op))):
+            if not (named or (has_trait(op, "warp_collective") and has_full_mask(op))):
                 continue
             ds = facts.controlling_branches(b, Level.WARP)
             if not ds:

@@ -236,6 +236,10 @@ class _ModuleCtx:
         return s
 
 
+# name -> whether it spells a special register (a pure function of the name; bounded memo)
+_SPECIAL_MEMO: dict[str, bool] = {}
+
+
 class _FnLifter:
     def __init__(self, mc: _ModuleCtx, f: P.Function):
         self.mc = mc
@@ -301,13 +305,16 @@ class _FnLifter:
     def is_special(self, name: str) -> bool:
         if name in self.regtypes or not name.startswith("%"):
             return False
-        base = name[1:].split(".", 1)[0]
-        if base in _SREG_NAMES:
-            return True
-        i = len(base)
-        while i > 0 and base[i - 1].isdigit():
-            i -= 1
-        return base[:i] in ("pm", "envreg") and i < len(base)
+        r = _SPECIAL_MEMO.get(name)
+        if r is None:
+            base = name[1:].split(".", 1)[0]
+            i = len(base)
+            while i > 0 and base[i - 1].isdigit():
+                i -= 1
+            r = base in _SREG_NAMES or (base[:i] in ("pm", "envreg") and i < len(base))
+            if len(_SPECIAL_MEMO) < 65536:
+                _SPECIAL_MEMO[name] = r
+        return r
 
     # ---------------------------------------------------------------------------- flattening
     def flatten(self) -> list[tuple[str, Any, _Scope | None]]:
