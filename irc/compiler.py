@@ -10,7 +10,10 @@ point compiles and checks exactly the same way.
 
 from __future__ import annotations
 
+import gc
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,14 +113,32 @@ def check_kdsl(
     return list(ctx.diagnostics) + analyze(module, arch, {path: text})
 
 
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while one file is processed.
+
+    Why: the IR is a graph full of reference cycles (ops <-> blocks <-> values), so building a large module
+    triggers hundreds of young and middle generation collections that re-scan the growing graph: measured
+    at ~45% of `irc check` time on PTX. Pausing it for the file and letting the next automatic collection
+    free the whole module at once costs one scan instead."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def check_ptx(text: str, path: str) -> list[Diagnostic]:
     """All findings for a .ptx file from any generator (the target is the file's own `.target`)."""
     from irc.frontend.ptx.lift import lift_module
     from irc.frontend.ptx.parser import parse_ptx
 
-    try:
-        ptx = parse_ptx(text, path)
-    except CompileError as e:
-        return e.diagnostics
-    module, notes = lift_module(ptx, text)
-    return notes + analyze(module, ptx.target, {path: text})
+    with gc_paused():
+        try:
+            ptx = parse_ptx(text, path)
+        except CompileError as e:
+            return e.diagnostics
+        module, notes = lift_module(ptx, text)
+        return notes + analyze(module, ptx.target, {path: text})

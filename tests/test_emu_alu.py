@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_emu_util import ptx_kernel
+from emu_util import ptx_kernel
 
 from irc.emu import run_kernel
 

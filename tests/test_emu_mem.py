@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_emu_util import ptx_kernel
+from emu_util import ptx_kernel
 
 from irc.emu import run_kernel
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_emu_util import ptx_kernel
+from emu_util import ptx_kernel
 
 from irc.emu import EmuError, run_kernel
 from irc.emu.dtypes import bf16_to_f32, f32_to_bf16
