@@ -50,7 +50,7 @@ def _errors(diags: list[Diagnostic]) -> list[Diagnostic]:
 
 def frontend(text: str, path: str, *, defines: dict[str, Any] | None = None, arch: str = "sm_80") -> Module:
     """.kdsl text -> verified IR module. Raises CompileError with every front-end diagnostic."""
-    from irc.frontend.kdsl import compile_to_ir
+    from irc.frontend.kdsl.lower import compile_to_ir
 
     return compile_to_ir(text, path, defines=defines or {}, arch=arch)
 
