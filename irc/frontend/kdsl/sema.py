@@ -1,0 +1,742 @@
+"""Semantic analysis of a parsed .kdsl program: names and scopes, types, constants, attributes, calls,
+recursion and definite assignment. `analyze()` returns a `TypedProgram` or raises `CompileError` with every
+error found.
+
+Design:
+  * One walk over each function body does typing and definite assignment together: `assigned` is the set
+    of `var`s assigned on every path to the current point, `reachable` is false after `return`, `break`
+    and `continue`. `if` intersects its arms; a loop body may run zero times, so after a loop the state
+    at loop entry holds (a `var` assigned only inside a loop is not definitely assigned after it).
+  * Errors never cascade: a failed expression has type `ERROR`, and everything built on it is silent.
+  * `const`/`param` items are evaluated lazily in dependency order (cycles are a const-error), so
+    items may be declared in any order. `defines` override `param` defaults; a define that names no
+    `param` is a const-error (a misspelt `-D` would otherwise be silently ignored).
+  * Scoping: function parameters form the outermost scope, the body block is nested inside it (so
+    `let n = n * 2;` in a body shadows a parameter); redeclaring in the same block is a name-error.
+  * The walk recurses as deep as the program nests; `analyze` runs it under `deep.run_deep`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+import networkx as nx
+
+from irc.diagnostics import CompileError, Diagnostic, Label, Span, error
+
+from . import ast, attrs
+from .deep import run_deep
+from .intrinsics import BUILTIN_SCALARS, BUILTIN_VECTORS, INTRINSICS, TARGETS
+from .sema_calls import CallMixin
+from .sema_expr import MAX_REG_ARRAY, ExprMixin, default_type, show
+from .typed import (
+    ARG,
+    CONST,
+    LET,
+    LOOP,
+    SHARED,
+    SPEC,
+    UNROLL,
+    VAR,
+    FnInfo,
+    KernelInfo,
+    Symbol,
+    TypedProgram,
+    Value,
+)
+from .types import (
+    BOOL,
+    ERROR,
+    I32,
+    MBARRIER,
+    SCALARS,
+    VOID,
+    ErrorType,
+    MBarrier,
+    Ptr,
+    RegArray,
+    Scalar,
+    SharedArray,
+    TensorMap,
+    Type,
+    UntypedInt,
+    fits,
+    is_untyped,
+    round_to,
+)
+
+MAX_UNROLL = 1024
+_TYPE_ALIASES = {"float": "f32", "double": "f64", "half": "f16", "int": "i32", "uint": "u32", "long": "i64",
+                 "bfloat16": "bf16", "size_t": "u64"}
+_KIND_TEXT = {LET: "a `let` binding", ARG: "a parameter", CONST: "a `const`", SPEC: "a `param`",
+              SHARED: "a shared array", LOOP: "a loop variable", UNROLL: "a loop variable"}
+
+
+@dataclass
+class _Loop:
+    breaks: bool = False
+
+
+class Analyzer(ExprMixin, CallMixin):
+    def __init__(self, program: ast.Program, defines: dict[str, Value] | None, arch: str):
+        self.program = program
+        self.path = program.path
+        self.defines = dict(defines or {})
+        self.arch = arch
+        self.diags: list[Diagnostic] = []
+        self.warnings: list[Diagnostic] = []
+        # side tables (see TypedProgram)
+        self.types: dict[ast.Expr, Type] = {}
+        self.values: dict[ast.Expr, Value] = {}
+        self.per_copy: set[ast.Expr] = set()
+        self.refs: dict[ast.Name, Symbol] = {}
+        self.builtins: dict[ast.Expr, str] = {}
+        self.decls: dict[ast.Node, Symbol] = {}
+        self.calls: dict = {}
+        self.const_index_checks: list[tuple[ast.Expr, int]] = []
+        # items
+        self.const_items: dict[str, ast.ConstItem] = {}
+        self.fn_items: dict[str, ast.FnItem] = {}
+        self.fn_infos: dict[str, FnInfo] = {}
+        self.kernels: dict[str, KernelInfo] = {}
+        self.globals: dict[str, Symbol] = {}
+        self.evaluating: list[str] = []
+        self.call_edges: list[tuple[str, str, ast.Call]] = []
+        # walk state
+        self.scopes: list[dict[str, Symbol]] = []
+        self.cur_fn: ast.FnItem | None = None
+        self.cur_kernel: KernelInfo | None = None
+        self.assigned: set[Symbol] = set()
+        self.reachable = True
+        self.loops: list[_Loop] = []
+
+    # ----------------------------------------------------------------------------------- diagnostics
+    def err(self, check: str, message: str, span: Span | None, **kw) -> None:
+        self.diags.append(error(check, message, span, **kw))
+
+    # ---------------------------------------------------------------------------------------- scopes
+    def lookup(self, name: str) -> Symbol | None:
+        for scope in reversed(self.scopes):
+            sym = scope.get(name)
+            if sym is not None:
+                return sym
+        return self._global(name)
+
+    def visible_names(self) -> list[str]:
+        names = set(self.const_items) | set(BUILTIN_SCALARS) | set(BUILTIN_VECTORS)
+        for scope in self.scopes:
+            names |= set(scope)
+        return sorted(names)
+
+    def declare(self, sym: Symbol, decl: ast.Node) -> None:
+        scope = self.scopes[-1]
+        prev = scope.get(sym.name)
+        if prev is not None:
+            self.err("name-error", f"`{sym.name}` is already declared in this block", sym.span,
+                     labels=[Label(prev.span, "first declared here")] if prev.span else [],
+                     help="use another name, or assign to the existing variable")
+        scope[sym.name] = sym
+        self.decls[decl] = sym
+
+    # ------------------------------------------------------------------------------------------ types
+    def resolve_type(self, t: ast.TypeExpr, ctx: str) -> Type:
+        """Resolve a type expression. ctx: value | kernel_param | shared | cast | elem (a pointee)."""
+        if isinstance(t, ast.NamedType):
+            if t.name in SCALARS:
+                return SCALARS[t.name]
+            if t.name == "mbarrier":
+                if ctx in ("shared", "elem"):
+                    return MBARRIER
+                self.err("type-error", "an `mbarrier` can only be declared `shared` (or pointed to)", t.span)
+                return ERROR
+            if t.name == "tensormap":
+                self.err("type-error", "`tensormap` needs an element type and a box: `tensormap<f16; 64, 64>`",
+                         t.span)
+                return ERROR
+            close = _TYPE_ALIASES.get(t.name) or next(iter(difflib.get_close_matches(t.name, [*SCALARS, "mbarrier"],
+                                                                                     n=1)), None)
+            self.err("name-error", f"unknown type `{t.name}`", t.span,
+                     help=f"did you mean `{close}`?" if close else None)
+            return ERROR
+        if isinstance(t, ast.PtrType):
+            elem = self.resolve_type(t.elem, "elem")
+            if t.space not in ("global", "shared"):
+                self.err("type-error", f"unknown address space `{t.space}`: pointers are `*global T` or "
+                         "`*shared T`", t.span)
+                return ERROR
+            if isinstance(elem, ErrorType):
+                return ERROR
+            if isinstance(elem, MBarrier) and t.space != "shared":
+                self.err("type-error", "mbarriers live in shared memory: use `*shared mbarrier`", t.span)
+                return ERROR
+            if not isinstance(elem, (Scalar, MBarrier, Ptr)):
+                self.err("type-error", f"pointers point to scalars, pointers or mbarriers, not `{elem}`",
+                         t.elem.span)
+                return ERROR
+            return Ptr(t.space, elem)
+        if isinstance(t, ast.ArrayType):
+            return self._array_type_expr(t, ctx)
+        assert isinstance(t, ast.TensorMapType)
+        return self._tensormap_type(t, ctx)
+
+    def _array_type_expr(self, t: ast.ArrayType, ctx: str) -> Type:
+        elem = self.resolve_type(t.elem, "shared" if ctx == "shared" else "elem")
+        dims = [self._const_dim(d, "an array size") for d in t.dims]
+        if isinstance(elem, ErrorType) or any(d is None for d in dims):
+            return ERROR
+        if ctx == "shared":
+            if len(dims) > 3:
+                self.err("type-error", f"shared arrays have 1 to 3 dimensions, found {len(dims)}", t.span)
+                return ERROR
+            if not isinstance(elem, (Scalar, MBarrier)):
+                self.err("type-error", f"shared array elements are scalars or mbarriers, not `{elem}`", t.elem.span)
+                return ERROR
+            return SharedArray(elem, tuple(dims))
+        if ctx in ("value", "elem"):
+            if len(dims) != 1:
+                self.err("type-error", "register arrays have one dimension: `[T; N]`", t.span,
+                         help="multi-dimensional arrays are for `shared` declarations")
+                return ERROR
+            if not isinstance(elem, Scalar):
+                self.err("type-error", f"register array elements must be scalars, not `{elem}`", t.elem.span)
+                return ERROR
+            if dims[0] > MAX_REG_ARRAY:
+                self.err("limit-error", f"register array of {dims[0]} elements exceeds the limit of {MAX_REG_ARRAY}",
+                         t.span)
+                return ERROR
+            return RegArray(elem, dims[0])
+        self.err("type-error", f"`{_type_text(t)}` is not allowed here", t.span,
+                 help="kernel parameters are scalars, `*global T` or `tensormap<...>`")
+        return ERROR
+
+    def _tensormap_type(self, t: ast.TensorMapType, ctx: str) -> Type:
+        elem = self.resolve_type(t.elem, "value")
+        box = [self._const_dim(d, "a box extent") for d in t.box]
+        if ctx != "kernel_param":
+            self.err("type-error", "`tensormap<...>` is only allowed as a kernel parameter type", t.span)
+            return ERROR
+        if isinstance(elem, ErrorType) or any(b is None for b in box):
+            return ERROR
+        if not isinstance(elem, Scalar) or elem.is_bool:
+            self.err("type-error", f"a tensormap's element type must be a number, not `{elem}`", t.elem.span)
+            return ERROR
+        if not 1 <= len(box) <= 5:
+            self.err("type-error", f"a tensormap box has 1 to 5 dimensions, found {len(box)}", t.span)
+            return ERROR
+        return TensorMap(elem, tuple(box))
+
+    def _const_dim(self, e: ast.Expr, what: str) -> int | None:
+        t = self.finish(e, self.value_expr(e))
+        if isinstance(t, ErrorType):
+            return None
+        v = self.const_of(e, what)
+        if v is None:
+            return None
+        if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+            self.err("const-error", f"{what} must be a positive integer, found {v}", e.span)
+            return None
+        return v
+
+    # ---------------------------------------------------------------------------------------- globals
+    def _global(self, name: str) -> Symbol | None:
+        sym = self.globals.get(name)
+        if sym is not None:
+            return sym
+        item = self.const_items.get(name)
+        if item is None:
+            return None
+        kind = SPEC if item.spec else CONST
+        if name in self.evaluating:
+            cycle = self.evaluating[self.evaluating.index(name):] + [name]
+            self.err("const-error", f"`{name}` is defined in terms of itself: {' -> '.join(cycle)}", item.name_span)
+            sym = Symbol(name, kind, ERROR, item.name_span, decl=item)
+            self.globals[name] = sym
+            return sym
+        self.evaluating.append(name)
+        saved = (self.scopes, self.cur_fn, self.assigned, self.reachable, self.loops)
+        self.scopes, self.cur_fn, self.assigned, self.reachable, self.loops = [], None, set(), True, []
+        try:
+            sym = self._const_item(item, kind)
+        finally:
+            self.scopes, self.cur_fn, self.assigned, self.reachable, self.loops = saved
+            self.evaluating.pop()
+        return self.globals.setdefault(name, sym)
+
+    def _const_item(self, item: ast.ConstItem, kind: str) -> Symbol:
+        declared = self.resolve_type(item.type, "value") if item.type is not None else None
+        if declared is not None and not isinstance(declared, (Scalar, ErrorType)):
+            self.err("type-error", f"constants are scalars, not `{declared}`", item.type.span)
+            declared = ERROR
+        t = self.value_expr(item.init)
+        if declared is not None:
+            t = self.expect(item.init, t, declared)
+        elif isinstance(t, (Ptr, RegArray)):
+            self.err("type-error", f"constants are scalars, not `{t}`", item.init.span)
+            t = ERROR
+        value = self.values.get(item.init)
+        if value is None and not isinstance(t, ErrorType):
+            self.err("const-error", f"the value of `{item.name}` must be a compile-time constant", item.init.span,
+                     help="use literals, other `const`s and `param`s, and operators on them")
+            t = ERROR
+        if item.spec and item.name in self.defines and not isinstance(t, ErrorType):
+            t, value = self._apply_define(item, t, self.defines[item.name])
+        sym = Symbol(item.name, kind, t, item.name_span, value=value, decl=item)
+        self.decls[item] = sym
+        return sym
+
+    def _apply_define(self, item: ast.ConstItem, t: Type, dv: object) -> tuple[Type, Value | None]:
+        what = f"`-D {item.name}={dv}`"
+        if isinstance(t, Scalar):
+            ok = (t.is_bool and isinstance(dv, bool)) or (
+                not t.is_bool and not isinstance(dv, bool) and isinstance(dv, (int, float))
+                and (t.is_float or isinstance(dv, int)) and fits(dv, t))
+            if not ok:
+                self.err("const-error", f"{what} is not a valid `{t}` value for param `{item.name}`", item.name_span)
+                return ERROR, None
+            return t, round_to(float(dv), t) if t.is_float else dv
+        if isinstance(dv, bool):
+            return (BOOL, dv) if t == BOOL else (ERROR, None)
+        if isinstance(dv, int):
+            return (t if isinstance(t, UntypedInt) else t), dv
+        if isinstance(dv, float):
+            if isinstance(t, UntypedInt):
+                self.err("const-error", f"{what}: param `{item.name}` is an integer", item.name_span)
+                return ERROR, None
+            return t, dv
+        self.err("const-error", f"{what}: defines are integers, floats or booleans", item.name_span)
+        return ERROR, None
+
+    def global_const(self, e: ast.Expr, what: str) -> Value | None:
+        """Evaluate a constant expression at the top level (attribute values)."""
+        saved = self.scopes
+        self.scopes = []
+        try:
+            t = self.finish(e, self.value_expr(e))
+        finally:
+            self.scopes = saved
+        if isinstance(t, ErrorType):
+            return None
+        return self.const_of(e, what)
+
+    # -------------------------------------------------------------------------------------- collect
+    def collect(self) -> None:
+        first: dict[str, ast.Item] = {}
+        for item in self.program.items:
+            name = item.name
+            if name in first:
+                self.err("name-error", f"`{name}` is defined twice", item.name_span,
+                         labels=[Label(first[name].name_span, "first defined here")])
+                continue
+            if name in INTRINSICS or name in BUILTIN_SCALARS or name in BUILTIN_VECTORS:
+                what = "an intrinsic" if name in INTRINSICS else "a built-in value"
+                self.err("name-error", f"`{name}` is {what} and cannot be redefined", item.name_span)
+                continue
+            first[name] = item
+            if isinstance(item, ast.ConstItem):
+                self.const_items[name] = item
+            else:
+                assert isinstance(item, ast.FnItem)
+                self.fn_items[name] = item
+        for name in self.defines:
+            item = self.const_items.get(name)
+            if item is None or not item.spec:
+                params = sorted(n for n, i in self.const_items.items() if i.spec)
+                why = "is a `const`, not a `param`" if item is not None else "is not a `param` of this program"
+                self.err("const-error", f"define `{name}` {why}", item.name_span if item else None,
+                         help=f"params: {', '.join(params)}" if params else "this program declares no `param`s")
+        for item in self.fn_items.values():
+            self._signature(item)
+
+    def _signature(self, item: ast.FnItem) -> None:
+        params: list[Symbol] = []
+        seen: dict[str, Symbol] = {}
+        for p in item.params:
+            t = self.resolve_type(p.type, "kernel_param" if item.kernel else "value")
+            if item.kernel and isinstance(t, (Ptr, RegArray)) and not (isinstance(t, Ptr) and t.space == "global"):
+                self.err("type-error", f"kernel parameters are scalars, `*global T` or `tensormap<...>`, not `{t}`",
+                         p.type.span)
+                t = ERROR
+            sym = Symbol(p.name, ARG, t, p.span, decl=p)
+            if p.name in seen:
+                self.err("name-error", f"parameter `{p.name}` is declared twice", p.span,
+                         labels=[Label(seen[p.name].span, "first declared here")])
+            seen[p.name] = sym
+            self.decls[p] = sym
+            params.append(sym)
+        ret = VOID
+        if item.ret is not None:
+            ret = self.resolve_type(item.ret, "value")
+        self.fn_infos[item.name] = FnInfo(item, params, ret)
+
+    # ----------------------------------------------------------------------------------------- items
+    def run(self) -> TypedProgram:
+        self.collect()
+        for name in self.const_items:
+            self._global(name)
+        for item in self.fn_items.values():
+            info, allow = attrs.validate(self, item)
+            self.fn_infos[item.name].allow = allow
+            if item.kernel:
+                self.kernels[item.name] = info
+            self._body(item, info if item.kernel else None)
+        self._recursion()
+        for e, t in self.types.items():  # anything still untyped had no context at all
+            if is_untyped(t):
+                self.types[e] = default_type(t)
+        if any(d.is_error for d in self.diags):
+            raise CompileError(sorted(self.diags + self.warnings, key=Diagnostic.sort_key))
+        return TypedProgram(
+            program=self.program, arch=self.arch, types=self.types, values=self.values, per_copy_const=self.per_copy,
+            refs=self.refs, builtins=self.builtins, decls=self.decls, calls=self.calls,
+            const_index_checks=self.const_index_checks,
+            consts={n: s.value for n, s in self.globals.items() if s.value is not None},
+            kernels=self.kernels, fns={n: i for n, i in self.fn_infos.items() if not i.item.kernel},
+            warnings=sorted(self.warnings, key=Diagnostic.sort_key),
+        )
+
+    def _body(self, item: ast.FnItem, kernel: KernelInfo | None) -> None:
+        info = self.fn_infos[item.name]
+        self.cur_fn, self.cur_kernel = item, kernel
+        self.scopes = [{p.name: p for p in info.params}]
+        self.assigned, self.reachable, self.loops = set(info.params), True, []
+        self.block(item.body)
+        if not item.kernel and info.ret != VOID and not isinstance(info.ret, ErrorType) and self.reachable:
+            end = item.body.span
+            self.err("type-error", f"`{item.name}` must return a `{info.ret}` on every path, but can reach its end",
+                     Span(end.file, end.end_line, max(1, end.end_col - 1), end.end_line, end.end_col),
+                     labels=[Label(item.ret.span, "return type declared here")])
+        self.cur_fn = self.cur_kernel = None
+        self.scopes = []
+
+    def _recursion(self) -> None:
+        g = nx.DiGraph()
+        first_call: dict[tuple[str, str], ast.Call] = {}
+        for caller, callee, call in self.call_edges:
+            g.add_edge(caller, callee)
+            first_call.setdefault((caller, callee), call)
+        order = {name: i for i, name in enumerate(self.fn_items)}
+        for comp in nx.strongly_connected_components(g):
+            start = min(comp, key=order.__getitem__)
+            if len(comp) == 1 and not g.has_edge(start, start):
+                continue
+            cycle = nx.find_cycle(g.subgraph(comp), source=start)
+            names = [u for u, _ in cycle] + [cycle[0][0]]
+            calls = [first_call[(u, v)] for u, v in cycle]
+            self.err("recursion", f"recursive call cycle: {' -> '.join(f'`{n}`' for n in names)}",
+                     calls[0].span, labels=[Label(c.span, f"`{u}` calls `{v}`") for c, (u, v) in
+                                            zip(calls[1:], cycle[1:])],
+                     help="device functions are always inlined, so they cannot be recursive")
+
+    # ------------------------------------------------------------------------------------ statements
+    def block(self, b: ast.Block) -> None:
+        self.scopes.append({})
+        for s in b.stmts:
+            self._stmt_handlers[type(s)](self, s)
+        self.scopes.pop()
+
+    def cond(self, e: ast.Expr, what: str) -> None:
+        t = self.value_expr(e)
+        if not isinstance(t, ErrorType) and t != BOOL:
+            self.finish(e, t)
+            help = "compare explicitly, e.g. `x != 0`" if isinstance(t, Scalar) and t.is_int else None
+            self.err("type-error", f"the condition of `{what}` must be `bool`, found {show(t)}", e.span, help=help)
+
+    def _let(self, s: ast.LetStmt) -> None:
+        declared = self.resolve_type(s.type, "value") if s.type is not None else None
+        t: Type
+        if s.init is not None:
+            t = self.value_expr(s.init, declared)
+            t = self.expect(s.init, t, declared) if declared is not None else self.finish(s.init, t)
+            if declared is not None:
+                t = declared
+        elif declared is not None:
+            t = declared
+            if not s.mutable:
+                self.err("type-error", f"`let {s.name}` needs a value", s.span,
+                         help=f"write `let {s.name} = ...;`, or `var {s.name}: ...;` to assign it later")
+        else:
+            self.err("type-error", f"`{'var' if s.mutable else 'let'} {s.name}` needs a type or a value", s.span)
+            t = ERROR
+        sym = Symbol(s.name, VAR if s.mutable else LET, t, s.name_span, decl=s)
+        self.declare(sym, s)
+        if s.init is not None or not s.mutable or isinstance(t, ErrorType):
+            self.assigned.add(sym)
+
+    def _assign(self, s: ast.AssignStmt) -> None:
+        tgt = s.target
+        if s.op != "=":
+            tmp = ast.Binary(s.span, s.op, tgt, s.value, s.span)
+            rt = self.expr(tmp)
+            tt = self.types.get(tgt, ERROR)
+            if self._assignable(tgt) and not isinstance(rt, ErrorType) and not isinstance(tt, ErrorType) \
+                    and rt != tt:
+                self.err("type-error", f"`{s.op}=` gives `{rt}`, which cannot be stored in `{tt}`", s.span)
+            return
+        vt = self.value_expr(s.value)
+        if isinstance(tgt, ast.Name):
+            sym = self.lookup(tgt.ident)
+            if sym is None:
+                self.finish(s.value, vt)
+                self._name_not_symbol(tgt)
+                return
+            self.refs[tgt] = sym
+            self.types[tgt] = sym.type
+        else:
+            self.types[tgt] = self.place(tgt)
+        tt = self.types[tgt]
+        if self._assignable(tgt) and not isinstance(tt, ErrorType):
+            self.expect(s.value, vt, tt)
+        else:
+            self.finish(s.value, vt)
+
+    def _assignable(self, tgt: ast.Expr) -> bool:
+        """Report (once) if `tgt` cannot be assigned; marks `var`s as assigned."""
+        if isinstance(tgt, ast.Name):
+            sym = self.refs.get(tgt)
+            if sym is None:
+                return False
+            if sym.kind != VAR:
+                help = f"declare it with `var {sym.name}`" if sym.kind == LET else None
+                self.err("type-error", f"cannot assign to `{sym.name}`: it is {_KIND_TEXT[sym.kind]}", tgt.span,
+                         labels=[Label(sym.span, "declared here")] if sym.span else [], help=help)
+                return False
+            self.assigned.add(sym)
+            return True
+        if not isinstance(tgt, ast.Index):
+            return False
+        bt = self.types.get(tgt.base, ERROR)
+        if isinstance(bt, ErrorType) or isinstance(self.types.get(tgt), ErrorType):
+            return False
+        if isinstance(bt, Ptr):
+            if isinstance(bt.elem, MBarrier):
+                self.err("type-error", "an mbarrier cannot be assigned; use the mbarrier intrinsics", tgt.span)
+                return False
+            return True
+        if isinstance(bt, SharedArray):
+            if isinstance(bt.elem, MBarrier):
+                self.err("type-error", "an mbarrier cannot be assigned; use the mbarrier intrinsics", tgt.span)
+                return False
+            return True
+        if isinstance(bt, RegArray):
+            if isinstance(tgt.base, ast.Name):
+                return self._assignable(tgt.base)
+            self.err("type-error", "cannot assign to an element of a temporary array", tgt.span)
+            return False
+        return False
+
+    def _expr_stmt(self, s: ast.ExprStmt) -> None:
+        t = self.expr(s.expr)
+        self.finish(s.expr, t)
+
+    def _shared(self, s: ast.SharedStmt) -> None:
+        t = self.resolve_type(s.type, "shared")
+        if self.cur_kernel is None:
+            self.err("type-error", "`shared` declarations are only allowed in kernels", s.span,
+                     help="declare the array in the kernel and pass a `*shared` pointer")
+            t = ERROR
+        if isinstance(t, Scalar):
+            self.err("type-error", f"a shared declaration is an array or an mbarrier; write `[{t}; 1]`", s.type.span)
+            t = ERROR
+        if s.align is not None:
+            a = self._const_dim(s.align, "an alignment")
+            if a is not None and a & (a - 1):
+                self.err("const-error", f"an alignment must be a power of two, found {a}", s.align.span)
+            elif a is not None and isinstance(t, SharedArray):
+                t = SharedArray(t.elem, t.shape, a)
+        sym = Symbol(s.name, SHARED, t, s.name_span, decl=s)
+        self.declare(sym, s)
+        if self.cur_kernel is not None and not isinstance(t, ErrorType):
+            self.cur_kernel.shared.append(sym)
+
+    def _if(self, s: ast.IfStmt) -> None:
+        self.cond(s.cond, "if")
+        before, reach0 = set(self.assigned), self.reachable
+        self.block(s.then)
+        a1, r1 = self.assigned, self.reachable
+        self.assigned, self.reachable = set(before), reach0
+        if s.else_ is not None:
+            self._stmt_handlers[type(s.else_)](self, s.else_)
+        a2, r2 = self.assigned, self.reachable
+        c = self.values.get(s.cond)
+        if c is True:
+            a2, r2 = a1, r1
+        elif c is False:
+            a1, r1 = a2, r2
+        if r1 and r2:
+            self.assigned, self.reachable = a1 & a2, True
+        elif r1 or r2:
+            self.assigned, self.reachable = (a1 if r1 else a2), True
+        else:
+            self.assigned, self.reachable = before, False
+
+    def _loop_body(self, body: ast.Block, var: Symbol | None, decl: ast.Node | None, const_true: bool) -> None:
+        entry, reach0 = set(self.assigned), self.reachable
+        self.loops.append(_Loop())
+        self.scopes.append({})
+        if var is not None:
+            self.declare(var, decl)
+            self.assigned.add(var)
+        self.block(body)
+        self.scopes.pop()
+        loop = self.loops.pop()
+        self.assigned = entry
+        self.reachable = reach0 and not (const_true and not loop.breaks)
+
+    def _while(self, s: ast.WhileStmt) -> None:
+        self.cond(s.cond, "while")
+        self._loop_body(s.body, None, None, self.values.get(s.cond) is True)
+
+    def _for(self, s: ast.ForStmt) -> None:
+        t = self._range_type(s)
+        values: tuple | None = None
+        if s.unroll and not isinstance(t, ErrorType):
+            bounds = [self.const_of(x, "the bounds of `unroll for`") if x is not None else 1
+                      for x in (s.start, s.end, s.step)]
+            if all(v is not None for v in bounds):
+                a, b, step = bounds
+                if step <= 0:
+                    self.err("const-error", f"the step of a loop must be positive, found {step}", s.step.span)
+                else:
+                    trips = len(range(a, b, step))
+                    if trips > MAX_UNROLL:
+                        self.err("limit-error", f"`unroll for` would make {trips} copies; the limit is {MAX_UNROLL}",
+                                 s.span, help="use a plain `for` loop, or unroll part of it")
+                    else:
+                        values = tuple(range(a, b, step))
+        elif s.step is not None:
+            v = self.values.get(s.step)
+            if isinstance(v, int) and v <= 0:
+                self.err("const-error", f"the step of a loop must be positive, found {v}", s.step.span)
+        kind = UNROLL if s.unroll else LOOP
+        var = Symbol(s.var, kind, t, s.var_span, values=values, decl=s)
+        self._loop_body(s.body, var, s, False)
+
+    def _range_type(self, s: ast.ForStmt) -> Type:
+        parts = [x for x in (s.start, s.end, s.step) if x is not None]
+        types = [self.value_expr(x) for x in parts]
+        if any(isinstance(t, ErrorType) for t in types):
+            for x, t in zip(parts, types):
+                self.finish(x, t)
+            return ERROR
+        concrete = [t for t in types if not is_untyped(t)]
+        if not concrete:
+            target: Type = I32
+            if all(isinstance(t, UntypedInt) for t in types) and s.unroll:
+                for x in parts:  # the loop variable adapts like a literal; bounds are just numbers
+                    self.coerce(x, self._fit_int(self.values.get(x)))
+                return types[0]
+        else:
+            target = concrete[0]
+        if not (isinstance(target, Scalar) and target.is_int):
+            bad = next(x for x, t in zip(parts, types) if t == target)
+            self.err("type-error", f"a loop range needs integer bounds, found {show(self.types[bad])}", bad.span)
+            return ERROR
+        for x, t in zip(parts, types):
+            if is_untyped(t):
+                if isinstance(self.coerce(x, target), ErrorType):
+                    return ERROR
+            elif t != target:
+                self.err("type-error", f"mismatched types: `{target}` and `{t}` in a loop range", x.span)
+                return ERROR
+        return target
+
+    @staticmethod
+    def _fit_int(v: Value | None) -> Scalar:
+        return I32 if v is None or fits(v, I32) else SCALARS["i64"]
+
+    def _for_list(self, s: ast.ForListStmt) -> None:
+        types = [self.value_expr(x) for x in s.items]
+        values: list | None = []
+        t: Type = ERROR
+        if not any(isinstance(x, ErrorType) for x in types):
+            concrete = [x for x in types if not is_untyped(x)]
+            if concrete:
+                t = concrete[0]
+                for x, xt in zip(s.items, types):
+                    self.expect(x, xt, t, "loop list element")
+            else:
+                t = types[0] if all(x == types[0] for x in types) else ERROR
+                if isinstance(t, ErrorType):  # mixed int and float literals: floats
+                    t = default_type(next(x for x in types if x != UntypedInt()))
+                    for x in s.items:
+                        self.coerce(x, t)
+                else:
+                    for x in s.items:
+                        self.coerce(x, self._fit_int(self.values.get(x)) if isinstance(t, UntypedInt)
+                                    else default_type(t))
+            for x in s.items:
+                v = self.const_of(x, "an element of a `for ... in [...]` list")
+                if v is None:
+                    values = None
+                elif values is not None:
+                    values.append(v)
+        if len(s.items) > MAX_UNROLL:
+            self.err("limit-error", f"the loop list has {len(s.items)} elements; the limit is {MAX_UNROLL}", s.span)
+        var = Symbol(s.var, UNROLL, t, s.var_span, values=tuple(values) if values is not None else None, decl=s)
+        self._loop_body(s.body, var, s, False)
+
+    def _break(self, s: ast.BreakStmt) -> None:
+        if not self.loops:
+            self.err("type-error", "`break` outside of a loop", s.span)
+        else:
+            self.loops[-1].breaks = True
+        self.reachable = False
+
+    def _continue(self, s: ast.ContinueStmt) -> None:
+        if not self.loops:
+            self.err("type-error", "`continue` outside of a loop", s.span)
+        self.reachable = False
+
+    def _return(self, s: ast.ReturnStmt) -> None:
+        fn = self.cur_fn
+        assert fn is not None
+        ret = self.fn_infos[fn.name].ret
+        if s.value is not None:
+            t = self.value_expr(s.value, ret if ret != VOID else None)
+            if fn.kernel or ret == VOID:
+                self.finish(s.value, t)
+                what = "a kernel" if fn.kernel else f"`{fn.name}`"
+                self.err("type-error", f"{what} returns no value", s.value.span,
+                         help=None if fn.kernel else f"declare a result: `fn {fn.name}(...) -> {show(default_type(t))}`")
+            else:
+                self.expect(s.value, t, ret, f"the result of `{fn.name}`")
+        elif not fn.kernel and ret != VOID and not isinstance(ret, ErrorType):
+            self.err("type-error", f"`{fn.name}` must return a `{ret}`", s.span)
+        self.reachable = False
+
+    def _block_stmt(self, s: ast.Block) -> None:
+        self.block(s)
+
+    _stmt_handlers = {
+        ast.LetStmt: _let,
+        ast.AssignStmt: _assign,
+        ast.ExprStmt: _expr_stmt,
+        ast.SharedStmt: _shared,
+        ast.IfStmt: _if,
+        ast.ForStmt: _for,
+        ast.ForListStmt: _for_list,
+        ast.WhileStmt: _while,
+        ast.BreakStmt: _break,
+        ast.ContinueStmt: _continue,
+        ast.ReturnStmt: _return,
+        ast.Block: _block_stmt,
+    }
+
+
+def _type_text(t: ast.TypeExpr) -> str:
+    if isinstance(t, ast.NamedType):
+        return t.name
+    if isinstance(t, ast.PtrType):
+        return f"*{t.space} {_type_text(t.elem)}"
+    if isinstance(t, ast.ArrayType):
+        return f"[{_type_text(t.elem)}; ...]"
+    return "tensormap<...>"
+
+
+def analyze(program: ast.Program, defines: dict[str, Value] | None = None, arch: str = "sm_80") -> TypedProgram:
+    """Check `program` for target `arch` with `param` overrides `defines`; raises `CompileError` listing every
+    error (warnings ride along). `arch` must be one of `intrinsics.TARGETS` (a usage error otherwise)."""
+    if arch not in TARGETS:
+        raise ValueError(f"unknown target {arch!r}; expected one of {', '.join(TARGETS)}")
+    return run_deep(lambda: Analyzer(program, defines, arch).run(), span=program.span)
