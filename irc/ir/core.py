@@ -93,21 +93,34 @@ class Op:
         span: Span | None = None,
         result_names: list[str | None] | None = None,
     ):
+        # Hot path (the PTX lifter creates hundreds of thousands of ops): plain loops, no comprehensions
+        # over empty lists, and no copies of lists the caller hands over fresh.
         self.name = name
-        self.operands: list[Value] = []
-        self.attrs: dict[str, Any] = dict(attrs or {})
-        self.successors: list[Block] = list(successors or [])
-        self.succ_args: list[list[Value]] = [list(a) for a in (succ_args or [[] for _ in self.successors])]
+        ops = list(operands) if operands else []
+        self.operands: list[Value] = ops
+        for v in ops:
+            v.uses.append(self)
+        self.attrs: dict[str, Any] = dict(attrs) if attrs else {}
         self.block: Block | None = None
         self.span = span
-        names = result_names or [None] * len(result_types or [])
-        self.results = [OpResult(self, i, t, names[i]) for i, t in enumerate(result_types or [])]
-        for v in operands or []:
-            self.operands.append(v)
-            v.uses.append(self)
-        for args in self.succ_args:
-            for v in args:
-                v.uses.append(self)
+        if successors:
+            self.successors: list[Block] = list(successors)
+            self.succ_args: list[list[Value]] = (
+                [list(a) for a in succ_args] if succ_args else [[] for _ in self.successors]
+            )
+            for args in self.succ_args:
+                for v in args:
+                    v.uses.append(self)
+        else:
+            self.successors = []
+            self.succ_args = []
+        if result_types:
+            if result_names:
+                self.results = [OpResult(self, i, t, result_names[i]) for i, t in enumerate(result_types)]
+            else:
+                self.results = [OpResult(self, i, t) for i, t in enumerate(result_types)]
+        else:
+            self.results = []
 
     # -- convenience -------------------------------------------------------------------------------
     @property

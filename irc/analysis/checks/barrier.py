@@ -299,6 +299,8 @@ def _judged_by_role(ctx: FunctionContext, d: Block) -> bool:
 
 
 def check_barrier_divergence(ctx: FunctionContext) -> list[Diagnostic]:
+    if not ctx.has_sync_ops():
+        return []
     facts = ctx.facts
     out: list[Diagnostic] = []
     for b in ctx.cfg.rpo:

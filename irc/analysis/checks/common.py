@@ -55,6 +55,23 @@ class FunctionContext:
             self._namer = Namer(self.fn)
         return self._namer.v(v)
 
+    def has_sync_ops(self) -> bool:
+        """Whether any op could be flagged by the divergence checks (barriers, warp collectives) in a
+        function with branches. Why: most of the cost of `irc check` is the uniformity fixpoint, and kernels
+        without such ops (or without any branch) need none of it."""
+        hit = self.cache.get("has_sync_ops")
+        if hit is None:
+            from irc.ir.optable import OPS
+
+            multi = len(self.fn.blocks) > 1
+            hit = multi and any(
+                (d := OPS.get(op.name)) is not None
+                and ("barrier" in d.traits or "warp_collective" in d.traits)
+                for op in self.fn.ops()
+            )
+            self.cache["has_sync_ops"] = hit
+        return bool(hit)
+
     def reachable_ops(self):  # -> Iterator[Op]
         for b in self.cfg.rpo:
             yield from b.ops

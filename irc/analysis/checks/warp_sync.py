@@ -33,6 +33,8 @@ def has_full_mask(op: Op) -> bool:
 
 
 def check_warp_sync_divergence(ctx: FunctionContext) -> list[Diagnostic]:
+    if not ctx.has_sync_ops():
+        return []
     facts = ctx.facts
     out: list[Diagnostic] = []
     for b in ctx.cfg.rpo:
