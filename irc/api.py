@@ -98,7 +98,20 @@ class Kernel:
             )
         out: list[Any] = []
         for name, t, a in zip(self.param_names, self.param_types, args):
-            if isinstance(t, PtrType):
+            if isinstance(t, PtrType) and isinstance(t.elem, PtrType):
+                # an array of pointers: pass the arrays it points at; the launcher builds the table
+                if not isinstance(a, (list, tuple)) or not a or not all(isinstance(x, np.ndarray) for x in a):
+                    raise LaunchError(f"argument `{name}` is `{t}`: pass a list of numpy arrays")
+                want = _NP_DTYPES.get(str(t.elem.elem))
+                for j, x in enumerate(a):
+                    if want is not None and x.dtype != np.dtype(want):
+                        raise LaunchError(
+                            f"argument `{name}`[{j}]: expected dtype {np.dtype(want)}, got {x.dtype}"
+                        )
+                    if not x.flags.c_contiguous:
+                        raise LaunchError(f"argument `{name}`[{j}] must be C-contiguous")
+                out.append(list(a))
+            elif isinstance(t, PtrType):
                 if not isinstance(a, np.ndarray):
                     raise LaunchError(
                         f"argument `{name}` is `{t}`: pass a numpy array, got {type(a).__name__}"
