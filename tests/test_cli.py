@@ -16,8 +16,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "irc.cli", *args], capture_output=True, text=True,
-                          cwd=cwd or ROOT, env={"PATH": "/usr/bin:/bin", "NO_COLOR": "1"})
+    return subprocess.run(
+        [sys.executable, "-m", "irc.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        env={"PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
+    )
 
 
 def test_version() -> None:
@@ -25,9 +30,17 @@ def test_version() -> None:
     assert r.returncode == 0 and r.stdout.strip() == f"irc {__version__}"
 
 
-@pytest.mark.parametrize("argv", [["compile"], ["check"], ["compile", "x.kdsl", "--arch", "sm_70"],
-                                  ["frobnicate"], ["check", "x.kdsl", "--format", "xml"],
-                                  ["compile", "x.kdsl", "-D", "NOEQUALS"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["compile"],
+        ["check"],
+        ["compile", "x.kdsl", "--arch", "sm_70"],
+        ["frobnicate"],
+        ["check", "x.kdsl", "--format", "xml"],
+        ["compile", "x.kdsl", "-D", "NOEQUALS"],
+    ],
+)
 def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as e:
         main(argv)
@@ -71,3 +84,112 @@ def test_json_format_on_clean_ptx(tmp_path: Path) -> None:
     r = run("check", str(good[0]), "--format", "json")
     out = json.loads(r.stdout)
     assert set(out) == {"diagnostics", "files_checked"} and out["files_checked"] == 1
+
+
+# --- compile and check on real inputs ------------------------------------------------------------------
+
+
+def test_compile_to_stdout_is_valid_ptx() -> None:
+    from irc.ptxas import find_ptxas, run_ptxas
+
+    r = run("compile", "examples/vector_add.kdsl")
+    assert r.returncode == 0, r.stderr
+    assert ".visible .entry vector_add(" in r.stdout
+    if find_ptxas():
+        assert run_ptxas(r.stdout, "sm_80").ok
+
+
+def test_compile_emit_ir_round_trips() -> None:
+    from irc.ir.parser import parse_module
+    from irc.ir.printer import print_module
+    from irc.ir.verifier import verify
+
+    r = run("compile", "examples/softmax.kdsl", "--emit", "ir")
+    assert r.returncode == 0, r.stderr
+    m = parse_module(r.stdout)
+    assert verify(m) == [] and print_module(m) == r.stdout
+
+
+def test_compile_stats_dump_verify_time(tmp_path: Path) -> None:
+    out = tmp_path / "k.ptx"
+    r = run(
+        "compile",
+        "examples/layernorm.kdsl",
+        "--arch",
+        "sm_100a",
+        "-o",
+        str(out),
+        "--stats",
+        "--dump-after",
+        "dce",
+        "--verify-each",
+        "--time-passes",
+    )
+    assert r.returncode == 0, r.stderr
+    assert out.read_text().startswith("//") or ".version 8.6" in out.read_text()
+    assert ".target sm_100a" in out.read_text()
+    assert "MaxLive" in r.stderr and "IR after dce" in r.stderr and "pass timings" in r.stderr
+
+
+def test_compile_cubin(tmp_path: Path) -> None:
+    from irc.ptxas import find_ptxas
+
+    if not find_ptxas():
+        pytest.skip("no ptxas")
+    out = tmp_path / "k.cubin"
+    r = run("compile", "examples/vector_add.kdsl", "--emit", "cubin", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert out.read_bytes()[:4] == b"\x7fELF"
+
+
+def test_defines_override_params() -> None:
+    r = run("compile", "examples/incremental_attention.kdsl", "-D", "HEAD_DIM=32", "--emit", "ir")
+    assert r.returncode == 0, r.stderr
+    r2 = run("compile", "examples/incremental_attention.kdsl", "--emit", "ir")
+    assert r.stdout != r2.stdout
+
+
+def test_compile_error_is_a_diagnostic(tmp_path: Path) -> None:
+    p = tmp_path / "bad.kdsl"
+    p.write_text("kernel k(out: *global f32) {\n    let x: f32 = 1;\n    out[0] = x + 1u32;\n}\n")
+    r = run("compile", str(p))
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "error[type-error]" in r.stderr and f"{p}:3:" in r.stderr and "^" in r.stderr
+    assert "f32" in r.stderr and "u32" in r.stderr
+
+
+def test_compile_refuses_error_findings(tmp_path: Path) -> None:
+    p = tmp_path / "parity114.kdsl"
+    p.write_text(
+        "@launch(block = 128)\nkernel k(out: *global f32, n: u32) {\n    shared t: [f32; 128];\n"
+        "    let i = ctaid.x * 128 + tid.x;\n    if i >= n {\n        return;\n    }\n"
+        "    t[tid.x] = 1.0;\n    barrier();\n    out[i] = t[127 - tid.x];\n}\n"
+    )
+    r = run("compile", str(p))
+    assert r.returncode == 1 and "barrier-divergence" in r.stderr and r.stdout == ""
+
+
+def test_check_examples_clean() -> None:
+    r = run("check", "examples", "--arch", "sm_100a")  # every example has what sm_100a offers
+    assert r.returncode == 0, r.stderr
+    assert "no findings" in r.stderr
+
+
+def test_check_ptx_bug_all_formats() -> None:
+    f = "tests/data/ptx/nvcc/bug_return_before_barrier.sm_80.ptx"
+    r = run("check", f)
+    assert r.returncode == 1 and "barrier-divergence" in r.stderr
+    j = json.loads(run("check", f, "--format", "json").stdout)
+    assert j["files_checked"] == 1 and any(d["check"] == "barrier-divergence" for d in j["diagnostics"])
+    d = next(d for d in j["diagnostics"] if d["check"] == "barrier-divergence")
+    assert d["file"] == f and d["line"] > 0 and d["column"] > 0
+    s = json.loads(run("check", f, "--format", "sarif").stdout)
+    assert s["version"] == "2.1.0" and s["runs"][0]["results"]
+    g = run("check", f, "--format", "github").stdout
+    assert g.startswith("::error file=") and "barrier-divergence" in g
+
+
+def test_check_parallel_matches_serial() -> None:
+    a = json.loads(run("check", "tests/data/ptx/nvcc", "--format", "json").stdout)
+    b = json.loads(run("check", "tests/data/ptx/nvcc", "--format", "json", "-j", "2").stdout)
+    assert a == b and a["files_checked"] >= 30

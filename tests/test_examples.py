@@ -46,6 +46,30 @@ def test_compiles_and_ptxas_accepts(name: str, arch: str) -> None:
     assert r.ok, r.stderr
 
 
+ALL_ARCHES = ["sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_103a", "sm_120a"]
+TCGEN05 = {"sm_100a", "sm_103a"}
+
+
+@pytest.mark.parametrize("name", sorted(TARGETS))
+def test_every_target_its_features_allow(name: str) -> None:
+    """Compiles (and ptxas accepts) for every target that has its instructions; `unsupported-target` on
+    the others; the allocator used exactly MaxLive registers per class."""
+    src = (EX / f"{name}.kdsl").read_text()
+    for arch in ALL_ARCHES:
+        if name == "tma_gemm_sm100" and arch not in TCGEN05:
+            with pytest.raises(irc.CompileError) as e:
+                irc.compile(src, arch=arch, path=f"{name}.kdsl", cache=False)
+            assert {d.check for d in e.value.diagnostics} == {"unsupported-target"}
+            continue
+        mod = irc.compile(src, arch=arch, path=f"{name}.kdsl", cache=False)
+        for k in mod.kernels:
+            st = mod[k].stats
+            assert st["registers"] == st["max_live"], (arch, k, st)
+        if find_ptxas() is not None and arch in ("sm_86", "sm_90a", "sm_103a", "sm_120a"):
+            r = run_ptxas(mod.ptx_text, arch)
+            assert r.ok, (arch, r.stderr)
+
+
 @pytest.mark.parametrize("name", sorted(TARGETS))
 def test_check_reports_nothing(name: str) -> None:
     arch = TARGETS[name][0]
@@ -55,14 +79,20 @@ def test_check_reports_nothing(name: str) -> None:
 
 
 def _mod(name: str, arch: str = "sm_80", **defines) -> irc.CompiledModule:
-    return irc.compile((EX / f"{name}.kdsl").read_text(), arch=arch, defines=defines or None,
-                       path=f"examples/{name}.kdsl", cache=False)
+    return irc.compile(
+        (EX / f"{name}.kdsl").read_text(),
+        arch=arch,
+        defines=defines or None,
+        path=f"examples/{name}.kdsl",
+        cache=False,
+    )
 
 
 RNG = np.random.default_rng(1234)
 
 
 # --- on-ramp kernels ------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("n", [1, 127, 1000])
 def test_vector_add(n: int) -> None:
@@ -100,8 +130,9 @@ def test_persistent_rmsnorm(tokens: int, grid: int) -> None:
     x = RNG.standard_normal((max(tokens, 1), dim)).astype(np.float32)
     w = RNG.standard_normal(dim).astype(np.float32)
     y = np.full_like(x, 7.0)
-    _mod("persistent_rmsnorm")["persistent_rmsnorm"].launch(grid=grid, block=128,
-                                                            args=[y, x, w, tokens, dim, 1e-6])
+    _mod("persistent_rmsnorm")["persistent_rmsnorm"].launch(
+        grid=grid, block=128, args=[y, x, w, tokens, dim, 1e-6]
+    )
     ref = x * (1.0 / np.sqrt((x * x).mean(axis=1, keepdims=True) + 1e-6)) * w
     np.testing.assert_allclose(y[:tokens], ref[:tokens], rtol=1e-4, atol=1e-5)
     assert np.all(y[tokens:] == 7.0)  # rows past num_tokens are untouched
@@ -109,11 +140,12 @@ def test_persistent_rmsnorm(tokens: int, grid: int) -> None:
 
 # --- decoding ------------------------------------------------------------------------------------------
 
+
 def _attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float) -> np.ndarray:
     """One query against keys/values [L, D]; zeros for L == 0."""
     if k.shape[0] == 0:
         return np.zeros(q.shape[-1], np.float64)
-    s = (k.astype(np.float64) @ (q.astype(np.float64) * scale))
+    s = k.astype(np.float64) @ (q.astype(np.float64) * scale)
     p = np.exp(s - s.max())
     return (p / p.sum()) @ v.astype(np.float64)
 
@@ -127,7 +159,8 @@ def test_incremental_attention(seq_len: int) -> None:
     out = np.full((heads, d), 3.0, np.float32)
     # 2 blocks of 4 warps = 8 warps for 5 heads: warps 5..7 have no head
     _mod("incremental_attention")["incremental_attention"].launch(
-        grid=2, block=128, args=[out, q, kc, vc, seq_len, max_len, heads, scale])
+        grid=2, block=128, args=[out, q, kc, vc, seq_len, max_len, heads, scale]
+    )
     ref = np.stack([_attend(q[h], kc[h, :seq_len], vc[h, :seq_len], scale) for h in range(heads)])
     np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-5)
 
@@ -139,8 +172,9 @@ def test_kv_cache_scatter() -> None:
     kn = RNG.standard_normal((heads, d)).astype(np.float32)
     vn = RNG.standard_normal((heads, d)).astype(np.float32)
     grid = (heads * d + 127) // 128 + 1  # one block more than needed: its threads must do nothing
-    _mod("incremental_attention")["kv_cache_scatter"].launch(grid=grid, block=128,
-                                                             args=[kc, vc, kn, vn, pos, max_len, heads])
+    _mod("incremental_attention")["kv_cache_scatter"].launch(
+        grid=grid, block=128, args=[kc, vc, kn, vn, pos, max_len, heads]
+    )
     ref_k, ref_v = np.zeros_like(kc), np.zeros_like(vc)
     ref_k[:, pos], ref_v[:, pos] = kn, vn
     np.testing.assert_array_equal(kc, ref_k)
@@ -157,8 +191,11 @@ def test_flash_decoding_split_k_gqa() -> None:
     seq_lens = np.array(lens, np.uint32)
     partial = np.full((m, heads, nchunks, d + 2), 9.0, np.float32)
     mod = _mod("flash_decoding")
-    mod["flash_decoding_chunk"].launch(grid=(nchunks, heads, m), block=32,
-                                       args=[partial, q, ks, vs, seq_lens, heads, kv_heads, max_len, chunk, scale])
+    mod["flash_decoding_chunk"].launch(
+        grid=(nchunks, heads, m),
+        block=32,
+        args=[partial, q, ks, vs, seq_lens, heads, kv_heads, max_len, chunk, scale],
+    )
     for b in range(m):  # empty chunks carry the sentinel (zeros, -inf, 0)
         for c in range(nchunks):
             if c * chunk >= lens[b]:
@@ -169,11 +206,12 @@ def test_flash_decoding_split_k_gqa() -> None:
     for b in range(m):
         for h in range(heads):
             kvh = h * kv_heads // heads
-            ref = _attend(q[b, h], ks[b][kvh, :lens[b]], vs[b][kvh, :lens[b]], scale)
+            ref = _attend(q[b, h], ks[b][kvh, : lens[b]], vs[b][kvh, : lens[b]], scale)
             np.testing.assert_allclose(out[b, h], ref, rtol=1e-4, atol=1e-5)
 
 
 # --- tensor cores -------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("seq_len", [1, 16, 20, 33])
@@ -185,8 +223,9 @@ def test_flash_attention_tc(seq_len: int, causal: bool) -> None:
     o = np.full((heads, seq_len, d), 4.0, np.float32)
     mod = _mod("flash_attention_tc", CAUSAL=causal)
     # one more head in the grid than num_heads: that block returns before any barrier, uniformly
-    mod["flash_attention_tc"].launch(grid=((seq_len + 15) // 16, heads + 1), block=32,
-                                     args=[o, q, k, v, seq_len, heads, scale])
+    mod["flash_attention_tc"].launch(
+        grid=((seq_len + 15) // 16, heads + 1), block=32, args=[o, q, k, v, seq_len, heads, scale]
+    )
     qf, kf, vf = q.astype(np.float64), k.astype(np.float64), v.astype(np.float64)
     s = np.einsum("hqd,hkd->hqk", qf, kf) * scale
     if causal:
@@ -213,7 +252,10 @@ def test_tma_gemm_sm100(k: int) -> None:
     b = RNG.standard_normal((n, k)).astype(np.float16)
     c = np.zeros((m, n), np.uint32)
     mod = _mod("tma_gemm_sm100", arch="sm_100a")
-    mod["tma_gemm_sm100"].launch(grid=(n // 64, m // 128), block=128,
-                                 args=[c, irc.TensorMap(a, (128, 8)), irc.TensorMap(b, (64, 8)), n, k])
+    mod["tma_gemm_sm100"].launch(
+        grid=(n // 64, m // 128),
+        block=128,
+        args=[c, irc.TensorMap(a, (128, 8)), irc.TensorMap(b, (64, 8)), n, k],
+    )
     ref = a.astype(np.float32) @ b.astype(np.float32).T
     np.testing.assert_allclose(c.view(np.float32), ref, rtol=1e-3, atol=1e-3)
