@@ -6,6 +6,10 @@ no-op: the symptom of the old_max aliasing bug, where a PTX builder bound `old_m
 Copies are looked through (`copy` preserves the value exactly), conversions are not. Integers: `a - a`,
 `a ^ a`, `a / a`, `a % a`, `max/min(a, a)` and every comparison. Floats: `a - a`, `a / a`, `max/min(a, a)`
 and `a < a` / `a > a`; `a == a`, `a != a`, `a <= a`, `a >= a` are NaN tests and are not flagged.
+An op that is one of several copies of the same source expression (an `unroll for` / `for d in [...]`
+body, or a helper inlined at several calls) is not reported when some copy has two different operands:
+there the operands only coincide because the loop variable or an argument is a constant in that copy
+(`v[k] - v[0]` at `k = 0`), which is not the aliasing bug.
 The message follows the result one or two users on (through `mul`/`cvt`/`copy`) to say what the constant
 does (e.g. `exp2(0) = 1`: the rescale is a no-op); a label points at the op that last wrote the operand.
 """
@@ -84,12 +88,29 @@ def _flow(ctx: FunctionContext, op: Op, value: str) -> str:
     return ""
 
 
+def _specialized_copies(ctx: FunctionContext) -> set[tuple]:
+    """(span, op name) of source expressions with a copy whose operands differ (see the module doc)."""
+    out: set[tuple] = set()
+    for op in ctx.reachable_ops():
+        if op.span is None or len(op.operands) != 2:
+            continue
+        if root(op.operands[0]) is not root(op.operands[1]):
+            out.add((op.span, op.name))
+    return out
+
+
 def check_self_cancel(ctx: FunctionContext) -> list[Diagnostic]:
     out: list[Diagnostic] = []
+    varied: set[tuple] | None = None
     for op in ctx.reachable_ops():
         c = constant_result(op)
         if c is None:
             continue
+        if op.span is not None:
+            if varied is None:
+                varied = _specialized_copies(ctx)
+            if (op.span, op.name) in varied:
+                continue
         a = root(op.operands[0])
         nm = ctx.name(a)
         if op.name == "cmp":
