@@ -73,7 +73,7 @@ class Lexer:
                 pats[t.name] = t.pattern.to_regexp()
         puncts = "|".join(re.escape(p) for p in sorted(self.punct, key=len, reverse=True))
         groups = [
-            ("WS", pats["WS"]),
+            ("WS", r"\n[ \t\r\n\f]*"),  # whitespace with a line break; blanks within a line go to the prefix
             ("LINE_COMMENT", pats["LINE_COMMENT"]),
             ("BLOCK_COMMENT", pats["BLOCK_COMMENT"]),
             ("OPEN_COMMENT", _OPEN_COMMENT),
@@ -83,9 +83,12 @@ class Lexer:
             ("BAD_FLOAT", _BAD_FLOAT),
             ("IDENT", pats["IDENT"]),
             ("PUNCT", puncts),
-            ("BAD_CHAR", r"[\s\S]"),
+            ("BAD_CHAR", r"[^ \t\r\f]"),  # any other single character (blanks are the prefix's)
         ]
-        self.master = re.compile("|".join(f"(?P<{n}>{p})" for n, p in groups))
+        # Blanks before a token are matched with it (one regex match per token, not two); the grammar's WS
+        # pattern is the same set of characters.
+        assert re.fullmatch(pats["WS"], " \t\r\n\f")
+        self.master = re.compile("[ \t\r\f]*(?:" + "|".join(f"(?P<{n}>{p})" for n, p in groups) + ")")
 
     def tokenize(self, text: str, path: str) -> LexResult:
         toks: list[Tok] = []
@@ -97,9 +100,13 @@ class Lexer:
         unterminated = False
         while pos < n:
             m = match(text, pos)
+            if m is None:  # only blanks remain
+                pos = n
+                break
             kind = m.lastgroup
-            value = m.group()
+            value = m.group(kind)
             end = m.end()
+            pos = m.start(kind)
             col = pos - line_start + 1
             if kind == "IDENT":
                 toks.append(Tok(keywords.get(value, "IDENT"), value, line, col, line, col + len(value)))

@@ -22,7 +22,7 @@ from importlib import resources
 from lark import Lark
 from lark.parsers.lalr_analysis import Shift
 
-from irc.diagnostics import CompileError, Diagnostic, Span, error, note
+from irc.diagnostics import CompileError, Diagnostic, InternalCompilerError, Span, error, note
 
 from . import ast
 from .builder import AstBuilder
@@ -49,8 +49,8 @@ class _Grammar:
     lark's tables are recompiled into plain dicts for the driver: `table[state][symbol]` is a state
     (shift, or goto for a nonterminal) when >= 0 and `~rule_index` for a reduction. `rules[r]` is
     (size, lhs name, is_unit): unit rules are the `?rule: other` links of the precedence chain, whose
-    reduction keeps the value as it is; most reductions in an expression are of this kind and they cost
-    one table lookup instead of a callback.
+    reduction keeps the value as it is; most reductions in an expression are of this kind, and a whole
+    chain of them costs one cached lookup instead of a callback per level.
     """
 
     def __init__(self) -> None:
@@ -78,6 +78,7 @@ class _Grammar:
                     self.rule_objs.append(arg)
                 row[str(sym)] = ~r
             self.table[state] = row
+        self.unit_chains: dict[tuple[int, int, str], int] = {}  # see follow_units
         self.lexer = Lexer(self.lark)
         term = {**self.lexer.keywords, **self.lexer.punct}
         self.display = {name: f"`{text}`" for text, name in term.items()}
@@ -88,6 +89,17 @@ class _Grammar:
         self.stmt_start = frozenset(term[k] for k in _STMT_KEYWORDS)
         self.expr_start = frozenset([*(term[k] for k in _EXPR_START), "IDENT", "INT", "FLOAT"])
         self.binary_ops = frozenset(term[k] for k in _BINARY_OPS)
+
+    def follow_units(self, below: int, top: int, term: str) -> int:
+        """The top state after every unit reduction that lookahead `term` triggers on `below, top`. The
+        result depends only on these three, so the driver caches it in `unit_chains` (an atom in an
+        expression otherwise walks the whole precedence chain, one reduction per level)."""
+        table, rules = self.table, self.rules
+        while True:
+            act = table[top].get(term)
+            if act is None or act >= 0 or not rules[~act][2]:
+                return top
+            top = table[below][rules[~act][1]]
 
     def callbacks(self, builder: AstBuilder) -> list:
         """Per-rule reduction callbacks bound to `builder` (lark's child filtering around our methods)."""
@@ -100,7 +112,9 @@ class _Grammar:
         return self.t_rbrace in row and self.t_let in row
 
     def is_top_state(self, state: int) -> bool:
-        return self.t_kernel in self.table[state]
+        """Between items (not after attributes): accepts both an item and the end of the input."""
+        row = self.table[state]
+        return self.t_kernel in row and END in row
 
 
 @functools.cache
@@ -120,7 +134,8 @@ def parse_kdsl(text: str, path: str) -> ast.Program:
         if driver.truncated:
             diags.append(note("parse-error", f"too many syntax errors; stopped after {MAX_PARSE_ERRORS}", None))
         raise CompileError(diags)
-    assert isinstance(program, ast.Program)
+    if not isinstance(program, ast.Program):
+        raise InternalCompilerError("the kdsl parser's error recovery did not terminate")
     program.allow_comments = lexed.allow_comments
     return program
 
@@ -136,11 +151,12 @@ class _Driver:
         self.callbacks = g.callbacks(builder)
         self.diagnostics: list[Diagnostic] = []
         self.truncated = False
+        self.recoveries = 0
         self.eof_reported = eof_reported  # the lexer already explained why the input ends early
 
     def run(self) -> object:
         g, toks, builder, callbacks = self.g, self.tokens, self.builder, self.callbacks
-        table, rules, end_state = g.table, g.rules, g.end_state
+        table, rules, end_state, unit_chains = g.table, g.rules, g.end_state, g.unit_chains
         st = [g.start_state]  # LR states
         vals: list = []  # semantic values (tokens and AST nodes)
         sps: list = []  # (line, col, end_line, end_col) of each value, None for an empty reduction
@@ -151,6 +167,9 @@ class _Driver:
             tt = tok.type
             act = table[st[-1]].get(tt)
             if act is None:
+                self.recoveries += 1
+                if self.recoveries > 4 * len(toks) + 16:  # defensive: recovery always advances, but never hang
+                    return None
                 i, recovering = self._recover(st, vals, sps, i, report=not recovering)
                 continue
             if act >= 0:
@@ -162,8 +181,12 @@ class _Driver:
                 continue
             r = ~act
             size, origin, unit = rules[r]
-            if unit:  # value and span stay; only the state changes
-                st[-1] = table[st[-2]][origin]
+            if unit:  # value and span stay; only the top state changes, along a chain of unit rules
+                key = (st[-2], st[-1], tt)
+                top = unit_chains.get(key)
+                if top is None:
+                    top = unit_chains[key] = g.follow_units(st[-2], st[-1], tt)
+                st[-1] = top
                 continue
             if size:
                 children = vals[-size:]

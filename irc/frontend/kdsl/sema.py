@@ -2,11 +2,8 @@
 recursion and definite assignment. `analyze()` returns a `TypedProgram` or raises `CompileError` with every
 error found.
 
-Design:
-  * One walk over each function body does typing and definite assignment together: `assigned` is the set
-    of `var`s assigned on every path to the current point, `reachable` is false after `return`, `break`
-    and `continue`. `if` intersects its arms; a loop body may run zero times, so after a loop the state
-    at loop entry holds (a `var` assigned only inside a loop is not definitely assigned after it).
+Design (expressions: `sema_expr.py`, calls: `sema_calls.py`, statements and flow: `sema_stmt.py`):
+  * One walk over each function body does typing and definite assignment together (see `sema_stmt`).
   * Errors never cascade: a failed expression has type `ERROR`, and everything built on it is silent.
   * `const`/`param` items are evaluated lazily in dependency order (cycles are a const-error), so
     items may be declared in any order. `defines` override `param` defaults; a define that names no
@@ -19,7 +16,6 @@ Design:
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 
 import networkx as nx
 
@@ -29,16 +25,12 @@ from . import ast, attrs
 from .deep import run_deep
 from .intrinsics import BUILTIN_SCALARS, BUILTIN_VECTORS, INTRINSICS, TARGETS
 from .sema_calls import CallMixin
-from .sema_expr import MAX_REG_ARRAY, ExprMixin, default_type, show
+from .sema_expr import MAX_REG_ARRAY, ExprMixin, default_type
+from .sema_stmt import LoopState, StmtMixin
 from .typed import (
     ARG,
     CONST,
-    LET,
-    LOOP,
-    SHARED,
     SPEC,
-    UNROLL,
-    VAR,
     FnInfo,
     KernelInfo,
     Symbol,
@@ -48,7 +40,6 @@ from .typed import (
 from .types import (
     BOOL,
     ERROR,
-    I32,
     MBARRIER,
     SCALARS,
     VOID,
@@ -66,19 +57,11 @@ from .types import (
     round_to,
 )
 
-MAX_UNROLL = 1024
 _TYPE_ALIASES = {"float": "f32", "double": "f64", "half": "f16", "int": "i32", "uint": "u32", "long": "i64",
                  "bfloat16": "bf16", "size_t": "u64"}
-_KIND_TEXT = {LET: "a `let` binding", ARG: "a parameter", CONST: "a `const`", SPEC: "a `param`",
-              SHARED: "a shared array", LOOP: "a loop variable", UNROLL: "a loop variable"}
 
 
-@dataclass
-class _Loop:
-    breaks: bool = False
-
-
-class Analyzer(ExprMixin, CallMixin):
+class Analyzer(StmtMixin, ExprMixin, CallMixin):
     def __init__(self, program: ast.Program, defines: dict[str, Value] | None, arch: str):
         self.program = program
         self.path = program.path
@@ -107,9 +90,10 @@ class Analyzer(ExprMixin, CallMixin):
         self.scopes: list[dict[str, Symbol]] = []
         self.cur_fn: ast.FnItem | None = None
         self.cur_kernel: KernelInfo | None = None
-        self.assigned: set[Symbol] = set()
+        self.deferred: set[Symbol] = set()  # `var`s declared without a value: the only ones tracked
+        self.assigned: set[Symbol] = set()  # deferred vars assigned on every path to this point
         self.reachable = True
-        self.loops: list[_Loop] = []
+        self.loops: list[LoopState] = []
 
     # ----------------------------------------------------------------------------------- diagnostics
     def err(self, check: str, message: str, span: Span | None, **kw) -> None:
@@ -399,7 +383,7 @@ class Analyzer(ExprMixin, CallMixin):
         info = self.fn_infos[item.name]
         self.cur_fn, self.cur_kernel = item, kernel
         self.scopes = [{p.name: p for p in info.params}]
-        self.assigned, self.reachable, self.loops = set(info.params), True, []
+        self.assigned, self.reachable, self.loops = set(), True, []
         self.block(item.body)
         if not item.kernel and info.ret != VOID and not isinstance(info.ret, ErrorType) and self.reachable:
             end = item.body.span
@@ -427,301 +411,6 @@ class Analyzer(ExprMixin, CallMixin):
                      calls[0].span, labels=[Label(c.span, f"`{u}` calls `{v}`") for c, (u, v) in
                                             zip(calls[1:], cycle[1:])],
                      help="device functions are always inlined, so they cannot be recursive")
-
-    # ------------------------------------------------------------------------------------ statements
-    def block(self, b: ast.Block) -> None:
-        self.scopes.append({})
-        for s in b.stmts:
-            self._stmt_handlers[type(s)](self, s)
-        self.scopes.pop()
-
-    def cond(self, e: ast.Expr, what: str) -> None:
-        t = self.value_expr(e)
-        if not isinstance(t, ErrorType) and t != BOOL:
-            self.finish(e, t)
-            help = "compare explicitly, e.g. `x != 0`" if isinstance(t, Scalar) and t.is_int else None
-            self.err("type-error", f"the condition of `{what}` must be `bool`, found {show(t)}", e.span, help=help)
-
-    def _let(self, s: ast.LetStmt) -> None:
-        declared = self.resolve_type(s.type, "value") if s.type is not None else None
-        t: Type
-        if s.init is not None:
-            t = self.value_expr(s.init, declared)
-            t = self.expect(s.init, t, declared) if declared is not None else self.finish(s.init, t)
-            if declared is not None:
-                t = declared
-        elif declared is not None:
-            t = declared
-            if not s.mutable:
-                self.err("type-error", f"`let {s.name}` needs a value", s.span,
-                         help=f"write `let {s.name} = ...;`, or `var {s.name}: ...;` to assign it later")
-        else:
-            self.err("type-error", f"`{'var' if s.mutable else 'let'} {s.name}` needs a type or a value", s.span)
-            t = ERROR
-        sym = Symbol(s.name, VAR if s.mutable else LET, t, s.name_span, decl=s)
-        self.declare(sym, s)
-        if s.init is not None or not s.mutable or isinstance(t, ErrorType):
-            self.assigned.add(sym)
-
-    def _assign(self, s: ast.AssignStmt) -> None:
-        tgt = s.target
-        if s.op != "=":
-            tmp = ast.Binary(s.span, s.op, tgt, s.value, s.span)
-            rt = self.expr(tmp)
-            tt = self.types.get(tgt, ERROR)
-            if self._assignable(tgt) and not isinstance(rt, ErrorType) and not isinstance(tt, ErrorType) \
-                    and rt != tt:
-                self.err("type-error", f"`{s.op}=` gives `{rt}`, which cannot be stored in `{tt}`", s.span)
-            return
-        vt = self.value_expr(s.value)
-        if isinstance(tgt, ast.Name):
-            sym = self.lookup(tgt.ident)
-            if sym is None:
-                self.finish(s.value, vt)
-                self._name_not_symbol(tgt)
-                return
-            self.refs[tgt] = sym
-            self.types[tgt] = sym.type
-        else:
-            self.types[tgt] = self.place(tgt)
-        tt = self.types[tgt]
-        if self._assignable(tgt) and not isinstance(tt, ErrorType):
-            self.expect(s.value, vt, tt)
-        else:
-            self.finish(s.value, vt)
-
-    def _assignable(self, tgt: ast.Expr) -> bool:
-        """Report (once) if `tgt` cannot be assigned; marks `var`s as assigned."""
-        if isinstance(tgt, ast.Name):
-            sym = self.refs.get(tgt)
-            if sym is None:
-                return False
-            if sym.kind != VAR:
-                help = f"declare it with `var {sym.name}`" if sym.kind == LET else None
-                self.err("type-error", f"cannot assign to `{sym.name}`: it is {_KIND_TEXT[sym.kind]}", tgt.span,
-                         labels=[Label(sym.span, "declared here")] if sym.span else [], help=help)
-                return False
-            self.assigned.add(sym)
-            return True
-        if not isinstance(tgt, ast.Index):
-            return False
-        bt = self.types.get(tgt.base, ERROR)
-        if isinstance(bt, ErrorType) or isinstance(self.types.get(tgt), ErrorType):
-            return False
-        if isinstance(bt, Ptr):
-            if isinstance(bt.elem, MBarrier):
-                self.err("type-error", "an mbarrier cannot be assigned; use the mbarrier intrinsics", tgt.span)
-                return False
-            return True
-        if isinstance(bt, SharedArray):
-            if isinstance(bt.elem, MBarrier):
-                self.err("type-error", "an mbarrier cannot be assigned; use the mbarrier intrinsics", tgt.span)
-                return False
-            return True
-        if isinstance(bt, RegArray):
-            if isinstance(tgt.base, ast.Name):
-                return self._assignable(tgt.base)
-            self.err("type-error", "cannot assign to an element of a temporary array", tgt.span)
-            return False
-        return False
-
-    def _expr_stmt(self, s: ast.ExprStmt) -> None:
-        t = self.expr(s.expr)
-        self.finish(s.expr, t)
-
-    def _shared(self, s: ast.SharedStmt) -> None:
-        t = self.resolve_type(s.type, "shared")
-        if self.cur_kernel is None:
-            self.err("type-error", "`shared` declarations are only allowed in kernels", s.span,
-                     help="declare the array in the kernel and pass a `*shared` pointer")
-            t = ERROR
-        if isinstance(t, Scalar):
-            self.err("type-error", f"a shared declaration is an array or an mbarrier; write `[{t}; 1]`", s.type.span)
-            t = ERROR
-        if s.align is not None:
-            a = self._const_dim(s.align, "an alignment")
-            if a is not None and a & (a - 1):
-                self.err("const-error", f"an alignment must be a power of two, found {a}", s.align.span)
-            elif a is not None and isinstance(t, SharedArray):
-                t = SharedArray(t.elem, t.shape, a)
-        sym = Symbol(s.name, SHARED, t, s.name_span, decl=s)
-        self.declare(sym, s)
-        if self.cur_kernel is not None and not isinstance(t, ErrorType):
-            self.cur_kernel.shared.append(sym)
-
-    def _if(self, s: ast.IfStmt) -> None:
-        self.cond(s.cond, "if")
-        before, reach0 = set(self.assigned), self.reachable
-        self.block(s.then)
-        a1, r1 = self.assigned, self.reachable
-        self.assigned, self.reachable = set(before), reach0
-        if s.else_ is not None:
-            self._stmt_handlers[type(s.else_)](self, s.else_)
-        a2, r2 = self.assigned, self.reachable
-        c = self.values.get(s.cond)
-        if c is True:
-            a2, r2 = a1, r1
-        elif c is False:
-            a1, r1 = a2, r2
-        if r1 and r2:
-            self.assigned, self.reachable = a1 & a2, True
-        elif r1 or r2:
-            self.assigned, self.reachable = (a1 if r1 else a2), True
-        else:
-            self.assigned, self.reachable = before, False
-
-    def _loop_body(self, body: ast.Block, var: Symbol | None, decl: ast.Node | None, const_true: bool) -> None:
-        entry, reach0 = set(self.assigned), self.reachable
-        self.loops.append(_Loop())
-        self.scopes.append({})
-        if var is not None:
-            self.declare(var, decl)
-            self.assigned.add(var)
-        self.block(body)
-        self.scopes.pop()
-        loop = self.loops.pop()
-        self.assigned = entry
-        self.reachable = reach0 and not (const_true and not loop.breaks)
-
-    def _while(self, s: ast.WhileStmt) -> None:
-        self.cond(s.cond, "while")
-        self._loop_body(s.body, None, None, self.values.get(s.cond) is True)
-
-    def _for(self, s: ast.ForStmt) -> None:
-        t = self._range_type(s)
-        values: tuple | None = None
-        if s.unroll and not isinstance(t, ErrorType):
-            bounds = [self.const_of(x, "the bounds of `unroll for`") if x is not None else 1
-                      for x in (s.start, s.end, s.step)]
-            if all(v is not None for v in bounds):
-                a, b, step = bounds
-                if step <= 0:
-                    self.err("const-error", f"the step of a loop must be positive, found {step}", s.step.span)
-                else:
-                    trips = len(range(a, b, step))
-                    if trips > MAX_UNROLL:
-                        self.err("limit-error", f"`unroll for` would make {trips} copies; the limit is {MAX_UNROLL}",
-                                 s.span, help="use a plain `for` loop, or unroll part of it")
-                    else:
-                        values = tuple(range(a, b, step))
-        elif s.step is not None:
-            v = self.values.get(s.step)
-            if isinstance(v, int) and v <= 0:
-                self.err("const-error", f"the step of a loop must be positive, found {v}", s.step.span)
-        kind = UNROLL if s.unroll else LOOP
-        var = Symbol(s.var, kind, t, s.var_span, values=values, decl=s)
-        self._loop_body(s.body, var, s, False)
-
-    def _range_type(self, s: ast.ForStmt) -> Type:
-        parts = [x for x in (s.start, s.end, s.step) if x is not None]
-        types = [self.value_expr(x) for x in parts]
-        if any(isinstance(t, ErrorType) for t in types):
-            for x, t in zip(parts, types):
-                self.finish(x, t)
-            return ERROR
-        concrete = [t for t in types if not is_untyped(t)]
-        if not concrete:
-            target: Type = I32
-            if all(isinstance(t, UntypedInt) for t in types) and s.unroll:
-                for x in parts:  # the loop variable adapts like a literal; bounds are just numbers
-                    self.coerce(x, self._fit_int(self.values.get(x)))
-                return types[0]
-        else:
-            target = concrete[0]
-        if not (isinstance(target, Scalar) and target.is_int):
-            bad = next(x for x, t in zip(parts, types) if t == target)
-            self.err("type-error", f"a loop range needs integer bounds, found {show(self.types[bad])}", bad.span)
-            return ERROR
-        for x, t in zip(parts, types):
-            if is_untyped(t):
-                if isinstance(self.coerce(x, target), ErrorType):
-                    return ERROR
-            elif t != target:
-                self.err("type-error", f"mismatched types: `{target}` and `{t}` in a loop range", x.span)
-                return ERROR
-        return target
-
-    @staticmethod
-    def _fit_int(v: Value | None) -> Scalar:
-        return I32 if v is None or fits(v, I32) else SCALARS["i64"]
-
-    def _for_list(self, s: ast.ForListStmt) -> None:
-        types = [self.value_expr(x) for x in s.items]
-        values: list | None = []
-        t: Type = ERROR
-        if not any(isinstance(x, ErrorType) for x in types):
-            concrete = [x for x in types if not is_untyped(x)]
-            if concrete:
-                t = concrete[0]
-                for x, xt in zip(s.items, types):
-                    self.expect(x, xt, t, "loop list element")
-            else:
-                t = types[0] if all(x == types[0] for x in types) else ERROR
-                if isinstance(t, ErrorType):  # mixed int and float literals: floats
-                    t = default_type(next(x for x in types if x != UntypedInt()))
-                    for x in s.items:
-                        self.coerce(x, t)
-                else:
-                    for x in s.items:
-                        self.coerce(x, self._fit_int(self.values.get(x)) if isinstance(t, UntypedInt)
-                                    else default_type(t))
-            for x in s.items:
-                v = self.const_of(x, "an element of a `for ... in [...]` list")
-                if v is None:
-                    values = None
-                elif values is not None:
-                    values.append(v)
-        if len(s.items) > MAX_UNROLL:
-            self.err("limit-error", f"the loop list has {len(s.items)} elements; the limit is {MAX_UNROLL}", s.span)
-        var = Symbol(s.var, UNROLL, t, s.var_span, values=tuple(values) if values is not None else None, decl=s)
-        self._loop_body(s.body, var, s, False)
-
-    def _break(self, s: ast.BreakStmt) -> None:
-        if not self.loops:
-            self.err("type-error", "`break` outside of a loop", s.span)
-        else:
-            self.loops[-1].breaks = True
-        self.reachable = False
-
-    def _continue(self, s: ast.ContinueStmt) -> None:
-        if not self.loops:
-            self.err("type-error", "`continue` outside of a loop", s.span)
-        self.reachable = False
-
-    def _return(self, s: ast.ReturnStmt) -> None:
-        fn = self.cur_fn
-        assert fn is not None
-        ret = self.fn_infos[fn.name].ret
-        if s.value is not None:
-            t = self.value_expr(s.value, ret if ret != VOID else None)
-            if fn.kernel or ret == VOID:
-                self.finish(s.value, t)
-                what = "a kernel" if fn.kernel else f"`{fn.name}`"
-                self.err("type-error", f"{what} returns no value", s.value.span,
-                         help=None if fn.kernel else f"declare a result: `fn {fn.name}(...) -> {show(default_type(t))}`")
-            else:
-                self.expect(s.value, t, ret, f"the result of `{fn.name}`")
-        elif not fn.kernel and ret != VOID and not isinstance(ret, ErrorType):
-            self.err("type-error", f"`{fn.name}` must return a `{ret}`", s.span)
-        self.reachable = False
-
-    def _block_stmt(self, s: ast.Block) -> None:
-        self.block(s)
-
-    _stmt_handlers = {
-        ast.LetStmt: _let,
-        ast.AssignStmt: _assign,
-        ast.ExprStmt: _expr_stmt,
-        ast.SharedStmt: _shared,
-        ast.IfStmt: _if,
-        ast.ForStmt: _for,
-        ast.ForListStmt: _for_list,
-        ast.WhileStmt: _while,
-        ast.BreakStmt: _break,
-        ast.ContinueStmt: _continue,
-        ast.ReturnStmt: _return,
-        ast.Block: _block_stmt,
-    }
 
 
 def _type_text(t: ast.TypeExpr) -> str:

@@ -15,7 +15,7 @@ from irc.diagnostics import Label
 
 from . import ast, fold
 from .intrinsics import BUILTIN_SCALARS, BUILTIN_VECTORS, FAMILY_TEXT, INTRINSICS, target_supports
-from .typed import UNROLL, VAR
+from .typed import UNROLL
 from .types import (
     BOOL,
     ERROR,
@@ -144,7 +144,7 @@ class ExprMixin:
     def expect(self, e: ast.Expr, t: Type, want: Type, what: str = "") -> Type:
         """`e` (of type `t`) is used where `want` is required."""
         if isinstance(t, ErrorType) or isinstance(want, ErrorType):
-            return want
+            return ERROR
         if is_untyped(t):
             return self.coerce(e, want)
         if t != want:
@@ -194,7 +194,7 @@ class ExprMixin:
             self.values[e] = sym.value
         if sym.kind == UNROLL:
             self.per_copy.add(e)
-        if sym.kind == VAR and sym not in self.assigned and self.reachable:
+        if sym in self.deferred and sym not in self.assigned and self.reachable:
             self.err("uninitialized", f"`{e.ident}` is read before it is assigned on every path", e.span,
                      labels=[Label(sym.span, f"`{e.ident}` declared here without a value")] if sym.span else [],
                      help=f"give `{e.ident}` an initial value, or assign it on every path before this read")
@@ -379,18 +379,30 @@ class ExprMixin:
         if isinstance(src, ErrorType) or isinstance(dst, ErrorType):
             return dst
         if is_untyped(src):
-            if isinstance(dst, Scalar) and not dst.is_bool and not (isinstance(src, UntypedFloat) and dst.is_int):
-                src = self.coerce(e.operand, dst)
-            else:
-                src = self.coerce(e.operand, default_type(src))
+            # a literal operand takes the target type when that holds it (`3000000000 as u64`), else its
+            # default type, and is then converted (`(-1) as u32` is 0xFFFFFFFF)
+            v = self.values.get(e.operand)
+            direct = isinstance(dst, Scalar) and not dst.is_bool and not (isinstance(src, UntypedFloat) and dst.is_int)
+            if direct and v is not None and not fits(v, dst):
+                direct = False
+            src = self.coerce(e.operand, dst if direct else self._fit_default(src, v))
             if isinstance(src, ErrorType):
-                return dst
+                return ERROR
         if not _castable(src, dst):
             self.err("type-error", f"cannot convert `{src}` to `{dst}` with `as`", e.span, help=_cast_help(src, dst))
             return dst
         if isinstance(dst, Scalar):
             self._fold(e, lambda a: fold.cast(a, src, dst), e.operand)
         return dst
+
+    @staticmethod
+    def _fit_default(t: Type, v: object) -> Scalar:
+        """The default type for an untyped constant, widened to i64/u64 when the value needs it."""
+        if isinstance(t, UntypedInt) and v is not None:
+            for cand in (I32, SCALARS["i64"], SCALARS["u64"]):
+                if fits(v, cand):
+                    return cand
+        return default_type(t)
 
     def _fold(self, e: ast.Expr, f, *operands: ast.Expr) -> None:
         """Record the constant value of `e` if all operands are constants, or mark it per-copy constant."""
