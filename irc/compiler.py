@@ -141,4 +141,7 @@ def check_ptx(text: str, path: str) -> list[Diagnostic]:
         except CompileError as e:
             return e.diagnostics
         module, notes = lift_module(ptx, text)
-        return notes + analyze(module, ptx.target, {path: text})
+        try:
+            return notes + analyze(module, ptx.target, {path: text})
+        finally:
+            module.dispose()

@@ -361,3 +361,30 @@ class Module:
     @property
     def kernels(self) -> list[Function]:
         return [f for f in self.functions if f.is_kernel]
+
+    def dispose(self) -> None:
+        """Break the module's reference cycles (ops <-> blocks <-> values) once it is no longer needed.
+
+        Why: `irc check` builds and drops one module per file; without this, every module lingers until
+        the cyclic garbage collector traverses it, which measured ~15% of the time on large PTX inputs.
+        The module is unusable afterwards."""
+        for f in self.functions:
+            for b in f.blocks:
+                for op in b.ops:
+                    for r in op.results:
+                        r.uses = []
+                        r.op = None  # type: ignore[assignment]
+                    op.operands = []
+                    op.succ_args = []
+                    op.successors = []
+                    op.results = []
+                    op.block = None
+                for a in b.args:
+                    a.uses = []
+                    a.block = None  # type: ignore[assignment]
+                b.ops = []
+                b.args = []
+                b.function = None
+            f.blocks = []
+            f.module = None
+        self.functions = []
