@@ -86,7 +86,7 @@ def compile_kdsl(text: str, path: str, opts: CompileOptions | None = None) -> Co
     opts = opts or CompileOptions()
     module = frontend(text, path, defines=opts.defines, arch=opts.arch)
     ctx = optimize(module, opts)
-    diags = list(ctx.diagnostics)
+    diags = list(module.warnings) + list(ctx.diagnostics)
     if opts.check:
         diags += analyze(module, opts.arch, {path: text})
     if _errors(diags):
@@ -110,7 +110,20 @@ def check_kdsl(
 
     ctx = PassContext(arch=arch)
     optimize(module, CompileOptions(arch=arch), ctx)
-    return list(ctx.diagnostics) + analyze(module, arch, {path: text})
+    diags = list(module.warnings) + list(ctx.diagnostics) + analyze(module, arch, {path: text})
+    if not _errors(diags):
+        # The target-dependent checks live in the backend (`unsupported-target`, `shared-overflow`,
+        # `register-pressure`): run it so `irc check` reports what `irc compile` would.
+        from irc import suppress
+        from irc.backends.ptx.emit import compile_module
+
+        start = len(ctx.diagnostics)
+        try:
+            compile_module(module, arch, ctx=ctx, source_path=path)
+            diags += suppress.filter(ctx.diagnostics[start:], {path: text})
+        except CompileError as e:
+            diags += suppress.filter(e.diagnostics, {path: text})
+    return diags
 
 
 @contextmanager

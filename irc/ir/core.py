@@ -346,6 +346,7 @@ class Module:
         self.functions: list[Function] = []
         self.source = source  # the file the module came from (for spans)
         self.attrs: dict[str, Any] = {}
+        self.warnings: list = []  # front-end warnings (Diagnostics) for the driver; never printed
 
     def add_function(self, f: Function) -> Function:
         f.module = self

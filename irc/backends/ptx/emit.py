@@ -20,15 +20,24 @@ from irc.backends.ptx.layout import DYN_ALIGN, DYN_SMEM, SharedLayout, layout_sh
 from irc.backends.ptx.legalize import Legalize
 from irc.backends.ptx.outofssa import OutOfSSA
 from irc.backends.ptx.regalloc import allocate
-from irc.diagnostics import CompileError
+from irc.diagnostics import CompileError, Span, warning
 from irc.ir.core import Module
 from irc.passes.manager import PassContext
 
 try:
     from irc.target import min_ptx_version, parse_arch
 except ImportError:  # pragma: no cover - private fallback while irc.target is missing
-    _MIN = {"sm_80": (7, 0), "sm_86": (7, 1), "sm_89": (7, 8), "sm_90": (7, 8), "sm_90a": (8, 0),
-            "sm_100": (8, 6), "sm_100a": (8, 6), "sm_103a": (8, 8), "sm_120a": (8, 7)}
+    _MIN = {
+        "sm_80": (7, 0),
+        "sm_86": (7, 1),
+        "sm_89": (7, 8),
+        "sm_90": (7, 8),
+        "sm_90a": (8, 0),
+        "sm_100": (8, 6),
+        "sm_100a": (8, 6),
+        "sm_103a": (8, 8),
+        "sm_120a": (8, 7),
+    }
 
     def min_ptx_version(arch: str) -> tuple[int, int]:
         return _MIN[arch]
@@ -37,6 +46,7 @@ except ImportError:  # pragma: no cover - private fallback while irc.target is m
         if name not in _MIN:
             raise ValueError(f"unknown target {name!r}")
         return name
+
 
 try:
     from irc.backends.ptx.printer import print_ptx
@@ -72,6 +82,38 @@ def required_version(fn: ptx.Function) -> tuple[int, int]:
         if v is not None and v > need:
             need = v
     return need
+
+
+# 32-bit register slots each allocated register of a class occupies in hardware (predicates live in a
+# separate predicate file; 16-bit values still take a 32-bit register).
+_SLOTS = {"p": 0, "rs": 1, "r": 1, "f": 1, "rd": 2, "fd": 2}
+MAX_HW_REGISTERS = 255
+
+
+def _register_pressure(fn, stats: dict, ctx: PassContext) -> None:
+    """`register-pressure` (warning): the allocation needs more 32-bit registers than `@max_registers`
+    (or the hardware's 255), so ptxas will spill. The count is the sum over classes of MaxLive in 32-bit
+    slots: an upper bound of what is live at once, exact when one point is the peak of every class."""
+    need = sum(_SLOTS.get(c, 1) * n for c, n in stats["registers"].items())
+    stats["register_slots"] = need
+    limit = fn.attrs.get("max_registers") or MAX_HW_REGISTERS
+    if need > limit:
+        what = (
+            f"`@max_registers({limit})`"
+            if fn.attrs.get("max_registers")
+            else "the 255 registers a thread can have"
+        )
+        ctx.diagnostics.append(
+            warning(
+                "register-pressure",
+                f"kernel `{fn.name}` needs {need} 32-bit registers at its peak, more than {what}: ptxas will spill "
+                "to local memory",
+                Span(fn.span.file, fn.span.line, fn.span.col, fn.span.line, fn.span.col + 1)
+                if fn.span
+                else None,
+                help="reduce what is live at once (fewer accumulators or unrolled copies), or raise the limit",
+            )
+        )
 
 
 @dataclass
@@ -135,6 +177,7 @@ def compile_module(
             "dynamic_shared_bytes": layout.total if layout.dynamic else 0,
             "ptx_version": f"{fv[0]}.{fv[1]}",
         }
+        _register_pressure(fn, stats[fn.name], ctx)
     if any_dynamic:
         pm.globals.append(ptx.VarDecl("shared", ".b8", DYN_SMEM, align=DYN_ALIGN, dims=[0], extern=True))
     pm.version = f"{version[0]}.{version[1]}"

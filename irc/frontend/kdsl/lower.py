@@ -543,4 +543,5 @@ def compile_to_ir(text: str, path: str, *, defines: dict | None = None, arch: st
         detail = "; ".join(d.message for d in problems[:5])
         raise InternalCompilerError(f"the lowered IR of {path} does not verify: {detail}",
                                     span=problems[0].span)
+    module.warnings = list(typed.warnings)  # sema's warnings travel with the module to the driver
     return module
