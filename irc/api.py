@@ -387,6 +387,15 @@ def _parse_arg(spec: str) -> tuple[str, Any]:
             raise LaunchError(f"--arg {name}: `{raw}` is not a number or a .npy file") from None
 
 
+def _parse_dims(raw: Any, flag: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(x, 0) for x in str(raw).split(","))
+    except ValueError:
+        raise LaunchError(
+            f"{flag} expects up to three positive integers like 4 or 4,2,1, got `{raw}`"
+        ) from None
+
+
 def run_cli(a: argparse.Namespace) -> int:
     """`irc run`: compile, bind --arg values by parameter name, launch, save arrays back to .npy files."""
     from irc.cli import _emit_diags
@@ -418,8 +427,8 @@ def run_cli(a: argparse.Namespace) -> int:
                 + (f"; unknown --arg {', '.join(extra)}" if extra else "")
             )
         args = [given[n] for n in k.param_names]
-        grid = tuple(int(x) for x in str(a.grid).split(","))
-        block = tuple(int(x) for x in str(a.block).split(","))
+        grid = _parse_dims(a.grid, "--grid")
+        block = _parse_dims(a.block, "--block")
         stats = k.launch(grid, block, args, device=a.device)
     except (LaunchError, KeyError) as e:
         sys.stderr.write(f"irc: error: {e}\n")
