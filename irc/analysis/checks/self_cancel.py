@@ -112,7 +112,10 @@ def check_self_cancel(ctx: FunctionContext) -> list[Diagnostic]:
             if (op.span, op.name) in varied:
                 continue
         a = root(op.operands[0])
-        nm = ctx.name(a)
+        # An operand without a source name (a temporary such as `gid ^ 5`) is called `x` in the message
+        # and the label shows where it is computed, instead of printing an IR id like `%8`.
+        anonymous = not a.name
+        nm = "x" if anonymous else ctx.name(a)
         if op.name == "cmp":
             pred = {"eq": "==", "ne": "!=", "lt": "<", "gt": ">", "le": "<=", "ge": ">="}[
                 str(op.attrs["pred"])
@@ -126,7 +129,10 @@ def check_self_cancel(ctx: FunctionContext) -> list[Diagnostic]:
         labels: list[Label] = []
         sp = value_span(a)
         if sp is not None and sp != op.span:
-            labels.append(Label(sp, f"`{nm}` was last written here, so both operands are the same value"))
+            what = "is computed here" if anonymous else "was last written here"
+            labels.append(Label(sp, f"`{nm}` {what}, so both operands are the same value"))
+        elif anonymous:
+            msg += " (both operands are the same computed value)"
         help_text = (
             "if one operand should be the value from before an in-place update (e.g. `old_max` before "
             "`max_score = max(max_score, x)`), copy it into its own variable/register before the update"
