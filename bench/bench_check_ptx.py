@@ -55,8 +55,15 @@ def run(target_lines: int) -> dict[str, float]:
         t_check += t3 - t2
         lines += text.count("\n") + 1
     total = t_parse + t_lift + t_check
-    return {"lines": lines, "seconds": total, "lines_per_s": lines / total, "parse_s": t_parse,
-            "lift_s": t_lift, "check_s": t_check, "lift_lines_per_s": lines / t_lift}
+    return {
+        "lines": lines,
+        "seconds": total,
+        "lines_per_s": lines / total,
+        "parse_s": t_parse,
+        "lift_s": t_lift,
+        "check_s": t_check,
+        "lift_lines_per_s": lines / t_lift,
+    }
 
 
 def main() -> None:
@@ -65,13 +72,17 @@ def main() -> None:
     args = ap.parse_args()
     for n in (int(x) for x in args.sizes.split(",")):
         p = run_pipeline(n)
-        print(f"{p['lines']:>9} lines  {p['seconds']:7.2f} s  {p['lines_per_s']:>9,.0f} lines/s  "
-              "(irc.compiler.check_ptx, as `irc check` runs it)")
+        print(
+            f"{p['lines']:>9} lines  {p['seconds']:7.2f} s  {p['lines_per_s']:>9,.0f} lines/s  "
+            "(irc.compiler.check_ptx, as `irc check` runs it)"
+        )
     for n in (int(x) for x in args.sizes.split(",")):
         r = run(n)
-        print(f"{r['lines']:>9} lines  {r['seconds']:7.2f} s  {r['lines_per_s']:>9,.0f} lines/s  "
-              f"(parse {r['parse_s']:.2f} s, lift {r['lift_s']:.2f} s = {r['lift_lines_per_s']:,.0f} lines/s, "
-              f"analysis {r['check_s']:.2f} s)")
+        print(
+            f"{r['lines']:>9} lines  {r['seconds']:7.2f} s  {r['lines_per_s']:>9,.0f} lines/s  "
+            f"(parse {r['parse_s']:.2f} s, lift {r['lift_s']:.2f} s = {r['lift_lines_per_s']:,.0f} lines/s, "
+            f"analysis {r['check_s']:.2f} s)"
+        )
 
 
 if __name__ == "__main__":

@@ -81,7 +81,9 @@ def main() -> None:
     print(f"{src.count(chr(10))} lines, {len(src)} bytes")
     print(f"parse: min {min(parse_t) * ms:.2f} ms, median {statistics.median(parse_t) * ms:.2f} ms")
     print(f"sema:  min {min(sema_t) * ms:.2f} ms, median {statistics.median(sema_t) * ms:.2f} ms")
-    print(f"total: min {min(total) * ms:.2f} ms, median {statistics.median(total) * ms:.2f} ms (target < 50 ms)")
+    print(
+        f"total: min {min(total) * ms:.2f} ms, median {statistics.median(total) * ms:.2f} ms (target < 50 ms)"
+    )
 
 
 if __name__ == "__main__":

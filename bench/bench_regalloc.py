@@ -74,8 +74,10 @@ def main() -> None:
     t0 = time.perf_counter()
     r = compile_module(generate(n), "sm_80")
     t1 = time.perf_counter()
-    print(f"full compile_module (legalize, regalloc, out-of-SSA, isel, checker, print): {t1 - t0:.3f} s, "
-          f"{len(r.text.splitlines())} PTX lines")
+    print(
+        f"full compile_module (legalize, regalloc, out-of-SSA, isel, checker, print): {t1 - t0:.3f} s, "
+        f"{len(r.text.splitlines())} PTX lines"
+    )
 
 
 if __name__ == "__main__":

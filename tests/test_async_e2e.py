@@ -97,8 +97,14 @@ def test_mbarrier_ring_phase_flipping(arch: str) -> None:
 def test_mbarrier_ring_fixed_parity_is_caught() -> None:
     x = np.arange(32 * 4, dtype=np.uint32)
     with pytest.raises(EmuError):
-        run("mbar_pipeline", "mbar_pipe", "sm_80", 64, (x, np.zeros_like(x), np.uint32(4)),
-            replace={"mbarrier_wait %full, %fp": "mbarrier_wait %full, %z"})
+        run(
+            "mbar_pipeline",
+            "mbar_pipe",
+            "sm_80",
+            64,
+            (x, np.zeros_like(x), np.uint32(4)),
+            replace={"mbarrier_wait %full, %fp": "mbarrier_wait %full, %z"},
+        )
 
 
 # -- 2. mma.sync + ldmatrix GEMM with cp.async double buffering -------------------------------------------
@@ -116,8 +122,7 @@ def test_mma_ldmatrix_cp_async_gemm(ab: str, nk: int) -> None:
         A, B = f32_to_bf16(Af), f32_to_bf16(Bf)
         ref = bf16_to_f32(A).astype(np.float64) @ bf16_to_f32(B).astype(np.float64)
     C = np.full((16, 16), np.nan, np.float32)
-    run("mma_gemm", "mma_gemm", "sm_80", 32, (A, B, C, np.uint32(nk)),
-        replace={'ab = "f16"': f'ab = "{ab}"'})
+    run("mma_gemm", "mma_gemm", "sm_80", 32, (A, B, C, np.uint32(nk)), replace={'ab = "f16"': f'ab = "{ab}"'})
     np.testing.assert_allclose(C, ref, rtol=1e-5, atol=1e-4)
 
 
@@ -172,8 +177,10 @@ def test_tcgen05_gemm_lbo_sbo_matter() -> None:
     # emulator really reads A/B through the descriptor's K-direction (LBO) / M,N-direction (SBO) strides.
     A, B, ref = _umma_operands("f16")
     out = np.zeros((128, 64), np.float32)
-    swap = {"%lbo = const {value = 128}": "%lbo = const {value = 512}",
-            "%sbo = const {value = 512}": "%sbo = const {value = 128}"}
+    swap = {
+        "%lbo = const {value = 128}": "%lbo = const {value = 512}",
+        "%sbo = const {value = 512}": "%sbo = const {value = 128}",
+    }
     run("tcgen05_gemm", "umma_gemm", "sm_100a", 128, (A, B, out, np.uint32(_idesc(0))), replace=swap)
     assert not np.allclose(out, ref, rtol=1e-3, atol=1e-2)
 
@@ -236,8 +243,14 @@ def test_family_gate_per_target(name: str) -> None:
             assert all(arch in d.message for d in diags), (name, arch)
 
 
-KERNEL_TARGETS = {"tma_pipeline": SM90, "tma_store": SM90, "mbar_pipeline": TARGETS, "mma_gemm": TARGETS,
-                  "wmma_tile": TARGETS, "tcgen05_gemm": SM100A}
+KERNEL_TARGETS = {
+    "tma_pipeline": SM90,
+    "tma_store": SM90,
+    "mbar_pipeline": TARGETS,
+    "mma_gemm": TARGETS,
+    "wmma_tile": TARGETS,
+    "tcgen05_gemm": SM100A,
+}
 
 
 def test_kernel_files_match_table() -> None:

@@ -120,7 +120,10 @@ def test_dynamic_shared_memory() -> None:
     assert r.stats["big"]["dynamic_shared_bytes"] == 16 + 65536
     assert r.ptx.function("big").meta["dynamic_shared_bytes"] == 65552
     small = compile_module(load("reduce_shared"), "sm_80")
-    assert ".shared .align 16 .b8 tile[512];" in small.text and small.stats["reduce"]["dynamic_shared_bytes"] == 0
+    assert (
+        ".shared .align 16 .b8 tile[512];" in small.text
+        and small.stats["reduce"]["dynamic_shared_bytes"] == 0
+    )
 
 
 @needs_ptxas
@@ -141,8 +144,13 @@ def test_deterministic_in_process_and_subprocess() -> None:
         "sys.stdout.write(''.join(compile_module(parse_module((d/(n+'.ir')).read_text(), n+'.kdsl'),"
         " 'sm_80').text for n in ('swap_loop','reduce_shared','misc')))"
     )
-    out = subprocess.run([sys.executable, "-c", code, str(DATA)], capture_output=True, text=True,
-                         env={"PYTHONHASHSEED": "12345", "PATH": ""}, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(DATA)],
+        capture_output=True,
+        text=True,
+        env={"PYTHONHASHSEED": "12345", "PATH": ""},
+        check=True,
+    ).stdout
     assert out == "".join(texts)
 
 
@@ -214,6 +222,12 @@ def test_emu_big_shared_dynamic() -> None:
     r = compile_module(load("big_shared"), "sm_80")
     x = np.arange(256, dtype=np.float32)
     out = np.zeros(256, np.float32)
-    emu.run_kernel(parse_ptx(r.text), "big", 1, 256, (x, out),
-                   dynamic_shared_bytes=r.stats["big"]["dynamic_shared_bytes"])
+    emu.run_kernel(
+        parse_ptx(r.text),
+        "big",
+        1,
+        256,
+        (x, out),
+        dynamic_shared_bytes=r.stats["big"]["dynamic_shared_bytes"],
+    )
     np.testing.assert_array_equal(out, x[::-1])

@@ -17,6 +17,7 @@ DATA = Path(__file__).parent / "data" / "ptx"
 EXPECTED: dict[str, list[dict]] = json.loads((DATA / "expected.json").read_text())
 CHECKS = {"barrier-divergence", "warp-sync-divergence", "self-cancel", "uninitialized"}
 
+
 def _params() -> list:
     return [pytest.param(rel, id=rel) for rel in sorted(EXPECTED)]
 
@@ -32,7 +33,9 @@ def test_corpus_findings_match_expected(rel: str) -> None:
 
 
 HDR = ".version 8.0\n.target sm_80\n.address_size 64\n"
-UNINIT = HDR + """.visible .entry k(.param .u64 k_param_0)
+UNINIT = (
+    HDR
+    + """.visible .entry k(.param .u64 k_param_0)
 {
     .reg .pred %p<4>;
     .reg .b32 %r<8>;
@@ -49,6 +52,7 @@ $L1:
     ret;
 }
 """
+)
 
 
 def test_builder_kernel_reading_unwritten_register_is_uninitialized() -> None:
@@ -57,8 +61,9 @@ def test_builder_kernel_reading_unwritten_register_is_uninitialized() -> None:
 
 
 def test_cli_checks_the_corpus_directory() -> None:
-    r = subprocess.run([sys.executable, "-m", "irc.cli", "check", str(DATA)], capture_output=True, text=True,
-                       timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-m", "irc.cli", "check", str(DATA)], capture_output=True, text=True, timeout=300
+    )
     out = r.stdout + r.stderr
     assert "Traceback" not in out
     assert "barrier-divergence" in out and "self-cancel" in out

@@ -56,8 +56,9 @@ def test_doc_snippet(body: str, line: int, monkeypatch: pytest.MonkeyPatch, tmp_
 
 
 def _irc(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "irc.cli", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "irc.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_doc_check_commands() -> None:

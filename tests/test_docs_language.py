@@ -24,10 +24,18 @@ _FENCE = re.compile(r"^```(kdsl(?:-error)?)[ \t]*\n(.*?)^```[ \t]*$", re.S | re.
 _ARCH = re.compile(r"^\s*//\s*arch:\s*(\S+)")
 _ERROR = re.compile(r"^\s*//\s*error:\s*([a-z0-9-]+)")
 
-FRONTEND_CHECKS = frozenset({
-    "parse-error", "name-error", "type-error", "const-error", "recursion", "limit-error",
-    "unsupported-target", "uninitialized",
-})
+FRONTEND_CHECKS = frozenset(
+    {
+        "parse-error",
+        "name-error",
+        "type-error",
+        "const-error",
+        "recursion",
+        "limit-error",
+        "unsupported-target",
+        "uninitialized",
+    }
+)
 # Reported while generating code (shared-memory layout, register allocation), so `irc compile` finds them
 # but `check_kdsl` (front end + analyzer) does not.
 BACKEND_CHECKS = frozenset({"shared-overflow", "register-pressure"})

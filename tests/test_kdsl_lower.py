@@ -524,8 +524,12 @@ def test_kernel_attributes_and_shared_decls():
     assert fn.attrs["launch"] == [16, 8, 1] and fn.attrs["max_registers"] == 64
     assert fn.attrs["allow"] == ["barrier-divergence"]
     decls = {s.name: (str(s.type), s.align) for s in fn.shared}
-    assert decls == {"a": ("[f16; 16, 128]", 128), "bar": ("mbarrier", 8), "bars": ("[mbarrier; 4]", 8),
-                     "w": ("[f32; 8]", 4)}
+    assert decls == {
+        "a": ("[f16; 16, 128]", 128),
+        "bar": ("mbarrier", 8),
+        "bars": ("[mbarrier; 4]", 8),
+        "w": ("[f32; 8]", 4),
+    }
     assert all(s.span is not None for s in fn.shared)
 
 
@@ -544,11 +548,46 @@ def test_uninitialized_read_is_sema_error():
 def test_intrinsic_coverage_sm80():
     m = ir_of(open(os.path.join(DATA, "intrinsics_sm80.kdsl")).read())
     names = {op.name for fn in m.kernels for op in fn.ops()}
-    for n in ("barrier", "syncwarp", "fence", "shfl", "vote", "activemask", "elect", "atomic", "atomic_cas",
-              "load_vec", "store_vec", "pack_half2", "unpack_half2", "cp_async", "cp_async_commit",
-              "cp_async_wait", "mbarrier_init", "mbarrier_arrive", "mbarrier_test_wait", "mbarrier_wait",
-              "mbarrier_inval", "ldmatrix", "mma_m16n8k16", "wmma_load", "wmma_mma", "wmma_store",
-              "exp2", "log2", "rsqrt", "rcp", "sin", "cos", "tanh", "floor", "ceil", "trunc", "round", "clz"):
+    for n in (
+        "barrier",
+        "syncwarp",
+        "fence",
+        "shfl",
+        "vote",
+        "activemask",
+        "elect",
+        "atomic",
+        "atomic_cas",
+        "load_vec",
+        "store_vec",
+        "pack_half2",
+        "unpack_half2",
+        "cp_async",
+        "cp_async_commit",
+        "cp_async_wait",
+        "mbarrier_init",
+        "mbarrier_arrive",
+        "mbarrier_test_wait",
+        "mbarrier_wait",
+        "mbarrier_inval",
+        "ldmatrix",
+        "mma_m16n8k16",
+        "wmma_load",
+        "wmma_mma",
+        "wmma_store",
+        "exp2",
+        "log2",
+        "rsqrt",
+        "rcp",
+        "sin",
+        "cos",
+        "tanh",
+        "floor",
+        "ceil",
+        "trunc",
+        "round",
+        "clz",
+    ):
         assert n in names, n
     barriers = [op.attrs for op in ops(m, "barrier")]
     assert {"id": 0} in barriers and {"id": 1, "count": 64} in barriers
@@ -557,10 +596,27 @@ def test_intrinsic_coverage_sm80():
 def test_intrinsic_coverage_sm100a():
     m = ir_of(open(os.path.join(DATA, "intrinsics_sm100a.kdsl")).read(), arch="sm_100a")
     names = {op.name for fn in m.kernels for op in fn.ops()}
-    for n in ("tma_load", "tma_store", "tma_store_commit", "tma_store_wait", "tma_prefetch", "fence_proxy_async",
-              "mbarrier_arrive_expect_tx", "mbarrier_expect_tx", "mbarrier_try_wait", "fence_mbarrier_init",
-              "tmem_alloc", "tmem_relinquish", "tmem_dealloc", "smem_desc", "tcgen05_mma", "tcgen05_commit",
-              "tcgen05_ld", "tcgen05_wait_ld", "tcgen05_fence"):
+    for n in (
+        "tma_load",
+        "tma_store",
+        "tma_store_commit",
+        "tma_store_wait",
+        "tma_prefetch",
+        "fence_proxy_async",
+        "mbarrier_arrive_expect_tx",
+        "mbarrier_expect_tx",
+        "mbarrier_try_wait",
+        "fence_mbarrier_init",
+        "tmem_alloc",
+        "tmem_relinquish",
+        "tmem_dealloc",
+        "smem_desc",
+        "tcgen05_mma",
+        "tcgen05_commit",
+        "tcgen05_ld",
+        "tcgen05_wait_ld",
+        "tcgen05_fence",
+    ):
         assert n in names, n
 
 
@@ -573,8 +629,9 @@ def _arch_for(text: str) -> str:
     return "sm_80"
 
 
-@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(ROOT, "examples", "*.kdsl"))),
-                         ids=os.path.basename)
+@pytest.mark.parametrize(
+    "path", sorted(glob.glob(os.path.join(ROOT, "examples", "*.kdsl"))), ids=os.path.basename
+)
 def test_examples_compile(path: str):
     text = open(path).read()
     res = compile_kdsl(text, path, CompileOptions(arch=_arch_for(text)))
@@ -641,18 +698,23 @@ def test_inlined_functions_arrays_loops_and_void_returns():
 
 
 def test_pointer_to_pointer_load():
-    m = ir_of("kernel k(out: *global f32, k_ptrs: *global *global f32) { let p = k_ptrs[tid.x]; out[0] = p[3]; }")
+    m = ir_of(
+        "kernel k(out: *global f32, k_ptrs: *global *global f32) { let p = k_ptrs[tid.x]; out[0] = p[3]; }"
+    )
     loads = ops(m, "load")
     assert str(loads[0].results[0].type) == "*global f32"
     assert [op.operands[1] for op in ops(m, "ptradd") if op.operands[1].op.name == "const"][0].op.attrs == {
-        "value": 12}
+        "value": 12
+    }
 
 
 def test_deep_expressions_and_large_unroll():
     deep = "kernel k(o: *global f32) { let x = o[0]; o[1] = " + " + ".join(["x"] * 3000) + "; }"
     assert len(ops(ir_of(deep), "add")) == 2999
-    big = ("kernel k(o: *global f32) { var a = 0.0; unroll for i in 0..1024 { if o[i] > 0.0 { a += o[i]; } } "
-           "o[0] = a; }")
+    big = (
+        "kernel k(o: *global f32) { var a = 0.0; unroll for i in 0..1024 { if o[i] > 0.0 { a += o[i]; } } "
+        "o[0] = a; }"
+    )
     fn = ir_of(big).kernels[0]
     assert len(fn.blocks) == 2049
 

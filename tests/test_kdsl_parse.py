@@ -106,8 +106,10 @@ def test_grammar_is_lalr_without_conflicts(caplog) -> None:
 
 # --------------------------------------------------------------------------------------------- lexical
 def test_comments_are_skipped_and_allow_comments_collected() -> None:
-    prog = parse("// line\n/* block\n * more */ const A = 1; // irc: allow(self-cancel, barrier-divergence)\n"
-                 "/* not /* nested */ const B = 2;\n")
+    prog = parse(
+        "// line\n/* block\n * more */ const A = 1; // irc: allow(self-cancel, barrier-divergence)\n"
+        "/* not /* nested */ const B = 2;\n"
+    )
     assert [i.name for i in prog.items] == ["A", "B"]
     assert prog.items[0].span.line == 3
     assert [(a.line, a.checks) for a in prog.allow_comments] == [(3, ("self-cancel", "barrier-divergence"))]
@@ -119,19 +121,39 @@ def test_identifiers_and_keywords() -> None:
     assert errors("kernel k() { let let = 1; }")[0][:3] == (1, 18, "parse-error")
 
 
-@pytest.mark.parametrize("text,value,suffix", [
-    ("42", 42, None), ("0x2A", 42, None), ("0X2a", 42, None), ("0b101010", 42, None), ("1_000_000", 1000000, None),
-    ("7u64", 7, "u64"), ("7i32", 7, "i32"), ("0xFFu32", 255, "u32"), ("0b1_0i64", 2, "i64"), ("0x1f16", 0x1F16, None),
-])
+@pytest.mark.parametrize(
+    "text,value,suffix",
+    [
+        ("42", 42, None),
+        ("0x2A", 42, None),
+        ("0X2a", 42, None),
+        ("0b101010", 42, None),
+        ("1_000_000", 1000000, None),
+        ("7u64", 7, "u64"),
+        ("7i32", 7, "i32"),
+        ("0xFFu32", 255, "u32"),
+        ("0b1_0i64", 2, "i64"),
+        ("0x1f16", 0x1F16, None),
+    ],
+)
 def test_integer_literals(text: str, value: int, suffix: str | None) -> None:
     e = expr(text)
     assert isinstance(e, ast.IntLit) and (e.value, e.suffix, e.text) == (value, suffix, text)
 
 
-@pytest.mark.parametrize("text,value,suffix", [
-    ("1.0", 1.0, None), ("1e-6", 1e-6, None), ("2.5e3", 2500.0, None), ("0.5f16", 0.5, "f16"),
-    ("1.5bf16", 1.5, "bf16"), ("3f32", 3.0, "f32"), ("2.0f64", 2.0, "f64"), ("1_0.2_5", 10.25, None),
-])
+@pytest.mark.parametrize(
+    "text,value,suffix",
+    [
+        ("1.0", 1.0, None),
+        ("1e-6", 1e-6, None),
+        ("2.5e3", 2500.0, None),
+        ("0.5f16", 0.5, "f16"),
+        ("1.5bf16", 1.5, "bf16"),
+        ("3f32", 3.0, "f32"),
+        ("2.0f64", 2.0, "f64"),
+        ("1_0.2_5", 10.25, None),
+    ],
+)
 def test_float_literals(text: str, value: float, suffix: str | None) -> None:
     e = expr(text)
     assert isinstance(e, ast.FloatLit) and (e.value, e.suffix) == (value, suffix)
@@ -143,14 +165,17 @@ def test_inf_nan_and_negative_inf() -> None:
     assert isinstance(neg, ast.Unary) and neg.op == "-" and isinstance(neg.operand, ast.FloatLit)
 
 
-@pytest.mark.parametrize("text,col,message", [
-    (".5", 27, "float literal `.5` needs a digit before the `.`"),
-    ("7u8", 27, "invalid suffix `u8` on numeric literal `7u8`"),
-    ("0b102", 27, "invalid binary literal `0b102`: binary digits are 0 and 1"),
-    ("1.5e", 27, "invalid numeric literal `1.5e`"),
-    ("0x", 27, "numeric literal `0x` has no digits"),
-    ("1 $ 2", 29, "unexpected character `$`"),
-])
+@pytest.mark.parametrize(
+    "text,col,message",
+    [
+        (".5", 27, "float literal `.5` needs a digit before the `.`"),
+        ("7u8", 27, "invalid suffix `u8` on numeric literal `7u8`"),
+        ("0b102", 27, "invalid binary literal `0b102`: binary digits are 0 and 1"),
+        ("1.5e", 27, "invalid numeric literal `1.5e`"),
+        ("0x", 27, "numeric literal `0x` has no digits"),
+        ("1 $ 2", 29, "unexpected character `$`"),
+    ],
+)
 def test_bad_literals_and_characters(text: str, col: int, message: str) -> None:
     errs = errors(f"kernel k() {{\n    let v = {text}; }}")
     assert errs[0] == (2, col - 14, "parse-error", message)
@@ -163,7 +188,8 @@ def test_range_dots_are_not_floats() -> None:
 
 def test_unterminated_block_comment_is_one_error() -> None:
     assert errors("kernel k() { /* never closed\n let x = 1; }") == [
-        (1, 14, "parse-error", "unterminated block comment")]
+        (1, 14, "parse-error", "unterminated block comment")
+    ]
 
 
 # --------------------------------------------------------------------------------------------- items
@@ -178,8 +204,10 @@ def test_const_and_param_items() -> None:
 
 
 def test_fn_and_kernel_items() -> None:
-    prog = parse("fn warp_sum(x: f32, y: *global f32,) -> f32 { return x; }\n"
-                 "fn nothing() { }\nkernel k(out: *global f32, m: tensormap<f16; 64, 32>) { }")
+    prog = parse(
+        "fn warp_sum(x: f32, y: *global f32,) -> f32 { return x; }\n"
+        "fn nothing() { }\nkernel k(out: *global f32, m: tensormap<f16; 64, 32>) { }"
+    )
     f, g, k = prog.items
     assert isinstance(f, ast.FnItem) and not f.kernel and [p.name for p in f.params] == ["x", "y"]
     assert show_type(f.ret) == "f32" and show_type(f.params[1].type) == "*global f32"
@@ -188,10 +216,19 @@ def test_fn_and_kernel_items() -> None:
 
 
 def test_attributes() -> None:
-    prog = parse("@launch(block = 128)\n@launch(block = (16, 8, 1))\n@max_registers(64)\n@min_blocks_per_sm(2)\n"
-                 "@cluster(2, 1, 1)\n@allow(barrier-divergence, self-cancel)\nkernel k() { }")
+    prog = parse(
+        "@launch(block = 128)\n@launch(block = (16, 8, 1))\n@max_registers(64)\n@min_blocks_per_sm(2)\n"
+        "@cluster(2, 1, 1)\n@allow(barrier-divergence, self-cancel)\nkernel k() { }"
+    )
     attrs = prog.items[0].attrs
-    assert [a.name for a in attrs] == ["launch", "launch", "max_registers", "min_blocks_per_sm", "cluster", "allow"]
+    assert [a.name for a in attrs] == [
+        "launch",
+        "launch",
+        "max_registers",
+        "min_blocks_per_sm",
+        "cluster",
+        "allow",
+    ]
     assert attrs[0].args[0].key == "block" and attrs[0].args[0].value.value == 128
     assert [d.value for d in attrs[1].args[0].value] == [16, 8, 1]
     assert [a.value.value for a in attrs[4].args] == [2, 1, 1]
@@ -201,17 +238,27 @@ def test_attributes() -> None:
 
 
 def test_types() -> None:
-    stmts = body("let a: *shared mbarrier = x; let b: [f32; 8] = y; let c: *global *global u32 = z;"
-                 "let d: bool = w;")
-    assert [show_type(s.type) for s in stmts] == ["*shared mbarrier", "[f32; 8]", "*global *global u32", "bool"]
+    stmts = body(
+        "let a: *shared mbarrier = x; let b: [f32; 8] = y; let c: *global *global u32 = z;let d: bool = w;"
+    )
+    assert [show_type(s.type) for s in stmts] == [
+        "*shared mbarrier",
+        "[f32; 8]",
+        "*global *global u32",
+        "bool",
+    ]
 
 
 # --------------------------------------------------------------------------------------------- statements
 def test_let_and_var_forms() -> None:
     s = body("let a = 1; let b: f32 = 2.0; var c: f32 = 0.0; var d = 0u32; var e: f32;")
     assert [(x.name, x.mutable, x.type is not None, x.init is not None) for x in s] == [
-        ("a", False, False, True), ("b", False, True, True), ("c", True, True, True), ("d", True, False, True),
-        ("e", True, True, False)]
+        ("a", False, False, True),
+        ("b", False, True, True),
+        ("c", True, True, True),
+        ("d", True, False, True),
+        ("e", True, True, False),
+    ]
 
 
 @pytest.mark.parametrize("op", ["=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="])
@@ -226,28 +273,40 @@ def test_indexed_stores() -> None:
 
 
 def test_shared_declarations() -> None:
-    a, b, c, d = body("shared tile: [f16; 16, 128]; shared t2: [f16; 64, 64] align 128;"
-                      "shared bar: mbarrier; shared bars: [mbarrier; 4];")
+    a, b, c, d = body(
+        "shared tile: [f16; 16, 128]; shared t2: [f16; 64, 64] align 128;"
+        "shared bar: mbarrier; shared bars: [mbarrier; 4];"
+    )
     assert isinstance(a, ast.SharedStmt) and show_type(a.type) == "[f16; 16, 128]" and a.align is None
     assert b.align.value == 128 and show_type(c.type) == "mbarrier" and show_type(d.type) == "[mbarrier; 4]"
-    assert errors("kernel k() { shared t: [f32; 4] aligned 16; }")[0][3] == "expected `align` or `;`, found `aligned`"
+    assert (
+        errors("kernel k() { shared t: [f32; 4] aligned 16; }")[0][3]
+        == "expected `align` or `;`, found `aligned`"
+    )
 
 
 def test_if_else_chain() -> None:
     (s,) = body("if a { } else if b { x(); } else { y(); }")
-    assert isinstance(s, ast.IfStmt) and isinstance(s.else_, ast.IfStmt) and isinstance(s.else_.else_, ast.Block)
+    assert (
+        isinstance(s, ast.IfStmt) and isinstance(s.else_, ast.IfStmt) and isinstance(s.else_.else_, ast.Block)
+    )
     (t,) = body("if a { }")
     assert t.else_ is None
 
 
 def test_loops() -> None:
-    a, b, c, d, e = body("for i in a..b { } for i in 0..n step 4 { } for d in [16, 8, 4, 2, 1] { }"
-                         "unroll for j in 0..8 { } while c { break; continue; }")
+    a, b, c, d, e = body(
+        "for i in a..b { } for i in 0..n step 4 { } for d in [16, 8, 4, 2, 1] { }"
+        "unroll for j in 0..8 { } while c { break; continue; }"
+    )
     assert isinstance(a, ast.ForStmt) and not a.unroll and a.step is None
     assert b.step.value == 4
     assert isinstance(c, ast.ForListStmt) and [x.value for x in c.items] == [16, 8, 4, 2, 1]
     assert d.unroll and d.var == "j"
-    assert isinstance(e, ast.WhileStmt) and [type(x) for x in e.body.stmts] == [ast.BreakStmt, ast.ContinueStmt]
+    assert isinstance(e, ast.WhileStmt) and [type(x) for x in e.body.stmts] == [
+        ast.BreakStmt,
+        ast.ContinueStmt,
+    ]
 
 
 def test_return_call_and_block_statements() -> None:
@@ -263,47 +322,51 @@ def test_expression_statement_must_be_a_call() -> None:
 
 
 # --------------------------------------------------------------------------------------------- expressions
-@pytest.mark.parametrize("src,expected", [
-    ("a || b && c", "(a || (b && c))"),
-    ("a && b | c", "(a && (b | c))"),
-    ("a | b ^ c", "(a | (b ^ c))"),
-    ("a ^ b & c", "(a ^ (b & c))"),
-    ("a & b == c", "(a & (b == c))"),
-    ("a == b < c", "(a == (b < c))"),
-    ("a < b << c", "(a < (b << c))"),
-    ("a << b + c", "(a << (b + c))"),
-    ("a + b * c", "(a + (b * c))"),
-    ("a - b - c", "((a - b) - c)"),
-    ("a / b % c", "((a / b) % c)"),
-    ("-a * b", "((-a) * b)"),
-    ("-x as f32", "(-(x as f32))"),
-    ("!a as bool", "(!(a as bool))"),
-    ("x as u32 as f32", "((x as u32) as f32)"),
-    ("x as u32 < y", "((x as u32) < y)"),
-    ("p as *global u32", "(p as *global u32)"),
-    ("c ? a : b ? d : e", "(c ? a : (b ? d : e))"),
-    ("a || b ? x + 1 : y", "((a || b) ? (x + 1) : y)"),
-    ("~f(2)[1]", "(~f(2)[1])"),
-    ("a.x[1]", "a.x[1]"),
-    ("&tile[r, c] + 1", "((&tile[r, c]) + 1)"),
-    ("&bar", "(&bar)"),
-    ("tid.x + ctaid.y * ntid.z", "(tid.x + (ctaid.y * ntid.z))"),
-    ("(a + b) * c", "((a + b) * c)"),
-    ("f(a, g(b))[2]", "f(a, g(b))[2]"),
-    ("[0.0; 8]", "[0.0; 8]"),
-    ("[a, b, c, d]", "[a, b, c, d]"),
-    ("[1, 2,]", "[1, 2]"),
-    ("-inf", "(-inf)"),
-    ("a != b >= c", "(a != (b >= c))"),
-    ("a >> 1 & 3", "((a >> 1) & 3)"),
-])
+@pytest.mark.parametrize(
+    "src,expected",
+    [
+        ("a || b && c", "(a || (b && c))"),
+        ("a && b | c", "(a && (b | c))"),
+        ("a | b ^ c", "(a | (b ^ c))"),
+        ("a ^ b & c", "(a ^ (b & c))"),
+        ("a & b == c", "(a & (b == c))"),
+        ("a == b < c", "(a == (b < c))"),
+        ("a < b << c", "(a < (b << c))"),
+        ("a << b + c", "(a << (b + c))"),
+        ("a + b * c", "(a + (b * c))"),
+        ("a - b - c", "((a - b) - c)"),
+        ("a / b % c", "((a / b) % c)"),
+        ("-a * b", "((-a) * b)"),
+        ("-x as f32", "(-(x as f32))"),
+        ("!a as bool", "(!(a as bool))"),
+        ("x as u32 as f32", "((x as u32) as f32)"),
+        ("x as u32 < y", "((x as u32) < y)"),
+        ("p as *global u32", "(p as *global u32)"),
+        ("c ? a : b ? d : e", "(c ? a : (b ? d : e))"),
+        ("a || b ? x + 1 : y", "((a || b) ? (x + 1) : y)"),
+        ("~f(2)[1]", "(~f(2)[1])"),
+        ("a.x[1]", "a.x[1]"),
+        ("&tile[r, c] + 1", "((&tile[r, c]) + 1)"),
+        ("&bar", "(&bar)"),
+        ("tid.x + ctaid.y * ntid.z", "(tid.x + (ctaid.y * ntid.z))"),
+        ("(a + b) * c", "((a + b) * c)"),
+        ("f(a, g(b))[2]", "f(a, g(b))[2]"),
+        ("[0.0; 8]", "[0.0; 8]"),
+        ("[a, b, c, d]", "[a, b, c, d]"),
+        ("[1, 2,]", "[1, 2]"),
+        ("-inf", "(-inf)"),
+        ("a != b >= c", "(a != (b >= c))"),
+        ("a >> 1 & 3", "((a >> 1) & 3)"),
+    ],
+)
 def test_precedence(src: str, expected: str) -> None:
     assert show(expr(src)) == expected
 
 
 def test_only_names_can_be_called() -> None:
     assert errors("kernel k() { let v = a.x(2); }") == [
-        (1, 22, "parse-error", "only functions and intrinsics can be called, by name")]
+        (1, 22, "parse-error", "only functions and intrinsics can be called, by name")
+    ]
 
 
 def test_spans_are_exact() -> None:
@@ -322,10 +385,14 @@ def test_spans_are_exact() -> None:
 def test_parse_error_lists_expected_tokens() -> None:
     assert errors("kernel k() { let x = (1 + 2; }") == [(1, 28, "parse-error", "expected `)`, found `;`")]
     assert errors("kernel k(a: i32,, b: u32) { }") == [
-        (1, 17, "parse-error", "expected one of `)`, identifier, found `,`")]
-    assert errors("kernel k() {") == [(1, 13, "parse-error", "expected one of `}`, a statement, found end of file")]
+        (1, 17, "parse-error", "expected one of `)`, identifier, found `,`")
+    ]
+    assert errors("kernel k() {") == [
+        (1, 13, "parse-error", "expected one of `}`, a statement, found end of file")
+    ]
     assert errors("let x = 1;")[0][3] == (
-        "expected one of `@`, `const`, `fn`, `kernel`, `param`, end of file, found `let`")
+        "expected one of `@`, `const`, `fn`, `kernel`, `param`, end of file, found `let`"
+    )
 
 
 def test_missing_semicolon_has_a_help_line() -> None:
@@ -363,7 +430,9 @@ def test_too_many_errors_stops_with_a_note() -> None:
 # --------------------------------------------------------------------------------------------- depth, size
 def test_thousand_nested_parentheses_and_blocks() -> None:
     n = 1000
-    p = parse("kernel k(o: *global i32) { o[0] = " + "(" * n + "1" + ")" * n + "; " + "{" * n + "}" * n + " }")
+    p = parse(
+        "kernel k(o: *global i32) { o[0] = " + "(" * n + "1" + ")" * n + "; " + "{" * n + "}" * n + " }"
+    )
     analyze(p)
     q = parse("kernel k(o: *global i32, c: bool) { " + "if c { " * n + "o[0] = 1;" + " }" * n + " }")
     analyze(q)
@@ -398,10 +467,68 @@ def test_example_kernels_parse() -> None:
 
 
 # --------------------------------------------------------------------------------------------- fuzzing
-_TOKENS = ["kernel", "fn", "k", "(", ")", "{", "}", "[", "]", ";", ",", ":", "=", "+", "-", "*", "/", "<", ">",
-           "<<", "..", ".", "let", "var", "if", "else", "for", "in", "while", "return", "break", "x", "y", "1",
-           "2.0", "0x1F", "f32", "*global", "shared", "as", "&", "&&", "?", "@launch", "inf", "unroll", "step",
-           "[0.0; 4]", "tid.x", "barrier()", "/*", "*/", "//", "\n", "$", "'", "\"", "0b2", "1e", ".5"]
+_TOKENS = [
+    "kernel",
+    "fn",
+    "k",
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    ";",
+    ",",
+    ":",
+    "=",
+    "+",
+    "-",
+    "*",
+    "/",
+    "<",
+    ">",
+    "<<",
+    "..",
+    ".",
+    "let",
+    "var",
+    "if",
+    "else",
+    "for",
+    "in",
+    "while",
+    "return",
+    "break",
+    "x",
+    "y",
+    "1",
+    "2.0",
+    "0x1F",
+    "f32",
+    "*global",
+    "shared",
+    "as",
+    "&",
+    "&&",
+    "?",
+    "@launch",
+    "inf",
+    "unroll",
+    "step",
+    "[0.0; 4]",
+    "tid.x",
+    "barrier()",
+    "/*",
+    "*/",
+    "//",
+    "\n",
+    "$",
+    "'",
+    '"',
+    "0b2",
+    "1e",
+    ".5",
+]
 
 
 def _outcome(src: str) -> None:
@@ -434,12 +561,12 @@ def _mutate(src: str, rng: random.Random, n: int) -> str:
         i = rng.randrange(len(src) + 1)
         how = rng.randrange(4)
         if how == 0:
-            src = src[:i] + src[i + rng.randrange(1, 8):]
+            src = src[:i] + src[i + rng.randrange(1, 8) :]
         elif how == 1:
             src = src[:i] + rng.choice(_TOKENS) + src[i:]
         elif how == 2:
             j = rng.randrange(len(src) + 1)
-            src = src[:i] + src[j:j + rng.randrange(1, 40)] + src[i:]
+            src = src[:i] + src[j : j + rng.randrange(1, 40)] + src[i:]
         else:
             src = src[:i] + rng.choice("(){}[];,.=+-*&|<>!~?:0123456789abxyz \n") + src[i:]
     return src

@@ -102,7 +102,7 @@ def test_divmod_semantics(opt: bool) -> None:
     uout = np.zeros(128, np.uint32)
     run(m, "divmod", 1, 64, (x, out, uout))
     q = (np.abs(x.astype(np.int64)) // 8) * np.sign(x)
-    o = out[: 256].reshape(64, 4)
+    o = out[:256].reshape(64, 4)
     np.testing.assert_array_equal(o[:, 0], q.astype(np.int32))
     np.testing.assert_array_equal(o[:, 1], (x - q * 8).astype(np.int32))
     np.testing.assert_array_equal(o[:, 2], (x.astype(np.int64) * 8).astype(np.int32))

@@ -20,8 +20,21 @@ from irc.ir.parser import parse_module
 from irc.passes.manager import PassContext
 
 DATA = Path(__file__).parent / "data" / "ir"
-OK_ON_80 = ["vadd", "swap_loop", "lost_copy", "reduce_shared", "shuffles", "atomics", "cp_async",
-            "mbarrier80", "mma", "wmma", "elect", "big_shared", "misc"]
+OK_ON_80 = [
+    "vadd",
+    "swap_loop",
+    "lost_copy",
+    "reduce_shared",
+    "shuffles",
+    "atomics",
+    "cp_async",
+    "mbarrier80",
+    "mma",
+    "wmma",
+    "elect",
+    "big_shared",
+    "misc",
+]
 
 
 def load(name: str):
@@ -30,6 +43,7 @@ def load(name: str):
 
 def independent_max_live(fn) -> dict[str, int]:
     """A deliberately naive liveness: per-point live sets by iterating to a fixpoint over instructions."""
+
     def reg(v) -> bool:
         if isinstance(v, OpResult) and v.op.name == "const":
             return False
@@ -107,7 +121,12 @@ def select(fn, layout, alloc, edges):
 
 
 def test_clean_allocation_passes_checker() -> None:
-    for name, k in [("swap_loop", "swap2"), ("swap_loop", "rot3"), ("lost_copy", "lost"), ("reduce_shared", "reduce")]:
+    for name, k in [
+        ("swap_loop", "swap2"),
+        ("swap_loop", "rot3"),
+        ("lost_copy", "lost"),
+        ("reduce_shared", "reduce"),
+    ]:
         fn, lay = lowered(name, k)
         alloc = allocate(fn)
         check_allocation(select(fn, lay, alloc, OutOfSSA(alloc).run()))

@@ -37,7 +37,9 @@ def test_check_reports_it_without_failing() -> None:
 
 
 def test_check_reports_backend_errors_too() -> None:
-    src = "@launch(block = 32)\nkernel big(out: *global f32) {\n    shared s: [f32; 60000];\n" \
-          "    s[tid.x] = 1.0;\n    barrier();\n    out[tid.x] = s[31 - tid.x];\n}\n"
+    src = (
+        "@launch(block = 32)\nkernel big(out: *global f32) {\n    shared s: [f32; 60000];\n"
+        "    s[tid.x] = 1.0;\n    barrier();\n    out[tid.x] = s[31 - tid.x];\n}\n"
+    )
     diags = check_kdsl(src, "big.kdsl", arch="sm_86")  # 240 KB > 99 KB on sm_86
     assert "shared-overflow" in {d.check for d in diags}

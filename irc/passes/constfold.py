@@ -111,7 +111,9 @@ class ConstFold(Pass):
             if not isinstance(ot, ScalarType) or ot.is_bool:
                 return False
             pred = str(op.attrs.get("pred"))
-            if pred not in _CMP or (ot.is_float and any(isinstance(v, float) and math.isnan(v) for v in vals)):
+            if pred not in _CMP or (
+                ot.is_float and any(isinstance(v, float) and math.isnan(v) for v in vals)
+            ):
                 return False
             res: object = bool(_CMP[pred](vals[0], vals[1]))
         elif n == "cvt" and isinstance(t, ScalarType) and t.is_int:

@@ -70,8 +70,10 @@ class AllocationChecker:
 
     def fail(self, ins: Instr | None, msg: str) -> None:
         where = f" at `{ins}`" if ins is not None else ""
-        raise InternalCompilerError(f"register allocation checker: {msg}{where} in kernel `{self.fn.name}`",
-                                    op=str(ins) if ins is not None else None)
+        raise InternalCompilerError(
+            f"register allocation checker: {msg}{where} in kernel `{self.fn.name}`",
+            op=str(ins) if ins is not None else None,
+        )
 
     def _expect(self, st: State, reg: str, vid: int, ins: Instr | None, what: str = "reads") -> None:
         have = st.get(reg, frozenset())
@@ -117,8 +119,13 @@ class AllocationChecker:
             for j in _succs(blocks, index, i):
                 out = dict(st)
                 for reg, arg, inc in binds.get((name, blocks[j][0]), []):
-                    self._expect(out, reg, inc, instrs[-1] if instrs else None,
-                                 f"edge {name} -> {blocks[j][0]}: block argument {self.name(arg)} in")
+                    self._expect(
+                        out,
+                        reg,
+                        inc,
+                        instrs[-1] if instrs else None,
+                        f"edge {name} -> {blocks[j][0]}: block argument {self.name(arg)} in",
+                    )
                     out[reg] = frozenset({arg})
                 old = ins_state[j]
                 if old is None:

@@ -195,16 +195,25 @@ class InstructionSelector:
             return format_imm(v.op.attrs["value"], v.type)
         return Reg(self.alloc.reg(v))
 
-    def emit(self, opcode: str, operands: list[Operand], uses: list[Value] = (), defs: list[Value] = (),
-             pred: Value | None = None, pred_neg: bool = False, **meta) -> Instr:
+    def emit(
+        self,
+        opcode: str,
+        operands: list[Operand],
+        uses: list[Value] = (),
+        defs: list[Value] = (),
+        pred: Value | None = None,
+        pred_neg: bool = False,
+        **meta,
+    ) -> Instr:
         m = dict(meta)
         u = [(self.alloc.reg(v), self.vid(v)) for v in uses if not self._is_imm(v)]
         if pred is not None:
             u.append((self.alloc.reg(pred), self.vid(pred)))
         m["uses"] = u
         m["defs"] = [(self.alloc.reg(v), self.vid(v)) for v in defs if v in self.alloc.colour]
-        ins = Instr(opcode, list(operands), Reg(self.alloc.reg(pred)) if pred is not None else None, pred_neg,
-                    meta=m)
+        ins = Instr(
+            opcode, list(operands), Reg(self.alloc.reg(pred)) if pred is not None else None, pred_neg, meta=m
+        )
         if self.file_index is not None and self.cur_span is not None:
             ins.loc = Loc(self.file_index, self.cur_span.line, self.cur_span.col)
         self.body.append(ins)
@@ -274,8 +283,15 @@ class InstructionSelector:
         decls: list[Stmt] = []
         if not self.layout.dynamic:
             for d in fn.shared:
-                decls.append(VarDecl("shared", ".b8", d.name, align=self.layout.aligns[d.name],
-                                     dims=[max(self.layout.sizes[d.name], 1)]))
+                decls.append(
+                    VarDecl(
+                        "shared",
+                        ".b8",
+                        d.name,
+                        align=self.layout.aligns[d.name],
+                        dims=[max(self.layout.sizes[d.name], 1)],
+                    )
+                )
         regs = self.alloc.registers()
         for c in CLASSES:
             if regs[c]:
@@ -442,7 +458,9 @@ class InstructionSelector:
             E(f"cvt.{_ROUND[n]}.{ty}.{ty}", [o(res[0]), o(ops[0])], ops, res)
         elif n in ("popc", "clz", "brev"):
             if _bits(t) != 32 and n != "brev":
-                raise InternalCompilerError(f"`{n}` on {t} is not supported by the PTX backend", op=n, span=op.span)
+                raise InternalCompilerError(
+                    f"`{n}` on {t} is not supported by the PTX backend", op=n, span=op.span
+                )
             E(f"{n}.b{_bits(t)}", [o(res[0]), o(ops[0])], ops, res)
         elif n == "fma":
             ty = arith_ty(t)
@@ -478,20 +496,38 @@ class InstructionSelector:
         elif n == "store":
             sp = space_of(ops[0])
             head = "st.volatile" if a.get("volatile") else "st"
-            E(f"{head}.{sp}.{mem_ty(ops[1].type)}", [self.addr(ops[0], a.get("offset", 0)), o(ops[1])], ops, res)
+            E(
+                f"{head}.{sp}.{mem_ty(ops[1].type)}",
+                [self.addr(ops[0], a.get("offset", 0)), o(ops[1])],
+                ops,
+                res,
+            )
         elif n == "load_vec":
             sp = space_of(ops[0])
-            E(f"ld.{sp}.v{len(res)}.{mem_ty(t)}", [self.vec(res), self.addr(ops[0], a.get("offset", 0))], ops, res)
+            E(
+                f"ld.{sp}.v{len(res)}.{mem_ty(t)}",
+                [self.vec(res), self.addr(ops[0], a.get("offset", 0))],
+                ops,
+                res,
+            )
         elif n == "store_vec":
             sp = space_of(ops[0])
             vals = ops[1:]
-            E(f"st.{sp}.v{len(vals)}.{mem_ty(vals[0].type)}",
-              [self.addr(ops[0], a.get("offset", 0)), self.vec(vals)], ops, res)
+            E(
+                f"st.{sp}.v{len(vals)}.{mem_ty(vals[0].type)}",
+                [self.addr(ops[0], a.get("offset", 0)), self.vec(vals)],
+                ops,
+                res,
+            )
         elif n == "atomic":
             self._atomic(op)
         elif n == "atomic_cas":
-            E(f"atom.{space_of(ops[0])}.cas.b{_bits(t)}", [o(res[0]), self.addr(ops[0]), o(ops[1]), o(ops[2])],
-              ops, res)
+            E(
+                f"atom.{space_of(ops[0])}.cas.b{_bits(t)}",
+                [o(res[0]), self.addr(ops[0]), o(ops[1]), o(ops[2])],
+                ops,
+                res,
+            )
         elif n == "barrier":
             head = "bar.arrive" if a.get("kind") == "arrive" else "bar.sync"
             if ops:
@@ -526,8 +562,12 @@ class InstructionSelector:
             ty = "b32" if kind in ("and", "or", "xor") else "u32"
             E(f"redux.sync.{kind}.{ty}", [o(res[0]), o(ops[0]), o(ops[1])], ops, res)
         elif n == "cp_async":
-            E("cp.async.ca.shared.global", [self.addr(ops[0]), self.addr(ops[1]), Imm(int(a["bytes"]), str(int(a["bytes"])))],
-              ops, res)
+            E(
+                "cp.async.ca.shared.global",
+                [self.addr(ops[0]), self.addr(ops[1]), Imm(int(a["bytes"]), str(int(a["bytes"])))],
+                ops,
+                res,
+            )
         elif n == "cp_async_commit":
             E("cp.async.commit_group", [], ops, res)
         elif n == "cp_async_wait":
@@ -548,13 +588,21 @@ class InstructionSelector:
         elif n == "tma_load":
             coords = ops[2:-1]
             idx = Vec(tuple(o(v) for v in reversed(coords)))
-            E(f"cp.async.bulk.tensor.{len(coords)}d.shared::cluster.global.mbarrier::complete_tx::bytes",
-              [self.addr(ops[0]), Addr(Reg(self.alloc.reg(ops[1])), 0, idx), self.addr(ops[-1])], ops, res)
+            E(
+                f"cp.async.bulk.tensor.{len(coords)}d.shared::cluster.global.mbarrier::complete_tx::bytes",
+                [self.addr(ops[0]), Addr(Reg(self.alloc.reg(ops[1])), 0, idx), self.addr(ops[-1])],
+                ops,
+                res,
+            )
         elif n == "tma_store":
             coords = ops[1:-1]
             idx = Vec(tuple(o(v) for v in reversed(coords)))
-            E(f"cp.async.bulk.tensor.{len(coords)}d.global.shared::cta.bulk_group",
-              [Addr(Reg(self.alloc.reg(ops[0])), 0, idx), self.addr(ops[-1])], ops, res)
+            E(
+                f"cp.async.bulk.tensor.{len(coords)}d.global.shared::cta.bulk_group",
+                [Addr(Reg(self.alloc.reg(ops[0])), 0, idx), self.addr(ops[-1])],
+                ops,
+                res,
+            )
         elif n == "tma_store_commit":
             E("cp.async.bulk.commit_group", [], ops, res)
         elif n == "tma_store_wait":
@@ -562,16 +610,28 @@ class InstructionSelector:
         elif n == "tma_prefetch":
             coords = ops[1:]
             idx = Vec(tuple(o(v) for v in reversed(coords)))
-            E(f"cp.async.bulk.prefetch.tensor.{len(coords)}d.L2.global.tile",
-              [Addr(Reg(self.alloc.reg(ops[0])), 0, idx)], ops, res)
+            E(
+                f"cp.async.bulk.prefetch.tensor.{len(coords)}d.L2.global.tile",
+                [Addr(Reg(self.alloc.reg(ops[0])), 0, idx)],
+                ops,
+                res,
+            )
         elif n == "ldmatrix":
             tr = ".trans" if a.get("trans") else ""
-            E(f"ldmatrix.sync.aligned.m8n8.x{int(a['num'])}{tr}.shared.b16", [self.vec(res), self.addr(ops[0])],
-              ops, res)
+            E(
+                f"ldmatrix.sync.aligned.m8n8.x{int(a['num'])}{tr}.shared.b16",
+                [self.vec(res), self.addr(ops[0])],
+                ops,
+                res,
+            )
         elif n == "mma_m16n8k16":
             ab = str(a["ab"])
-            E(f"mma.sync.aligned.m16n8k16.row.col.f32.{ab}.{ab}.f32",
-              [self.vec(res), self.vec(ops[0:4]), self.vec(ops[4:6]), self.vec(ops[6:10])], ops, res)
+            E(
+                f"mma.sync.aligned.m16n8k16.row.col.f32.{ab}.{ab}.f32",
+                [self.vec(res), self.vec(ops[0:4]), self.vec(ops[4:6]), self.vec(ops[6:10])],
+                ops,
+                res,
+            )
         elif n == "wmma_load":
             frag = str(a["frag"])
             sp = space_of(ops[0])
@@ -582,14 +642,27 @@ class InstructionSelector:
                 head = f"wmma.load.{frag}.sync.aligned.{layout}.m16n16k16.{sp}.f16"
             E(head, [self.vec(res), self.addr(ops[0]), o(ops[1])], ops, res)
         elif n == "wmma_mma":
-            E("wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32",
-              [self.vec(res), self.vec(ops[0:8]), self.vec(ops[8:16]), self.vec(ops[16:24])], ops, res)
+            E(
+                "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32",
+                [self.vec(res), self.vec(ops[0:8]), self.vec(ops[8:16]), self.vec(ops[16:24])],
+                ops,
+                res,
+            )
         elif n == "wmma_store":
             sp = space_of(ops[0])
-            E(f"wmma.store.d.sync.aligned.row.m16n16k16.{sp}.f32",
-              [self.addr(ops[0]), self.vec(ops[1:-1]), o(ops[-1])], ops, res)
+            E(
+                f"wmma.store.d.sync.aligned.row.m16n16k16.{sp}.f32",
+                [self.addr(ops[0]), self.vec(ops[1:-1]), o(ops[-1])],
+                ops,
+                res,
+            )
         elif n == "tmem_alloc":
-            E("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32", [self.addr(ops[0]), o(ops[1])], ops, res)
+            E(
+                "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32",
+                [self.addr(ops[0]), o(ops[1])],
+                ops,
+                res,
+            )
         elif n == "tmem_relinquish":
             E("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned", [], ops, res)
         elif n == "tmem_dealloc":
@@ -597,9 +670,19 @@ class InstructionSelector:
         elif n == "tcgen05_mma":
             E("tcgen05.mma.cta_group::1.kind::f16", [self.addr(ops[0])] + [o(v) for v in ops[1:]], ops, res)
         elif n == "tcgen05_commit":
-            E("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64", [self.addr(ops[0])], ops, res)
+            E(
+                "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64",
+                [self.addr(ops[0])],
+                ops,
+                res,
+            )
         elif n == "tcgen05_ld":
-            E(f"tcgen05.ld.sync.aligned.32x32b.x{int(a['n'])}.b32", [self.vec(res), self.addr(ops[0])], ops, res)
+            E(
+                f"tcgen05.ld.sync.aligned.32x32b.x{int(a['n'])}.b32",
+                [self.vec(res), self.addr(ops[0])],
+                ops,
+                res,
+            )
         elif n == "tcgen05_wait_ld":
             E("tcgen05.wait::ld.sync.aligned", [], ops, res)
         elif n == "tcgen05_fence":
@@ -635,8 +718,12 @@ class InstructionSelector:
         else:
             ty = int_ty(t)
         ops, res = op.operands, op.results
-        self.emit(f"atom.{space_of(ops[0])}.{kind}.{ty}", [self.opnd(res[0]), self.addr(ops[0]), self.opnd(ops[1])],
-                  ops, res)
+        self.emit(
+            f"atom.{space_of(ops[0])}.{kind}.{ty}",
+            [self.opnd(res[0]), self.addr(ops[0]), self.opnd(ops[1])],
+            ops,
+            res,
+        )
 
     def _cvt(self, op: Op) -> None:
         s, d = op.operands[0], op.results[0]

@@ -24,7 +24,14 @@ from irc.ir.types import MBarrierType, PtrType, ScalarType, TensorMapType, Type
 
 #: Classes in declaration order, with their PTX register type and name prefix.
 CLASSES: tuple[str, ...] = ("p", "rs", "r", "f", "rd", "fd")
-CLASS_DECL: dict[str, str] = {"p": ".pred", "rs": ".b16", "r": ".b32", "f": ".f32", "rd": ".b64", "fd": ".f64"}
+CLASS_DECL: dict[str, str] = {
+    "p": ".pred",
+    "rs": ".b16",
+    "r": ".b32",
+    "f": ".f32",
+    "rd": ".b64",
+    "fd": ".f64",
+}
 CLASS_PREFIX: dict[str, str] = {c: f"%{c}" for c in CLASSES}
 
 

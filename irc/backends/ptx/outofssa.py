@@ -46,9 +46,7 @@ class EdgeCopies:
     split: bool = False
 
 
-def sequentialize(
-    copies: list[tuple[str, str, int]], cls: str, temp: str | None
-) -> list[Move]:
+def sequentialize(copies: list[tuple[str, str, int]], cls: str, temp: str | None) -> list[Move]:
     """Order the register-to-register parallel copy `copies` = [(dst, src, vid)] (distinct dsts).
 
     `temp` is a free register of class `cls` or None (then cycles are broken with swaps)."""

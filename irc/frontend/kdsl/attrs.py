@@ -15,10 +15,19 @@ from . import ast
 from .intrinsics import target_supports
 from .typed import KernelInfo
 
-ANALYZER_CHECKS = frozenset({
-    "barrier-divergence", "warp-sync-divergence", "self-cancel", "uninitialized", "mbarrier-tx-mismatch",
-    "tma-misaligned", "shared-overflow", "register-pressure", "unsupported-target",
-})
+ANALYZER_CHECKS = frozenset(
+    {
+        "barrier-divergence",
+        "warp-sync-divergence",
+        "self-cancel",
+        "uninitialized",
+        "mbarrier-tx-mismatch",
+        "tma-misaligned",
+        "shared-overflow",
+        "register-pressure",
+        "unsupported-target",
+    }
+)
 KERNEL_ATTRS = ("launch", "max_registers", "min_blocks_per_sm", "cluster", "allow")
 MAX_BLOCK = (1024, 1024, 64)
 
@@ -42,8 +51,12 @@ def validate(an, item: ast.FnItem) -> tuple[KernelInfo, frozenset[str]]:
     for attr in item.attrs:
         name = attr.name
         if name not in KERNEL_ATTRS:
-            an.err("name-error", f"unknown attribute `@{name}`", attr.span,
-                   help="attributes: " + ", ".join(f"@{a}" for a in KERNEL_ATTRS))
+            an.err(
+                "name-error",
+                f"unknown attribute `@{name}`",
+                attr.span,
+                help="attributes: " + ", ".join(f"@{a}" for a in KERNEL_ATTRS),
+            )
             continue
         if name in seen and name != "allow":
             an.err("const-error", f"`@{name}` is given twice", attr.span)
@@ -63,8 +76,12 @@ def validate(an, item: ast.FnItem) -> tuple[KernelInfo, frozenset[str]]:
         elif name == "cluster":
             info.cluster = _cluster(an, attr)
     if "min_blocks_per_sm" in seen and "launch" not in seen:
-        an.err("const-error", "`@min_blocks_per_sm` needs `@launch(block = ...)`", seen["min_blocks_per_sm"].span,
-               help="ptxas honours .minnctapersm only together with a known block size")
+        an.err(
+            "const-error",
+            "`@min_blocks_per_sm` needs `@launch(block = ...)`",
+            seen["min_blocks_per_sm"].span,
+            help="ptxas honours .minnctapersm only together with a known block size",
+        )
     info.allow = frozenset(allow)
     return info, info.allow
 
@@ -85,8 +102,11 @@ def _values(an, attr: ast.Attribute, exprs: list[ast.Expr], what: str, lo: int, 
 def _single_int(an, attr: ast.Attribute, lo: int, hi: int) -> int | None:
     args = attr.args
     if len(args) != 1 or args[0].key is not None or isinstance(args[0].value, list):
-        an.err("const-error", f"`@{attr.name}` takes one integer, e.g. `@{attr.name}({lo if lo > 1 else 2})`",
-               attr.span)
+        an.err(
+            "const-error",
+            f"`@{attr.name}` takes one integer, e.g. `@{attr.name}({lo if lo > 1 else 2})`",
+            attr.span,
+        )
         return None
     vals = _values(an, attr, [args[0].value], f"`@{attr.name}`", lo, hi)
     return vals[0] if vals else None
@@ -114,15 +134,20 @@ def _launch(an, attr: ast.Attribute) -> tuple[int, int, int] | None:
         return None
     block = _dims(an, attr, attr.args[0].value, "the block size", MAX_BLOCK)
     if block is not None and block[0] * block[1] * block[2] > 1024:
-        an.err("const-error", f"a block has at most 1024 threads, found {block[0] * block[1] * block[2]}",
-               attr.args[0].span)
+        an.err(
+            "const-error",
+            f"a block has at most 1024 threads, found {block[0] * block[1] * block[2]}",
+            attr.args[0].span,
+        )
         return None
     return block
 
 
 def _cluster(an, attr: ast.Attribute) -> tuple[int, int, int] | None:
     if not target_supports("sm_90", an.arch):
-        an.err("unsupported-target", f"`@cluster` requires sm_90 or newer; the target is {an.arch}", attr.span)
+        an.err(
+            "unsupported-target", f"`@cluster` requires sm_90 or newer; the target is {an.arch}", attr.span
+        )
     if any(a.key is not None for a in attr.args) or not attr.args:
         an.err("const-error", "`@cluster` takes the cluster shape: `@cluster(x, y, z)`", attr.span)
         return None
@@ -131,7 +156,9 @@ def _cluster(an, attr: ast.Attribute) -> tuple[int, int, int] | None:
         value.extend(a.value if isinstance(a.value, list) else [a.value])
     dims = _dims(an, attr, value, "the cluster shape", (16, 16, 16))
     if dims is not None and dims[0] * dims[1] * dims[2] > 16:
-        an.err("const-error", f"a cluster has at most 16 blocks, found {dims[0] * dims[1] * dims[2]}", attr.span)
+        an.err(
+            "const-error", f"a cluster has at most 16 blocks, found {dims[0] * dims[1] * dims[2]}", attr.span
+        )
         return None
     return dims
 
@@ -144,7 +171,13 @@ def _allow(an, attr: ast.Attribute) -> set[str]:
             an.err("const-error", "`@allow` takes check names, e.g. `@allow(barrier-divergence)`", a.span)
             continue
         if name not in ANALYZER_CHECKS:
-            an.warnings.append(warning("name-error", f"`{name}` is not an analyzer check; `@allow` ignores it",
-                                       a.span, help="checks: " + ", ".join(sorted(ANALYZER_CHECKS))))
+            an.warnings.append(
+                warning(
+                    "name-error",
+                    f"`{name}` is not an analyzer check; `@allow` ignores it",
+                    a.span,
+                    help="checks: " + ", ".join(sorted(ANALYZER_CHECKS)),
+                )
+            )
         out.add(name)
     return out

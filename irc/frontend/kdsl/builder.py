@@ -52,11 +52,15 @@ class AstBuilder:
 
     def fn_item(self, c: list) -> ast.FnItem:
         attrs, name, params, ret, body = c
-        return ast.FnItem(self._sp(), name.value, self._tsp(name), attrs or [], params or [], ret, body, False)
+        return ast.FnItem(
+            self._sp(), name.value, self._tsp(name), attrs or [], params or [], ret, body, False
+        )
 
     def kernel_item(self, c: list) -> ast.FnItem:
         attrs, name, params, body = c
-        return ast.FnItem(self._sp(), name.value, self._tsp(name), attrs or [], params or [], None, body, True)
+        return ast.FnItem(
+            self._sp(), name.value, self._tsp(name), attrs or [], params or [], None, body, True
+        )
 
     def attrs(self, c: list) -> list[ast.Attribute]:
         return list(c)
@@ -104,8 +108,11 @@ class AstBuilder:
         name, elem, *box = c
         span = self._sp()
         if name.value != "tensormap":
-            self._err(f"unknown generic type `{name.value}<...>`", self._tsp(name),
-                      help="the only generic type is `tensormap<T; B0, B1, ...>`")
+            self._err(
+                f"unknown generic type `{name.value}<...>`",
+                self._tsp(name),
+                help="the only generic type is `tensormap<T; B0, B1, ...>`",
+            )
         return ast.TensorMapType(span, elem, box)
 
     def tm_int(self, c: list) -> ast.IntLit:

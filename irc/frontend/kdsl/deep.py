@@ -76,7 +76,15 @@ def run_deep(fn: Callable[..., T], *args, span: Span | None = None) -> T:
         body()  # inline with the normal limit: deep input gives the limit-error below
     if failure:
         if isinstance(failure[0], RecursionError):
-            raise CompileError([error("limit-error", "the program nests too deeply to be compiled", span,
-                                      help="split deeply nested expressions or blocks")]) from None
+            raise CompileError(
+                [
+                    error(
+                        "limit-error",
+                        "the program nests too deeply to be compiled",
+                        span,
+                        help="split deeply nested expressions or blocks",
+                    )
+                ]
+            ) from None
         raise failure[0]
     return result[0]

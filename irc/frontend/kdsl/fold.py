@@ -104,7 +104,11 @@ def cast(v: Value, src: Type, dst: Scalar) -> Value:
     if dst.is_int:
         if isinstance(v, bool):
             return int(v)
-        if isinstance(v, float) or isinstance(src, UntypedFloat) or (isinstance(src, Scalar) and src.is_float):
+        if (
+            isinstance(v, float)
+            or isinstance(src, UntypedFloat)
+            or (isinstance(src, Scalar) and src.is_float)
+        ):
             f = float(v)
             if f != f:
                 return 0

@@ -91,8 +91,14 @@ def _p(name: str, *elem: str, var: str | None = None, spaces: tuple[str, ...] = 
 
 
 def _a(name: str, elem: str, length: int | str, lengths: frozenset[int] | None = None) -> Arg:
-    return Arg(name, "array", frozenset({elem}) if elem != "T" else None, "T" if elem == "T" else None,
-               length=length, lengths=lengths)
+    return Arg(
+        name,
+        "array",
+        frozenset({elem}) if elem != "T" else None,
+        "T" if elem == "T" else None,
+        length=length,
+        lengths=lengths,
+    )
 
 
 U32, MASK = "u32", _s("mask", "u32")
@@ -116,116 +122,358 @@ def _table() -> dict[str, Intrinsic]:
     for n in ("min", "max"):
         add(Intrinsic(n, (_v("a", NUMS), _v("b", NUMS)), T_RET, pure=True, doc=f"{n} of two numbers"))
     add(Intrinsic("abs", (_v("x", NUMS),), T_RET, pure=True, doc="absolute value"))
-    add(Intrinsic("fma", (_v("a", FLOATS), _v("b", FLOATS), _v("c", FLOATS)), T_RET, pure=True,
-                  doc="fused multiply-add a*b+c, rounded once"))
-    for n in ("sqrt", "rsqrt", "rcp", "exp2", "log2", "exp", "log", "sin", "cos", "tanh",
-              "floor", "ceil", "trunc", "round"):
+    add(
+        Intrinsic(
+            "fma",
+            (_v("a", FLOATS), _v("b", FLOATS), _v("c", FLOATS)),
+            T_RET,
+            pure=True,
+            doc="fused multiply-add a*b+c, rounded once",
+        )
+    )
+    for n in (
+        "sqrt",
+        "rsqrt",
+        "rcp",
+        "exp2",
+        "log2",
+        "exp",
+        "log",
+        "sin",
+        "cos",
+        "tanh",
+        "floor",
+        "ceil",
+        "trunc",
+        "round",
+    ):
         add(Intrinsic(n, (_v("x", FLOATS),), T_RET, pure=True, doc=f"{n} (floats)"))
-    add(Intrinsic("select", (_s("c", "bool"), _v("a", SCALARS), _v("b", SCALARS)), T_RET, pure=True,
-                  doc="c ? a : b without branching"))
+    add(
+        Intrinsic(
+            "select",
+            (_s("c", "bool"), _v("a", SCALARS), _v("b", SCALARS)),
+            T_RET,
+            pure=True,
+            doc="c ? a : b without branching",
+        )
+    )
     for n in ("popc", "clz"):
         add(Intrinsic(n, (_s("x", "u32", "u64"),), _ret("u32"), pure=True, doc=f"{n} (bit count)"))
     # ---- synchronization
-    add(Intrinsic("barrier", (_s("id", "u32"), _s("nthreads", "u32", multiple_of=32)), VOID, optional=2,
-                  barrier=True, doc="bar.sync id[, nthreads]; nthreads is a multiple of 32"))
+    add(
+        Intrinsic(
+            "barrier",
+            (_s("id", "u32"), _s("nthreads", "u32", multiple_of=32)),
+            VOID,
+            optional=2,
+            barrier=True,
+            doc="bar.sync id[, nthreads]; nthreads is a multiple of 32",
+        )
+    )
     add(Intrinsic("syncwarp", (MASK,), VOID, optional=1, collective=True, doc="bar.warp.sync mask"))
     for n in ("fence_block", "fence_gpu", "fence_system"):
         add(Intrinsic(n, (), VOID, doc="memory fence"))
     # ---- warp
     for n in ("shfl_down", "shfl_up", "shfl_xor"):
-        add(Intrinsic(n, (_v("v", WORDS), _s("delta", "u32"), MASK), T_RET, optional=1, collective=True,
-                      doc=f"{n}.sync of a 32- or 64-bit scalar"))
-    add(Intrinsic("shfl_idx", (_v("v", WORDS), _s("lane", "u32"), MASK), T_RET, optional=1, collective=True,
-                  doc="shfl.sync.idx"))
+        add(
+            Intrinsic(
+                n,
+                (_v("v", WORDS), _s("delta", "u32"), MASK),
+                T_RET,
+                optional=1,
+                collective=True,
+                doc=f"{n}.sync of a 32- or 64-bit scalar",
+            )
+        )
+    add(
+        Intrinsic(
+            "shfl_idx",
+            (_v("v", WORDS), _s("lane", "u32"), MASK),
+            T_RET,
+            optional=1,
+            collective=True,
+            doc="shfl.sync.idx",
+        )
+    )
     for n in ("vote_all", "vote_any"):
         add(Intrinsic(n, (_s("p", "bool"), MASK), _ret("bool"), optional=1, collective=True, doc="vote.sync"))
-    add(Intrinsic("ballot", (_s("p", "bool"), MASK), _ret("u32"), optional=1, collective=True,
-                  doc="vote.sync.ballot"))
+    add(
+        Intrinsic(
+            "ballot",
+            (_s("p", "bool"), MASK),
+            _ret("u32"),
+            optional=1,
+            collective=True,
+            doc="vote.sync.ballot",
+        )
+    )
     add(Intrinsic("activemask", (), _ret("u32"), doc="activemask.b32"))
-    add(Intrinsic("elect_one", (), _ret("bool"), collective=True,
-                  doc="true in exactly one active lane (elect.sync on sm_90+, emulated before)"))
+    add(
+        Intrinsic(
+            "elect_one",
+            (),
+            _ret("bool"),
+            collective=True,
+            doc="true in exactly one active lane (elect.sync on sm_90+, emulated before)",
+        )
+    )
     # ---- atomics (return the old value)
-    atom_types = {"atomic_add": INTS | {"f32", "f64"}, "atomic_min": INTS, "atomic_max": INTS,
-                  "atomic_and": INTS, "atomic_or": INTS, "atomic_xor": INTS, "atomic_exch": WORDS}
+    atom_types = {
+        "atomic_add": INTS | {"f32", "f64"},
+        "atomic_min": INTS,
+        "atomic_max": INTS,
+        "atomic_and": INTS,
+        "atomic_or": INTS,
+        "atomic_xor": INTS,
+        "atomic_exch": WORDS,
+    }
     for n, allowed in atom_types.items():
-        add(Intrinsic(n, (_p("p", *sorted(allowed), var="T"), _v("v", allowed)), T_RET, doc=f"{n}, old value"))
-    add(Intrinsic("atomic_cas", (_p("p", *sorted(WORDS), var="T"), _v("expected", WORDS), _v("new", WORDS)),
-                  T_RET, doc="compare and swap, old value"))
+        add(
+            Intrinsic(n, (_p("p", *sorted(allowed), var="T"), _v("v", allowed)), T_RET, doc=f"{n}, old value")
+        )
+    add(
+        Intrinsic(
+            "atomic_cas",
+            (_p("p", *sorted(WORDS), var="T"), _v("expected", WORDS), _v("new", WORDS)),
+            T_RET,
+            doc="compare and swap, old value",
+        )
+    )
     # ---- vector memory
-    add(Intrinsic("load_vec", (_p("p", *sorted(NUMS), var="T"),
-                               Arg("n", "scalar", frozenset({U32}), const=True, values=frozenset({2, 4}), binds="N")),
-                  _arr("T", "N"), doc="vector load of 2 or 4 elements (p aligned to n*sizeof(T))"))
-    add(Intrinsic("store_vec", (_p("p", *sorted(NUMS), var="T"), _a("arr", "T", "N", frozenset({2, 4}))), VOID,
-                  doc="vector store of a [T; 2|4]"))
-    add(Intrinsic("pack_half2", (_s("a", "f32"), _s("b", "f32")), _ret("u32"), pure=True,
-                  doc="cvt.rn.f16x2.f32"))
+    add(
+        Intrinsic(
+            "load_vec",
+            (
+                _p("p", *sorted(NUMS), var="T"),
+                Arg("n", "scalar", frozenset({U32}), const=True, values=frozenset({2, 4}), binds="N"),
+            ),
+            _arr("T", "N"),
+            doc="vector load of 2 or 4 elements (p aligned to n*sizeof(T))",
+        )
+    )
+    add(
+        Intrinsic(
+            "store_vec",
+            (_p("p", *sorted(NUMS), var="T"), _a("arr", "T", "N", frozenset({2, 4}))),
+            VOID,
+            doc="vector store of a [T; 2|4]",
+        )
+    )
+    add(
+        Intrinsic(
+            "pack_half2", (_s("a", "f32"), _s("b", "f32")), _ret("u32"), pure=True, doc="cvt.rn.f16x2.f32"
+        )
+    )
     add(Intrinsic("unpack_half2", (_s("x", "u32"),), _arr("f32", 2), pure=True, doc="two f16 halves to f32"))
     # ---- async copy (sm_80)
-    add(Intrinsic("cp_async", (_p("dst", var="T", spaces=("shared",)), _p("src", var="T", spaces=("global",)),
-                               Arg("bytes", "scalar", frozenset({U32}), const=True, values=frozenset({4, 8, 16}))),
-                  VOID, doc="cp.async of 4, 8 or 16 bytes"))
+    add(
+        Intrinsic(
+            "cp_async",
+            (
+                _p("dst", var="T", spaces=("shared",)),
+                _p("src", var="T", spaces=("global",)),
+                Arg("bytes", "scalar", frozenset({U32}), const=True, values=frozenset({4, 8, 16})),
+            ),
+            VOID,
+            doc="cp.async of 4, 8 or 16 bytes",
+        )
+    )
     add(Intrinsic("cp_async_commit", (), VOID, doc="cp.async.commit_group"))
-    add(Intrinsic("cp_async_wait", (Arg("n", "scalar", frozenset({U32}), const=True),), VOID,
-                  doc="cp.async.wait_group n"))
+    add(
+        Intrinsic(
+            "cp_async_wait",
+            (Arg("n", "scalar", frozenset({U32}), const=True),),
+            VOID,
+            doc="cp.async.wait_group n",
+        )
+    )
     # ---- mbarrier
     add(Intrinsic("mbarrier_init", (MBAR, _s("count", "u32")), VOID, doc="mbarrier.init"))
     add(Intrinsic("mbarrier_arrive", (MBAR,), _ret("u64"), doc="mbarrier.arrive, returns the state"))
     add(Intrinsic("mbarrier_test_wait", (MBAR, _s("parity", "u32")), _ret("bool"), doc="test_wait.parity"))
     add(Intrinsic("mbarrier_wait", (MBAR, _s("parity", "u32")), VOID, doc="block until the phase completes"))
     add(Intrinsic("mbarrier_inval", (MBAR,), VOID, doc="mbarrier.inval"))
-    add(Intrinsic("mbarrier_arrive_expect_tx", (MBAR, _s("bytes", "u32")), _ret("u64"), target="sm_90",
-                  doc="mbarrier.arrive.expect_tx"))
+    add(
+        Intrinsic(
+            "mbarrier_arrive_expect_tx",
+            (MBAR, _s("bytes", "u32")),
+            _ret("u64"),
+            target="sm_90",
+            doc="mbarrier.arrive.expect_tx",
+        )
+    )
     add(Intrinsic("mbarrier_expect_tx", (MBAR, _s("bytes", "u32")), VOID, target="sm_90", doc="expect_tx"))
-    add(Intrinsic("mbarrier_try_wait", (MBAR, _s("parity", "u32")), _ret("bool"), target="sm_90",
-                  doc="try_wait.parity"))
+    add(
+        Intrinsic(
+            "mbarrier_try_wait",
+            (MBAR, _s("parity", "u32")),
+            _ret("bool"),
+            target="sm_90",
+            doc="try_wait.parity",
+        )
+    )
     add(Intrinsic("fence_mbarrier_init", (), VOID, target="sm_90", doc="fence.mbarrier_init.release.cluster"))
     # ---- TMA (sm_90)
     tmap, coords = Arg("m", "tensormap", var="T"), Arg("coords", "coords")
-    add(Intrinsic("tma_load", (_p("dst", var="T", spaces=("shared",)), tmap, coords, MBAR), VOID, target="sm_90",
-                  doc="cp.async.bulk.tensor global->shared, completes box bytes on b"))
-    add(Intrinsic("tma_store", (tmap, coords, _p("src", var="T", spaces=("shared",))), VOID, target="sm_90",
-                  doc="cp.async.bulk.tensor shared->global"))
+    add(
+        Intrinsic(
+            "tma_load",
+            (_p("dst", var="T", spaces=("shared",)), tmap, coords, MBAR),
+            VOID,
+            target="sm_90",
+            doc="cp.async.bulk.tensor global->shared, completes box bytes on b",
+        )
+    )
+    add(
+        Intrinsic(
+            "tma_store",
+            (tmap, coords, _p("src", var="T", spaces=("shared",))),
+            VOID,
+            target="sm_90",
+            doc="cp.async.bulk.tensor shared->global",
+        )
+    )
     add(Intrinsic("tma_store_commit", (), VOID, target="sm_90", doc="cp.async.bulk.commit_group"))
-    add(Intrinsic("tma_store_wait", (Arg("n", "scalar", frozenset({U32}), const=True),), VOID, target="sm_90",
-                  doc="cp.async.bulk.wait_group.read n"))
+    add(
+        Intrinsic(
+            "tma_store_wait",
+            (Arg("n", "scalar", frozenset({U32}), const=True),),
+            VOID,
+            target="sm_90",
+            doc="cp.async.bulk.wait_group.read n",
+        )
+    )
     add(Intrinsic("tma_prefetch", (tmap, coords), VOID, target="sm_90", doc="cp.async.bulk.prefetch.tensor"))
     add(Intrinsic("fence_proxy_async", (), VOID, target="sm_90", doc="fence.proxy.async.shared::cta"))
     # ---- tensor cores (sm_80)
     lds = _p("p", "f16", "bf16", spaces=("shared",))
-    for n, k in (("ldmatrix_x1", 1), ("ldmatrix_x2", 2), ("ldmatrix_x4", 4),
-                 ("ldmatrix_x2_trans", 2), ("ldmatrix_x4_trans", 4)):
+    for n, k in (
+        ("ldmatrix_x1", 1),
+        ("ldmatrix_x2", 2),
+        ("ldmatrix_x4", 4),
+        ("ldmatrix_x2_trans", 2),
+        ("ldmatrix_x4_trans", 4),
+    ):
         add(Intrinsic(n, (lds,), _arr("u32", k), collective=True, doc=f"ldmatrix.sync.aligned.m8n8.x{k}"))
     for n in ("mma_m16n8k16_f16", "mma_m16n8k16_bf16"):
-        add(Intrinsic(n, (_a("a", "u32", 4), _a("b", "u32", 2), _a("c", "f32", 4)), _arr("f32", 4),
-                      collective=True, pure=True, doc="mma.sync.aligned.m16n8k16.row.col.f32"))
+        add(
+            Intrinsic(
+                n,
+                (_a("a", "u32", 4), _a("b", "u32", 2), _a("c", "f32", 4)),
+                _arr("f32", 4),
+                collective=True,
+                pure=True,
+                doc="mma.sync.aligned.m16n8k16.row.col.f32",
+            )
+        )
     for n in ("wmma_load_a", "wmma_load_b"):
-        add(Intrinsic(n, (_p("p", "f16"), _s("ld", "u32")), _arr("u32", 8), collective=True,
-                      doc="wmma.load m16n16k16 f16"))
-    add(Intrinsic("wmma_mma", (_a("a", "u32", 8), _a("b", "u32", 8), _a("c", "f32", 8)), _arr("f32", 8),
-                  collective=True, pure=True, doc="wmma.mma m16n16k16 f32 accumulate"))
-    add(Intrinsic("wmma_store", (_p("p", "f32"), _a("d", "f32", 8), _s("ld", "u32")), VOID, collective=True,
-                  doc="wmma.store row-major"))
+        add(
+            Intrinsic(
+                n,
+                (_p("p", "f16"), _s("ld", "u32")),
+                _arr("u32", 8),
+                collective=True,
+                doc="wmma.load m16n16k16 f16",
+            )
+        )
+    add(
+        Intrinsic(
+            "wmma_mma",
+            (_a("a", "u32", 8), _a("b", "u32", 8), _a("c", "f32", 8)),
+            _arr("f32", 8),
+            collective=True,
+            pure=True,
+            doc="wmma.mma m16n16k16 f32 accumulate",
+        )
+    )
+    add(
+        Intrinsic(
+            "wmma_store",
+            (_p("p", "f32"), _a("d", "f32", 8), _s("ld", "u32")),
+            VOID,
+            collective=True,
+            doc="wmma.store row-major",
+        )
+    )
     # ---- Blackwell (sm_100a)
     bw = "sm_100a"
-    add(Intrinsic("tmem_alloc", (_p("dst", "u32", spaces=("shared",)),
-                                 Arg("ncols", "scalar", frozenset({U32}), values=frozenset({32, 64, 128, 256, 512}))),
-                  VOID, target=bw, collective=True, doc="tcgen05.alloc: ncols a power of two in 32..512"))
-    add(Intrinsic("tmem_relinquish", (), VOID, target=bw, collective=True,
-                  doc="tcgen05.relinquish_alloc_permit"))
-    add(Intrinsic("tmem_dealloc", (_s("taddr", "u32"),
-                                   Arg("ncols", "scalar", frozenset({U32}), values=frozenset({32, 64, 128, 256, 512}))),
-                  VOID, target=bw, collective=True, doc="tcgen05.dealloc"))
-    add(Intrinsic("smem_desc", (_p("p", spaces=("shared",)), _s("lbo", "u32"), _s("sbo", "u32"),
-                                _s("swizzle", "u32")), _ret("u64"), target=bw, pure=True,
-                  doc="shared-memory matrix descriptor"))
-    add(Intrinsic("tcgen05_mma_f16", (_s("d_tmem", "u32"), _s("a_desc", "u64"), _s("b_desc", "u64"),
-                                      _s("idesc", "u32"), _s("accumulate", "bool")), VOID, target=bw,
-                  doc="tcgen05.mma.cta_group::1.kind::f16 (issued by one thread)"))
+    add(
+        Intrinsic(
+            "tmem_alloc",
+            (
+                _p("dst", "u32", spaces=("shared",)),
+                Arg("ncols", "scalar", frozenset({U32}), values=frozenset({32, 64, 128, 256, 512})),
+            ),
+            VOID,
+            target=bw,
+            collective=True,
+            doc="tcgen05.alloc: ncols a power of two in 32..512",
+        )
+    )
+    add(
+        Intrinsic(
+            "tmem_relinquish", (), VOID, target=bw, collective=True, doc="tcgen05.relinquish_alloc_permit"
+        )
+    )
+    add(
+        Intrinsic(
+            "tmem_dealloc",
+            (
+                _s("taddr", "u32"),
+                Arg("ncols", "scalar", frozenset({U32}), values=frozenset({32, 64, 128, 256, 512})),
+            ),
+            VOID,
+            target=bw,
+            collective=True,
+            doc="tcgen05.dealloc",
+        )
+    )
+    add(
+        Intrinsic(
+            "smem_desc",
+            (_p("p", spaces=("shared",)), _s("lbo", "u32"), _s("sbo", "u32"), _s("swizzle", "u32")),
+            _ret("u64"),
+            target=bw,
+            pure=True,
+            doc="shared-memory matrix descriptor",
+        )
+    )
+    add(
+        Intrinsic(
+            "tcgen05_mma_f16",
+            (
+                _s("d_tmem", "u32"),
+                _s("a_desc", "u64"),
+                _s("b_desc", "u64"),
+                _s("idesc", "u32"),
+                _s("accumulate", "bool"),
+            ),
+            VOID,
+            target=bw,
+            doc="tcgen05.mma.cta_group::1.kind::f16 (issued by one thread)",
+        )
+    )
     add(Intrinsic("tcgen05_commit", (MBAR,), VOID, target=bw, doc="tcgen05.commit to an mbarrier"))
-    add(Intrinsic("tcgen05_ld_32x32b", (_s("taddr", "u32"),
-                                        Arg("n", "scalar", frozenset({U32}), const=True,
-                                            values=frozenset({1, 2, 4, 8, 16, 32, 64, 128}), binds="N")),
-                  _arr("u32", "N"), target=bw, collective=True, doc="tcgen05.ld.sync.aligned.32x32b.xN"))
+    add(
+        Intrinsic(
+            "tcgen05_ld_32x32b",
+            (
+                _s("taddr", "u32"),
+                Arg(
+                    "n",
+                    "scalar",
+                    frozenset({U32}),
+                    const=True,
+                    values=frozenset({1, 2, 4, 8, 16, 32, 64, 128}),
+                    binds="N",
+                ),
+            ),
+            _arr("u32", "N"),
+            target=bw,
+            collective=True,
+            doc="tcgen05.ld.sync.aligned.32x32b.xN",
+        )
+    )
     for n in ("tcgen05_wait_ld", "tcgen05_fence_before", "tcgen05_fence_after"):
         add(Intrinsic(n, (), VOID, target=bw, doc=n.replace("_", ".", 1)))
     return {r.name: r for r in rows}

@@ -123,22 +123,44 @@ class Lexer:
                 am = _ALLOW_RE.match(value)
                 if am:
                     checks = tuple(c.strip() for c in am.group(1).split(",") if c.strip())
-                    allows.append(ast.AllowComment(line, checks, Span(path, line, col, line, col + len(value))))
+                    allows.append(
+                        ast.AllowComment(line, checks, Span(path, line, col, line, col + len(value)))
+                    )
             else:
                 span = Span(path, line, col, line, col + len(value))
                 if kind == "OPEN_COMMENT":
-                    diags.append(error("parse-error", "unterminated block comment", span,
-                                       help="close it with `*/` (block comments do not nest)"))
+                    diags.append(
+                        error(
+                            "parse-error",
+                            "unterminated block comment",
+                            span,
+                            help="close it with `*/` (block comments do not nest)",
+                        )
+                    )
                     unterminated = True
                     break
                 if kind == "BAD_NUMBER":
                     diags.append(_bad_number(value, span))
                     is_float = any(c in value for c in ".eE") and not value.startswith(("0x", "0X"))
-                    toks.append(Tok("FLOAT" if is_float else "INT", "0.0" if is_float else "0",
-                                    line, col, line, col + len(value)))
+                    toks.append(
+                        Tok(
+                            "FLOAT" if is_float else "INT",
+                            "0.0" if is_float else "0",
+                            line,
+                            col,
+                            line,
+                            col + len(value),
+                        )
+                    )
                 elif kind == "BAD_FLOAT":
-                    diags.append(error("parse-error", f"float literal `{value}` needs a digit before the `.`",
-                                       span, help=f"write `0{value}`"))
+                    diags.append(
+                        error(
+                            "parse-error",
+                            f"float literal `{value}` needs a digit before the `.`",
+                            span,
+                            help=f"write `0{value}`",
+                        )
+                    )
                     toks.append(Tok("FLOAT", "0.0", line, col, line, col + len(value)))
                 else:  # BAD_CHAR
                     if value == "\n":  # cannot happen (WS), kept for safety of the line count
@@ -158,14 +180,19 @@ def _show_char(c: str) -> str:
 
 def _bad_number(text: str, span: Span) -> Diagnostic:
     """Explain a malformed numeric literal: a bad suffix, bad digits, or a dangling exponent."""
-    m = re.match(r"(0[xX][0-9a-fA-F_]*|0[bB][0-9_]*|[0-9][0-9_]*(?:\.[0-9][0-9_]*)?(?:[eE][+-]?[0-9_]*)?)(.*)",
-                 text)
+    m = re.match(
+        r"(0[xX][0-9a-fA-F_]*|0[bB][0-9_]*|[0-9][0-9_]*(?:\.[0-9][0-9_]*)?(?:[eE][+-]?[0-9_]*)?)(.*)", text
+    )
     digits, rest = (m.group(1), m.group(2)) if m else (text, "")
     if digits[:2] in ("0b", "0B") and any(c not in "01_" for c in digits[2:]):
         return error("parse-error", f"invalid binary literal `{text}`: binary digits are 0 and 1", span)
     if digits in ("0x", "0X", "0b", "0B"):
         return error("parse-error", f"numeric literal `{text}` has no digits", span)
     if rest:
-        return error("parse-error", f"invalid suffix `{rest}` on numeric literal `{text}`", span,
-                     help="integer suffixes: u32 i32 u64 i64; float suffixes: f16 bf16 f32 f64")
+        return error(
+            "parse-error",
+            f"invalid suffix `{rest}` on numeric literal `{text}`",
+            span,
+            help="integer suffixes: u32 i32 u64 i64; float suffixes: f16 bf16 f32 f64",
+        )
     return error("parse-error", f"invalid numeric literal `{text}`", span)

@@ -66,8 +66,9 @@ class KernelLowering(ExprLowering, IntrinsicLowering):
         self.diags: list[Diagnostic] = []
         item = info.item
         params = [typed.decls[p] for p in item.params]
-        self.fn = Function(item.name, [self.ir_type(p.type) for p in params], True,
-                           [p.name for p in params], span=item.span)
+        self.fn = Function(
+            item.name, [self.ir_type(p.type) for p in params], True, [p.name for p in params], span=item.span
+        )
         self.ssa = SSABuilder(self.fn)
         self.b = Builder(self.fn.entry, item.span)
         self.cur: Block | None = self.fn.entry
@@ -157,8 +158,14 @@ class KernelLowering(ExprLowering, IntrinsicLowering):
         self.ssa.add_edge(op, 0)
         self.cur = None
 
-    def cbr(self, cond: Value, then: Block, els: Block, then_args: list[Value] | None = None,
-            else_args: list[Value] | None = None) -> None:
+    def cbr(
+        self,
+        cond: Value,
+        then: Block,
+        els: Block,
+        then_args: list[Value] | None = None,
+        else_args: list[Value] | None = None,
+    ) -> None:
         assert self.cur is not None
         op = self.b.cbr(cond, then, then_args, els, else_args)
         self.ssa.add_edge(op, 0)
@@ -378,8 +385,12 @@ class KernelLowering(ExprLowering, IntrinsicLowering):
             self.err("const-error", f"the step of a loop must be positive, found {step}", s.span)
             return None
         if len(range(a, b, step)) > MAX_UNROLL:
-            self.err("limit-error", f"`unroll for` would make {len(range(a, b, step))} copies; the limit is "
-                     f"{MAX_UNROLL}", s.span, help="use a plain `for` loop, or unroll part of it")
+            self.err(
+                "limit-error",
+                f"`unroll for` would make {len(range(a, b, step))} copies; the limit is {MAX_UNROLL}",
+                s.span,
+                help="use a plain `for` loop, or unroll part of it",
+            )
             return None
         return list(range(a, b, step))
 
@@ -390,7 +401,9 @@ class KernelLowering(ExprLowering, IntrinsicLowering):
             self.err("const-error", "the elements of a `for ... in [...]` list must be constants", s.span)
             return
         if len(values) > MAX_UNROLL:
-            self.err("limit-error", f"the loop list has {len(values)} elements; the limit is {MAX_UNROLL}", s.span)
+            self.err(
+                "limit-error", f"the loop list has {len(values)} elements; the limit is {MAX_UNROLL}", s.span
+            )
             return
         self._unrolled(s, sym, values)
 
@@ -541,7 +554,8 @@ def compile_to_ir(text: str, path: str, *, defines: dict | None = None, arch: st
     problems = verify(module)
     if problems:
         detail = "; ".join(d.message for d in problems[:5])
-        raise InternalCompilerError(f"the lowered IR of {path} does not verify: {detail}",
-                                    span=problems[0].span)
+        raise InternalCompilerError(
+            f"the lowered IR of {path} does not verify: {detail}", span=problems[0].span
+        )
     module.warnings = list(typed.warnings)  # sema's warnings travel with the module to the driver
     return module

@@ -38,8 +38,18 @@ from .types import (
     round_to,
 )
 
-_ARITH = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem", "&": "and", "|": "or", "^": "xor",
-          "<<": "shl", ">>": "shr"}
+_ARITH = {
+    "+": "add",
+    "-": "sub",
+    "*": "mul",
+    "/": "div",
+    "%": "rem",
+    "&": "and",
+    "|": "or",
+    "^": "xor",
+    "<<": "shl",
+    ">>": "shr",
+}
 _CMP = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
 
 
@@ -100,8 +110,11 @@ class ExprLowering:
             if isinstance(e, ast.Cast):
                 v = self.cval(e.operand)
                 dst = typed.types.get(e)
-                return None if v is None or not isinstance(dst, Scalar) else fold.cast(
-                    v, typed.types.get(e.operand), dst)
+                return (
+                    None
+                    if v is None or not isinstance(dst, Scalar)
+                    else fold.cast(v, typed.types.get(e.operand), dst)
+                )
             if isinstance(e, ast.Ternary):
                 c = self.cval(e.cond)
                 return None if c is None else self.cval(e.then if c else e.else_)
@@ -142,8 +155,12 @@ class ExprLowering:
         """A register-array index: a constant after unrolling, in bounds (else a `const-error`)."""
         v = self.cval(e)
         if not isinstance(v, int) or isinstance(v, bool):
-            self.err("const-error", "a register array index must be a compile-time constant", e.span,
-                     help="use a literal or a `const`, or index inside `unroll for` / `for x in [...]`")
+            self.err(
+                "const-error",
+                "a register array index must be a compile-time constant",
+                e.span,
+                help="use a literal or a `const`, or index inside `unroll for` / `for x in [...]`",
+            )
             return None
         if not 0 <= v < n:
             self.err("const-error", f"index {v} is out of bounds for an array of {n} elements", e.span)
@@ -160,9 +177,15 @@ class ExprLowering:
         self.b.span = e.span
         try:
             t = self.fe_type(e, want)
-            if isinstance(t, Scalar) and (e in self.typed.values or e in self.typed.per_copy_const or (
-                    isinstance(e, ast.Name) and self.typed.refs.get(e) is not None
-                    and self.typed.refs[e].kind == UNROLL)):
+            if isinstance(t, Scalar) and (
+                e in self.typed.values
+                or e in self.typed.per_copy_const
+                or (
+                    isinstance(e, ast.Name)
+                    and self.typed.refs.get(e) is not None
+                    and self.typed.refs[e].kind == UNROLL
+                )
+            ):
                 v = self.cval(e)
                 if v is not None:
                     return self.emit_const(v, t, e.span)
@@ -190,8 +213,13 @@ class ExprLowering:
     def shared_base(self, sym) -> Value:
         st = sym.type
         elem = st.elem if isinstance(st, SharedArray) else st
-        return self.b.value("shared_addr", [], PtrType("shared", self.ir_type(elem)),
-                            {"sym": self.shared_names[sym]}, hint=sym.name)
+        return self.b.value(
+            "shared_addr",
+            [],
+            PtrType("shared", self.ir_type(elem)),
+            {"sym": self.shared_names[sym]},
+            hint=sym.name,
+        )
 
     # ------------------------------------------------------------------------------------ operators
     def _unary(self, e: ast.Unary, t: Type) -> Value:
@@ -421,7 +449,11 @@ class ExprLowering:
         bt = self.typed.types.get(e.base)
         if isinstance(bt, RegArray):
             idx = self.const_index(e.indices[0], bt.n)
-            if isinstance(e.base, ast.Name) and e.base in self.typed.refs and self.typed.refs[e.base].kind != SHARED:
+            if (
+                isinstance(e.base, ast.Name)
+                and e.base in self.typed.refs
+                and self.typed.refs[e.base].kind != SHARED
+            ):
                 vals = self.read_var(self.typed.refs[e.base])
             else:
                 vals = self.lower(e.base)
@@ -476,4 +508,3 @@ def _const_of(v: Value):
     if op is not None and op.name == "const":
         return op.attrs["value"]
     return None
-

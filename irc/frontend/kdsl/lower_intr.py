@@ -18,18 +18,56 @@ from . import ast
 from .intrinsics import Intrinsic
 from .types import Scalar, Type
 
-_SIMPLE_MATH = ("min", "max", "fma", "sqrt", "rsqrt", "rcp", "exp2", "log2", "sin", "cos", "tanh", "floor",
-                "ceil", "trunc", "round")
-_NULLARY = {"cp_async_commit": "cp_async_commit", "tma_store_commit": "tma_store_commit",
-            "fence_proxy_async": "fence_proxy_async", "fence_mbarrier_init": "fence_mbarrier_init",
-            "tmem_relinquish": "tmem_relinquish", "tcgen05_wait_ld": "tcgen05_wait_ld"}
+_SIMPLE_MATH = (
+    "min",
+    "max",
+    "fma",
+    "sqrt",
+    "rsqrt",
+    "rcp",
+    "exp2",
+    "log2",
+    "sin",
+    "cos",
+    "tanh",
+    "floor",
+    "ceil",
+    "trunc",
+    "round",
+)
+_NULLARY = {
+    "cp_async_commit": "cp_async_commit",
+    "tma_store_commit": "tma_store_commit",
+    "fence_proxy_async": "fence_proxy_async",
+    "fence_mbarrier_init": "fence_mbarrier_init",
+    "tmem_relinquish": "tmem_relinquish",
+    "tcgen05_wait_ld": "tcgen05_wait_ld",
+}
 # Intrinsics whose arguments map 1:1 to operands of the same-named op, with an optional scalar result.
-_DIRECT = {"mbarrier_init": None, "mbarrier_arrive": ir.U64, "mbarrier_test_wait": ir.BOOL,
-           "mbarrier_wait": None, "mbarrier_inval": None, "mbarrier_arrive_expect_tx": ir.U64,
-           "mbarrier_expect_tx": None, "mbarrier_try_wait": ir.BOOL, "tmem_alloc": None, "tmem_dealloc": None,
-           "smem_desc": ir.U64, "tcgen05_commit": None, "pack_half2": ir.U32}
-_ATOMIC = {"atomic_add": "add", "atomic_min": "min", "atomic_max": "max", "atomic_and": "and",
-           "atomic_or": "or", "atomic_xor": "xor", "atomic_exch": "exch"}
+_DIRECT = {
+    "mbarrier_init": None,
+    "mbarrier_arrive": ir.U64,
+    "mbarrier_test_wait": ir.BOOL,
+    "mbarrier_wait": None,
+    "mbarrier_inval": None,
+    "mbarrier_arrive_expect_tx": ir.U64,
+    "mbarrier_expect_tx": None,
+    "mbarrier_try_wait": ir.BOOL,
+    "tmem_alloc": None,
+    "tmem_dealloc": None,
+    "smem_desc": ir.U64,
+    "tcgen05_commit": None,
+    "pack_half2": ir.U32,
+}
+_ATOMIC = {
+    "atomic_add": "add",
+    "atomic_min": "min",
+    "atomic_max": "max",
+    "atomic_and": "and",
+    "atomic_or": "or",
+    "atomic_xor": "xor",
+    "atomic_exch": "exch",
+}
 _SHFL = {"shfl_down": "down", "shfl_up": "up", "shfl_xor": "bfly", "shfl_idx": "idx"}
 _FENCE = {"fence_block": "block", "fence_gpu": "gpu", "fence_system": "sys"}
 
@@ -53,8 +91,11 @@ class IntrinsicLowering:
     def _const_arg(self, e: ast.Call, i: int) -> int:
         v = self.cval(e.args[i])
         if not isinstance(v, int):
-            self.err("const-error", f"argument {i + 1} of `{e.callee}` must be a compile-time constant",
-                     e.args[i].span)
+            self.err(
+                "const-error",
+                f"argument {i + 1} of `{e.callee}` must be a compile-time constant",
+                e.args[i].span,
+            )
             return 0
         return int(v)
 
@@ -106,7 +147,9 @@ class IntrinsicLowering:
             b.create("fence", [], [], {"scope": _FENCE[name]})
             return None
         if name in _SHFL:
-            return b.value("shfl", [args[0], args[1], self._mask(args, 2)], args[0].type, {"mode": _SHFL[name]})
+            return b.value(
+                "shfl", [args[0], args[1], self._mask(args, 2)], args[0].type, {"mode": _SHFL[name]}
+            )
         if name in ("vote_all", "vote_any"):
             return b.value("vote", [args[0], self._mask(args, 1)], ir.BOOL, {"mode": name[5:]})
         if name == "ballot":
@@ -182,4 +225,3 @@ class IntrinsicLowering:
             b.create("tcgen05_fence", [], [], {"kind": name.rsplit("_", 1)[1]})
             return None
         raise NotImplementedError(f"no lowering for intrinsic `{name}`")
-

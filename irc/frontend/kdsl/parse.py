@@ -30,13 +30,37 @@ from .lexer import END, Lexer, Tok
 
 MAX_PARSE_ERRORS = 100
 
-_TERMINAL_NAMES = {"IDENT": "identifier", "INT": "integer literal", "FLOAT": "float literal",
-                   END: "end of file"}
+_TERMINAL_NAMES = {
+    "IDENT": "identifier",
+    "INT": "integer literal",
+    "FLOAT": "float literal",
+    END: "end of file",
+}
 _STMT_KEYWORDS = ("let", "var", "shared", "if", "for", "unroll", "while", "break", "continue", "return")
 _ITEM_KEYWORDS = ("fn", "kernel", "const", "param", "@")
 _EXPR_START = ("(", "-", "!", "~", "&", "[", "true", "false", "inf", "nan")
-_BINARY_OPS = ("||", "&&", "|", "^", "&", "==", "!=", "<", "<=", ">", ">=", "<<", ">>", "+", "-", "*", "/",
-               "%", "?", "as")
+_BINARY_OPS = (
+    "||",
+    "&&",
+    "|",
+    "^",
+    "&",
+    "==",
+    "!=",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "<<",
+    ">>",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "?",
+    "as",
+)
 
 
 def grammar_text() -> str:
@@ -72,8 +96,12 @@ class _Grammar:
                 r = rule_index.get(arg)
                 if r is None:
                     r = rule_index[arg] = len(self.rules)
-                    unit = len(arg.expansion) == 1 and arg.options.expand1 and arg.alias is None \
+                    unit = (
+                        len(arg.expansion) == 1
+                        and arg.options.expand1
+                        and arg.alias is None
                         and not arg.expansion[0].is_term
+                    )
                     self.rules.append((len(arg.expansion), str(arg.origin.name), unit))
                     self.rule_objs.append(arg)
                 row[str(sym)] = ~r
@@ -132,7 +160,9 @@ def parse_kdsl(text: str, path: str) -> ast.Program:
     diags = sorted(lexed.diagnostics + driver.diagnostics + builder.diagnostics, key=Diagnostic.sort_key)
     if diags:
         if driver.truncated:
-            diags.append(note("parse-error", f"too many syntax errors; stopped after {MAX_PARSE_ERRORS}", None))
+            diags.append(
+                note("parse-error", f"too many syntax errors; stopped after {MAX_PARSE_ERRORS}", None)
+            )
         raise CompileError(diags)
     if not isinstance(program, ast.Program):
         raise InternalCompilerError("the kdsl parser's error recovery did not terminate")
@@ -168,7 +198,9 @@ class _Driver:
             act = table[st[-1]].get(tt)
             if act is None:
                 self.recoveries += 1
-                if self.recoveries > 4 * len(toks) + 16:  # defensive: recovery always advances, but never hang
+                if (
+                    self.recoveries > 4 * len(toks) + 16
+                ):  # defensive: recovery always advances, but never hang
                     return None
                 i, recovering = self._recover(st, vals, sps, i, report=not recovering)
                 continue
@@ -247,7 +279,7 @@ class _Driver:
         k = self._find(st, g.is_block_state) if target == "block" else -1
         if k < 0:
             k = self._find(st, g.is_top_state)
-        del st[k + 1:], vals[k:], sps[k:]
+        del st[k + 1 :], vals[k:], sps[k:]
         j = min(j, n - 1)
         if j == i and toks[j].type not in g.table[st[-1]] and toks[j].type != END:
             j += 1  # e.g. a stray `}` at the top level

@@ -57,8 +57,16 @@ from .types import (
     round_to,
 )
 
-_TYPE_ALIASES = {"float": "f32", "double": "f64", "half": "f16", "int": "i32", "uint": "u32", "long": "i64",
-                 "bfloat16": "bf16", "size_t": "u64"}
+_TYPE_ALIASES = {
+    "float": "f32",
+    "double": "f64",
+    "half": "f16",
+    "int": "i32",
+    "uint": "u32",
+    "long": "i64",
+    "bfloat16": "bf16",
+    "size_t": "u64",
+}
 
 
 class Analyzer(StmtMixin, ExprMixin, CallMixin):
@@ -117,9 +125,13 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin):
         scope = self.scopes[-1]
         prev = scope.get(sym.name)
         if prev is not None:
-            self.err("name-error", f"`{sym.name}` is already declared in this block", sym.span,
-                     labels=[Label(prev.span, "first declared here")] if prev.span else [],
-                     help="use another name, or assign to the existing variable")
+            self.err(
+                "name-error",
+                f"`{sym.name}` is already declared in this block",
+                sym.span,
+                labels=[Label(prev.span, "first declared here")] if prev.span else [],
+                help="use another name, or assign to the existing variable",
+            )
         scope[sym.name] = sym
         self.decls[decl] = sym
 
@@ -135,19 +147,30 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin):
                 self.err("type-error", "an `mbarrier` can only be declared `shared` (or pointed to)", t.span)
                 return ERROR
             if t.name == "tensormap":
-                self.err("type-error", "`tensormap` needs an element type and a box: `tensormap<f16; 64, 64>`",
-                         t.span)
+                self.err(
+                    "type-error",
+                    "`tensormap` needs an element type and a box: `tensormap<f16; 64, 64>`",
+                    t.span,
+                )
                 return ERROR
-            close = _TYPE_ALIASES.get(t.name) or next(iter(difflib.get_close_matches(t.name, [*SCALARS, "mbarrier"],
-                                                                                     n=1)), None)
-            self.err("name-error", f"unknown type `{t.name}`", t.span,
-                     help=f"did you mean `{close}`?" if close else None)
+            close = _TYPE_ALIASES.get(t.name) or next(
+                iter(difflib.get_close_matches(t.name, [*SCALARS, "mbarrier"], n=1)), None
+            )
+            self.err(
+                "name-error",
+                f"unknown type `{t.name}`",
+                t.span,
+                help=f"did you mean `{close}`?" if close else None,
+            )
             return ERROR
         if isinstance(t, ast.PtrType):
             elem = self.resolve_type(t.elem, "elem")
             if t.space not in ("global", "shared"):
-                self.err("type-error", f"unknown address space `{t.space}`: pointers are `*global T` or "
-                         "`*shared T`", t.span)
+                self.err(
+                    "type-error",
+                    f"unknown address space `{t.space}`: pointers are `*global T` or `*shared T`",
+                    t.span,
+                )
                 return ERROR
             if isinstance(elem, ErrorType):
                 return ERROR
@@ -155,8 +178,11 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin):
                 self.err("type-error", "mbarriers live in shared memory: use `*shared mbarrier`", t.span)
                 return ERROR
             if not isinstance(elem, (Scalar, MBarrier, Ptr)):
-                self.err("type-error", f"pointers point to scalars, pointers or mbarriers, not `{elem}`",
-                         t.elem.span)
+                self.err(
+                    "type-error",
+                    f"pointers point to scalars, pointers or mbarriers, not `{elem}`",
+                    t.elem.span,
+                )
                 return ERROR
             return Ptr(t.space, elem)
         if isinstance(t, ast.ArrayType):
@@ -174,24 +200,37 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin):
                 self.err("type-error", f"shared arrays have 1 to 3 dimensions, found {len(dims)}", t.span)
                 return ERROR
             if not isinstance(elem, (Scalar, MBarrier)):
-                self.err("type-error", f"shared array elements are scalars or mbarriers, not `{elem}`", t.elem.span)
+                self.err(
+                    "type-error", f"shared array elements are scalars or mbarriers, not `{elem}`", t.elem.span
+                )
                 return ERROR
             return SharedArray(elem, tuple(dims))
         if ctx in ("value", "elem"):
             if len(dims) != 1:
-                self.err("type-error", "register arrays have one dimension: `[T; N]`", t.span,
-                         help="multi-dimensional arrays are for `shared` declarations")
+                self.err(
+                    "type-error",
+                    "register arrays have one dimension: `[T; N]`",
+                    t.span,
+                    help="multi-dimensional arrays are for `shared` declarations",
+                )
                 return ERROR
             if not isinstance(elem, Scalar):
                 self.err("type-error", f"register array elements must be scalars, not `{elem}`", t.elem.span)
                 return ERROR
             if dims[0] > MAX_REG_ARRAY:
-                self.err("limit-error", f"register array of {dims[0]} elements exceeds the limit of {MAX_REG_ARRAY}",
-                         t.span)
+                self.err(
+                    "limit-error",
+                    f"register array of {dims[0]} elements exceeds the limit of {MAX_REG_ARRAY}",
+                    t.span,
+                )
                 return ERROR
             return RegArray(elem, dims[0])
-        self.err("type-error", f"`{_type_text(t)}` is not allowed here", t.span,
-                 help="kernel parameters are scalars, `*global T` or `tensormap<...>`")
+        self.err(
+            "type-error",
+            f"`{_type_text(t)}` is not allowed here",
+            t.span,
+            help="kernel parameters are scalars, `*global T` or `tensormap<...>`",
+        )
         return ERROR
 
     def _tensormap_type(self, t: ast.TensorMapType, ctx: str) -> Type:
@@ -232,8 +271,10 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin):
             return None
         kind = SPEC if item.spec else CONST
         if name in self.evaluating:
-            cycle = self.evaluating[self.evaluating.index(name):] + [name]
-            self.err("const-error", f"`{name}` is defined in terms of itself: {' -> '.join(cycle)}", item.name_span)
+            cycle = self.evaluating[self.evaluating.index(name) :] + [name]
+            self.err(
+                "const-error", f"`{name}` is defined in terms of itself: {' -> '.join(cycle)}", item.name_span
+            )
             sym = Symbol(name, kind, ERROR, item.name_span, decl=item)
             self.globals[name] = sym
             return sym
@@ -260,8 +301,12 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin):
             t = ERROR
         value = self.values.get(item.init)
         if value is None and not isinstance(t, ErrorType):
-            self.err("const-error", f"the value of `{item.name}` must be a compile-time constant", item.init.span,
-                     help="use literals, other `const`s and `param`s, and operators on them")
+            self.err(
+                "const-error",
+                f"the value of `{item.name}` must be a compile-time constant",
+                item.init.span,
+                help="use literals, other `const`s and `param`s, and operators on them",
+            )
             t = ERROR
         if item.spec and item.name in self.defines and not isinstance(t, ErrorType):
             t, value = self._apply_define(item, t, self.defines[item.name])
@@ -273,10 +318,18 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin):
         what = f"`-D {item.name}={dv}`"
         if isinstance(t, Scalar):
             ok = (t.is_bool and isinstance(dv, bool)) or (
-                not t.is_bool and not isinstance(dv, bool) and isinstance(dv, (int, float))
-                and (t.is_float or isinstance(dv, int)) and fits(dv, t))
+                not t.is_bool
+                and not isinstance(dv, bool)
+                and isinstance(dv, (int, float))
+                and (t.is_float or isinstance(dv, int))
+                and fits(dv, t)
+            )
             if not ok:
-                self.err("const-error", f"{what} is not a valid `{t}` value for param `{item.name}`", item.name_span)
+                self.err(
+                    "const-error",
+                    f"{what} is not a valid `{t}` value for param `{item.name}`",
+                    item.name_span,
+                )
                 return ERROR, None
             return t, round_to(float(dv), t) if t.is_float else dv
         if isinstance(dv, bool):
@@ -309,8 +362,12 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin):
         for item in self.program.items:
             name = item.name
             if name in first:
-                self.err("name-error", f"`{name}` is defined twice", item.name_span,
-                         labels=[Label(first[name].name_span, "first defined here")])
+                self.err(
+                    "name-error",
+                    f"`{name}` is defined twice",
+                    item.name_span,
+                    labels=[Label(first[name].name_span, "first defined here")],
+                )
                 continue
             if name in INTRINSICS or name in BUILTIN_SCALARS or name in BUILTIN_VECTORS:
                 what = "an intrinsic" if name in INTRINSICS else "a built-in value"
@@ -326,9 +383,15 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin):
             item = self.const_items.get(name)
             if item is None or not item.spec:
                 params = sorted(n for n, i in self.const_items.items() if i.spec)
-                why = "is a `const`, not a `param`" if item is not None else "is not a `param` of this program"
-                self.err("const-error", f"define `{name}` {why}", item.name_span if item else None,
-                         help=f"params: {', '.join(params)}" if params else "this program declares no `param`s")
+                why = (
+                    "is a `const`, not a `param`" if item is not None else "is not a `param` of this program"
+                )
+                self.err(
+                    "const-error",
+                    f"define `{name}` {why}",
+                    item.name_span if item else None,
+                    help=f"params: {', '.join(params)}" if params else "this program declares no `param`s",
+                )
         for item in self.fn_items.values():
             self._signature(item)
 
@@ -337,14 +400,25 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin):
         seen: dict[str, Symbol] = {}
         for p in item.params:
             t = self.resolve_type(p.type, "kernel_param" if item.kernel else "value")
-            if item.kernel and isinstance(t, (Ptr, RegArray)) and not (isinstance(t, Ptr) and t.space == "global"):
-                self.err("type-error", f"kernel parameters are scalars, `*global T` or `tensormap<...>`, not `{t}`",
-                         p.type.span)
+            if (
+                item.kernel
+                and isinstance(t, (Ptr, RegArray))
+                and not (isinstance(t, Ptr) and t.space == "global")
+            ):
+                self.err(
+                    "type-error",
+                    f"kernel parameters are scalars, `*global T` or `tensormap<...>`, not `{t}`",
+                    p.type.span,
+                )
                 t = ERROR
             sym = Symbol(p.name, ARG, t, p.span, decl=p)
             if p.name in seen:
-                self.err("name-error", f"parameter `{p.name}` is declared twice", p.span,
-                         labels=[Label(seen[p.name].span, "first declared here")])
+                self.err(
+                    "name-error",
+                    f"parameter `{p.name}` is declared twice",
+                    p.span,
+                    labels=[Label(seen[p.name].span, "first declared here")],
+                )
             seen[p.name] = sym
             self.decls[p] = sym
             params.append(sym)
@@ -371,11 +445,19 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin):
         if any(d.is_error for d in self.diags):
             raise CompileError(sorted(self.diags + self.warnings, key=Diagnostic.sort_key))
         return TypedProgram(
-            program=self.program, arch=self.arch, types=self.types, values=self.values, per_copy_const=self.per_copy,
-            refs=self.refs, builtins=self.builtins, decls=self.decls, calls=self.calls,
+            program=self.program,
+            arch=self.arch,
+            types=self.types,
+            values=self.values,
+            per_copy_const=self.per_copy,
+            refs=self.refs,
+            builtins=self.builtins,
+            decls=self.decls,
+            calls=self.calls,
             const_index_checks=self.const_index_checks,
             consts={n: s.value for n, s in self.globals.items() if s.value is not None},
-            kernels=self.kernels, fns={n: i for n, i in self.fn_infos.items() if not i.item.kernel},
+            kernels=self.kernels,
+            fns={n: i for n, i in self.fn_infos.items() if not i.item.kernel},
             warnings=sorted(self.warnings, key=Diagnostic.sort_key),
         )
 
@@ -387,9 +469,12 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin):
         self.block(item.body)
         if not item.kernel and info.ret != VOID and not isinstance(info.ret, ErrorType) and self.reachable:
             end = item.body.span
-            self.err("type-error", f"`{item.name}` must return a `{info.ret}` on every path, but can reach its end",
-                     Span(end.file, end.end_line, max(1, end.end_col - 1), end.end_line, end.end_col),
-                     labels=[Label(item.ret.span, "return type declared here")])
+            self.err(
+                "type-error",
+                f"`{item.name}` must return a `{info.ret}` on every path, but can reach its end",
+                Span(end.file, end.end_line, max(1, end.end_col - 1), end.end_line, end.end_col),
+                labels=[Label(item.ret.span, "return type declared here")],
+            )
         self.cur_fn = self.cur_kernel = None
         self.scopes = []
 
@@ -407,10 +492,13 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin):
             cycle = nx.find_cycle(g.subgraph(comp), source=start)
             names = [u for u, _ in cycle] + [cycle[0][0]]
             calls = [first_call[(u, v)] for u, v in cycle]
-            self.err("recursion", f"recursive call cycle: {' -> '.join(f'`{n}`' for n in names)}",
-                     calls[0].span, labels=[Label(c.span, f"`{u}` calls `{v}`") for c, (u, v) in
-                                            zip(calls[1:], cycle[1:])],
-                     help="device functions are always inlined, so they cannot be recursive")
+            self.err(
+                "recursion",
+                f"recursive call cycle: {' -> '.join(f'`{n}`' for n in names)}",
+                calls[0].span,
+                labels=[Label(c.span, f"`{u}` calls `{v}`") for c, (u, v) in zip(calls[1:], cycle[1:])],
+                help="device functions are always inlined, so they cannot be recursive",
+            )
 
 
 def _type_text(t: ast.TypeExpr) -> str:
@@ -423,7 +511,9 @@ def _type_text(t: ast.TypeExpr) -> str:
     return "tensormap<...>"
 
 
-def analyze(program: ast.Program, defines: dict[str, Value] | None = None, arch: str = "sm_80") -> TypedProgram:
+def analyze(
+    program: ast.Program, defines: dict[str, Value] | None = None, arch: str = "sm_80"
+) -> TypedProgram:
     """Check `program` for target `arch` with `param` overrides `defines`; raises `CompileError` listing every
     error (warnings ride along). `arch` must be one of `intrinsics.TARGETS` (a usage error otherwise)."""
     if arch not in TARGETS:

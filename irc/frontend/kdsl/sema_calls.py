@@ -63,8 +63,12 @@ class CallMixin:
         item = self.fn_items[name]
         if item.kernel:
             self._args_only(e)
-            self.err("type-error", f"`{name}` is a kernel; kernels cannot be called", e.callee_span,
-                     labels=[Label(item.name_span, "declared here")])
+            self.err(
+                "type-error",
+                f"`{name}` is a kernel; kernels cannot be called",
+                e.callee_span,
+                labels=[Label(item.name_span, "declared here")],
+            )
             return ERROR
         info: FnInfo = self.fn_infos[name]
         self.calls[e] = info
@@ -73,9 +77,13 @@ class CallMixin:
         params = info.params
         if len(e.args) != len(params):
             self._args_only(e)
-            self.err("type-error", f"`{name}` takes {_plural(len(params), 'argument')} but "
-                     f"{len(e.args)} {'was' if len(e.args) == 1 else 'were'} given", e.span,
-                     labels=[Label(item.name_span, "declared here")])
+            self.err(
+                "type-error",
+                f"`{name}` takes {_plural(len(params), 'argument')} but "
+                f"{len(e.args)} {'was' if len(e.args) == 1 else 'were'} given",
+                e.span,
+                labels=[Label(item.name_span, "declared here")],
+            )
             return info.ret
         for a, p in zip(e.args, params):
             t = self.value_expr(a, p.type)
@@ -86,14 +94,20 @@ class CallMixin:
     def _intrinsic_call(self, e: ast.Call, intr: Intrinsic) -> Type:
         name = intr.name
         if not target_supports(intr.target, self.arch):
-            self.err("unsupported-target", f"`{name}` requires {FAMILY_TEXT[intr.target]}; the target is "
-                     f"{self.arch}", e.callee_span, help="compile with a newer --arch")
+            self.err(
+                "unsupported-target",
+                f"`{name}` requires {FAMILY_TEXT[intr.target]}; the target is {self.arch}",
+                e.callee_span,
+                help="compile with a newer --arch",
+            )
         n, most = len(e.args), len(intr.args)
         least = most - intr.optional
         if not least <= n <= most:
             self._args_only(e)
             takes = _plural(most, "argument") if least == most else f"{least} to {most} arguments"
-            self.err("type-error", f"`{name}` takes {takes} but {n} {'was' if n == 1 else 'were'} given", e.span)
+            self.err(
+                "type-error", f"`{name}` takes {takes} but {n} {'was' if n == 1 else 'were'} given", e.span
+            )
             return ERROR
         tvars: dict[str, Type] = {}
         lvars: dict[str, int] = {}
@@ -114,8 +128,11 @@ class CallMixin:
                 if k.var:
                     tvars[k.var] = target
             if k.allowed and isinstance(target, Scalar) and target.name not in k.allowed:
-                self.err("type-error", f"argument `{k.name}` of `{name}` must be {_names(k.allowed)}, found "
-                         f"{self.types[a]}", a.span)
+                self.err(
+                    "type-error",
+                    f"argument `{k.name}` of `{name}` must be {_names(k.allowed)}, found {self.types[a]}",
+                    a.span,
+                )
                 ok = False
                 self.finish(a, self.types[a])
             elif isinstance(self.coerce(a, target), ErrorType):
@@ -159,7 +176,9 @@ class CallMixin:
                 spaces = " or ".join(f"`*{s}`" for s in k.spaces)
                 help = None
                 if isinstance(t, (SharedArray, MBarrier)) and isinstance(a, ast.Name):
-                    help = f"pass an address: `&{a.ident}`" + ("" if isinstance(t, MBarrier) else f" or `&{a.ident}[i]`")
+                    help = f"pass an address: `&{a.ident}`" + (
+                        "" if isinstance(t, MBarrier) else f" or `&{a.ident}[i]`"
+                    )
                 self.err("type-error", f"{what} must be a {spaces} pointer, found `{t}`", a.span, help=help)
                 return False
             elem = "mbarrier" if isinstance(t.elem, MBarrier) else str(t.elem)
@@ -181,23 +200,31 @@ class CallMixin:
                 self.err("type-error", f"{what} must be `[{t.elem}; {k.length}]`, found `{t}`", a.span)
                 return False
             if k.lengths and t.n not in k.lengths:
-                self.err("type-error", f"{what} must have {' or '.join(map(str, sorted(k.lengths)))} elements, "
-                         f"found `{t}`", a.span)
+                self.err(
+                    "type-error",
+                    f"{what} must have {' or '.join(map(str, sorted(k.lengths)))} elements, found `{t}`",
+                    a.span,
+                )
                 return False
             if isinstance(k.length, str):
                 lvars[k.length] = t.n
             return True
         if k.kind == "tensormap":
             if not isinstance(t, TensorMap):
-                self.err("type-error", f"{what} must be a `tensormap<...>` kernel parameter, found `{t}`", a.span)
+                self.err(
+                    "type-error", f"{what} must be a `tensormap<...>` kernel parameter, found `{t}`", a.span
+                )
                 return False
             lvars["R"] = len(t.box)
             return self._bind(a, t.elem, k.var, tvars)
         # coords: [i32; R]
         rank = lvars.get("R")
         if rank is not None and t != RegArray(I32, rank):
-            self.err("type-error", f"{what} must be `[i32; {rank}]` (one coordinate per box dimension), "
-                     f"found `{t}`", a.span)
+            self.err(
+                "type-error",
+                f"{what} must be `[i32; {rank}]` (one coordinate per box dimension), found `{t}`",
+                a.span,
+            )
             return False
         return True
 
@@ -213,8 +240,12 @@ class CallMixin:
             tvars[var] = t
             return True
         if bound != t:
-            self.err("type-error", f"mismatched types: `{bound}` and `{t}`", a.span,
-                     help="the arguments of this intrinsic must have the same element type")
+            self.err(
+                "type-error",
+                f"mismatched types: `{bound}` and `{t}`",
+                a.span,
+                help="the arguments of this intrinsic must have the same element type",
+            )
             return False
         return True
 
@@ -227,8 +258,11 @@ class CallMixin:
                 return False
             return True
         if k.values and v not in k.values:
-            self.err("const-error", f"{what} must be one of {', '.join(map(str, sorted(k.values)))}, found {v}",
-                     a.span)
+            self.err(
+                "const-error",
+                f"{what} must be one of {', '.join(map(str, sorted(k.values)))}, found {v}",
+                a.span,
+            )
             return False
         if k.multiple_of and v % k.multiple_of:
             self.err("const-error", f"{what} must be a multiple of {k.multiple_of}, found {v}", a.span)

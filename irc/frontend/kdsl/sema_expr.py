@@ -78,11 +78,19 @@ class ExprMixin:
             self.err("type-error", "this call returns no value", e.span)
         elif isinstance(t, SharedArray):
             name = e.ident if isinstance(e, ast.Name) else "a shared array"
-            self.err("type-error", f"`{name}` is a shared array, not a value: index it or take an address",
-                     e.span, help=f"`{name}[i]` loads an element, `&{name}[i]` is a `*shared` pointer")
+            self.err(
+                "type-error",
+                f"`{name}` is a shared array, not a value: index it or take an address",
+                e.span,
+                help=f"`{name}[i]` loads an element, `&{name}[i]` is a `*shared` pointer",
+            )
         elif isinstance(t, MBarrier):
-            self.err("type-error", "an mbarrier is not a value: pass its address", e.span,
-                     help="use `&bar` (a `*shared mbarrier`)")
+            self.err(
+                "type-error",
+                "an mbarrier is not a value: pass its address",
+                e.span,
+                help="use `&bar` (a `*shared mbarrier`)",
+            )
         elif isinstance(t, TensorMap):
             self.err("type-error", "a tensormap can only be passed to the TMA intrinsics", e.span)
         else:
@@ -102,16 +110,23 @@ class ExprMixin:
         if isinstance(target, ErrorType):
             self._fix(e, default_type(t), check=False)
             return ERROR
-        if not isinstance(target, Scalar) or target.is_bool or (isinstance(t, UntypedFloat) and target.is_int):
+        if (
+            not isinstance(target, Scalar)
+            or target.is_bool
+            or (isinstance(t, UntypedFloat) and target.is_int)
+        ):
             self.err("type-error", f"expected `{target}`, found {t}", e.span)
             self._fix(e, default_type(t), check=False)
             return ERROR
         v = self.values.get(e)
         if v is not None:
             if not fits(v, target):
-                what = f"literal `{e.text}`" if isinstance(e, (ast.IntLit, ast.FloatLit)) else f"constant `{v}`"
-                self.err("const-error", f"{what} does not fit in `{target}`", e.span,
-                         help=_range_help(target))
+                what = (
+                    f"literal `{e.text}`" if isinstance(e, (ast.IntLit, ast.FloatLit)) else f"constant `{v}`"
+                )
+                self.err(
+                    "const-error", f"{what} does not fit in `{target}`", e.span, help=_range_help(target)
+                )
                 self._fix(e, target, check=False)
                 return ERROR
             self._fix(e, target, check=False)
@@ -128,8 +143,15 @@ class ExprMixin:
         v = self.values.get(e)
         if v is not None and target.is_float:
             self.values[e] = round_to(float(v), target)
-        sides = (e.operand,) if isinstance(e, ast.Unary) else (e.lhs, e.rhs) if isinstance(e, ast.Binary) \
-            else (e.then, e.else_) if isinstance(e, ast.Ternary) else ()
+        sides = (
+            (e.operand,)
+            if isinstance(e, ast.Unary)
+            else (e.lhs, e.rhs)
+            if isinstance(e, ast.Binary)
+            else (e.then, e.else_)
+            if isinstance(e, ast.Ternary)
+            else ()
+        )
         for side in sides:
             if check:
                 self.coerce(side, target)
@@ -138,8 +160,12 @@ class ExprMixin:
         if isinstance(e, ast.Name) and check:
             sym = self.refs.get(e)
             if sym is not None and sym.values and not all(fits(x, target) for x in sym.values):
-                self.err("const-error", f"the values of `{e.ident}` ({min(sym.values)}..{max(sym.values)}) "
-                         f"do not fit in `{target}`", e.span)
+                self.err(
+                    "const-error",
+                    f"the values of `{e.ident}` ({min(sym.values)}..{max(sym.values)}) "
+                    f"do not fit in `{target}`",
+                    e.span,
+                )
 
     def expect(self, e: ast.Expr, t: Type, want: Type, what: str = "") -> Type:
         """`e` (of type `t`) is used where `want` is required."""
@@ -156,8 +182,12 @@ class ExprMixin:
         """The compile-time value of an already typed expression, or a const-error."""
         v = self.values.get(e)
         if v is None and not isinstance(self.types.get(e), ErrorType):
-            self.err("const-error", f"{what} must be a compile-time constant", e.span,
-                     help="use literals, `const`s, `param`s and operators on them")
+            self.err(
+                "const-error",
+                f"{what} must be a compile-time constant",
+                e.span,
+                help="use literals, `const`s, `param`s and operators on them",
+            )
         return v
 
     # -------------------------------------------------------------------------------------- literals
@@ -195,9 +225,13 @@ class ExprMixin:
         if sym.kind == UNROLL:
             self.per_copy.add(e)
         if sym in self.deferred and sym not in self.assigned and self.reachable:
-            self.err("uninitialized", f"`{e.ident}` is read before it is assigned on every path", e.span,
-                     labels=[Label(sym.span, f"`{e.ident}` declared here without a value")] if sym.span else [],
-                     help=f"give `{e.ident}` an initial value, or assign it on every path before this read")
+            self.err(
+                "uninitialized",
+                f"`{e.ident}` is read before it is assigned on every path",
+                e.span,
+                labels=[Label(sym.span, f"`{e.ident}` declared here without a value")] if sym.span else [],
+                help=f"give `{e.ident}` an initial value, or assign it on every path before this read",
+            )
             self.assigned.add(sym)  # report once
         return sym.type
 
@@ -207,8 +241,11 @@ class ExprMixin:
             self.builtins[e] = name
             req = BUILTIN_SCALARS[name]
             if not target_supports(req, self.arch):
-                self.err("unsupported-target", f"`{name}` requires {FAMILY_TEXT[req]}; the target is {self.arch}",
-                         e.span)
+                self.err(
+                    "unsupported-target",
+                    f"`{name}` requires {FAMILY_TEXT[req]}; the target is {self.arch}",
+                    e.span,
+                )
             return U32
         if name in BUILTIN_VECTORS:
             self.err("type-error", f"`{name}` is a vector: use `{name}.x`, `{name}.y` or `{name}.z`", e.span)
@@ -221,22 +258,32 @@ class ExprMixin:
     def unknown_name(self, name: str, span, kind: str = "name") -> None:
         pool = (list(self.fn_items) + list(INTRINSICS)) if kind == "function" else self.visible_names()
         close = difflib.get_close_matches(name, pool, n=1)
-        self.err("name-error", f"unknown {kind} `{name}`", span,
-                 help=f"did you mean `{close[0]}`?" if close else None)
+        self.err(
+            "name-error",
+            f"unknown {kind} `{name}`",
+            span,
+            help=f"did you mean `{close[0]}`?" if close else None,
+        )
 
     def _member(self, e: ast.Member, want: Type | None) -> Type:
         base = e.base
         if isinstance(base, ast.Name) and base.ident in BUILTIN_VECTORS and self.lookup(base.ident) is None:
             self.types[base] = U32
             if e.field not in ("x", "y", "z"):
-                self.err("type-error", f"`{base.ident}` has no component `.{e.field}` (use .x, .y or .z)", e.span)
+                self.err(
+                    "type-error", f"`{base.ident}` has no component `.{e.field}` (use .x, .y or .z)", e.span
+                )
                 return ERROR
             self.builtins[e] = f"{base.ident}.{e.field}"
             return U32
         t = self.expr(base)
         if not isinstance(t, ErrorType):
-            self.err("type-error", f"`{t}` has no field `.{e.field}`", e.span,
-                     help="only the built-in vectors tid, ntid, ctaid, nctaid have .x/.y/.z")
+            self.err(
+                "type-error",
+                f"`{t}` has no field `.{e.field}`",
+                e.span,
+                help="only the built-in vectors tid, ntid, ctaid, nctaid have .x/.y/.z",
+            )
         return ERROR
 
     # ------------------------------------------------------------------------------------- operators
@@ -307,14 +354,22 @@ class ExprMixin:
         if is_untyped(lt) or is_untyped(rt):
             (u, ut), (k, kt) = ((lhs, lt), (rhs, rt)) if is_untyped(lt) else ((rhs, rt), (lhs, lt))
             if not isinstance(kt, Scalar) or kt.is_bool or (isinstance(ut, UntypedFloat) and kt.is_int):
-                self.err("type-error", f"mismatched types: {show(lt)} and {show(rt)}", e.span,
-                         labels=[Label(k.span, f"this is `{kt}`")])
+                self.err(
+                    "type-error",
+                    f"mismatched types: {show(lt)} and {show(rt)}",
+                    e.span,
+                    labels=[Label(k.span, f"this is `{kt}`")],
+                )
                 return ERROR
             return kt if not isinstance(self.coerce(u, kt), ErrorType) else ERROR
         if lt != rt:
-            self.err("type-error", f"mismatched types: `{lt}` and `{rt}`", e.span,
-                     labels=[Label(lhs.span, f"this is `{lt}`"), Label(rhs.span, f"this is `{rt}`")],
-                     help="convert one side with `as`")
+            self.err(
+                "type-error",
+                f"mismatched types: `{lt}` and `{rt}`",
+                e.span,
+                labels=[Label(lhs.span, f"this is `{lt}`"), Label(rhs.span, f"this is `{rt}`")],
+                help="convert one side with `as`",
+            )
             return ERROR
         return lt
 
@@ -346,13 +401,19 @@ class ExprMixin:
                 return lt
             if isinstance(rt, Scalar) and rt.is_int:
                 return lt
-            self.err("type-error", f"pointer arithmetic needs an integer offset, found {show(rt)}", e.rhs.span)
+            self.err(
+                "type-error", f"pointer arithmetic needs an integer offset, found {show(rt)}", e.rhs.span
+            )
             return ERROR
         if op == "+" and isinstance(rt, Ptr):
             self.err("type-error", "write the pointer first: `p + i`", e.span)
             return ERROR
-        self.err("type-error", f"`{op}` is not defined on {show(lt)} and {show(rt)}", e.span,
-                 help="pointers support `p + i`, `p - i`, `p[i]` and comparisons")
+        self.err(
+            "type-error",
+            f"`{op}` is not defined on {show(lt)} and {show(rt)}",
+            e.span,
+            help="pointers support `p + i`, `p - i`, `p[i]` and comparisons",
+        )
         return ERROR
 
     def _ternary(self, e: ast.Ternary, want: Type | None) -> Type:
@@ -382,14 +443,23 @@ class ExprMixin:
             # a literal operand takes the target type when that holds it (`3000000000 as u64`), else its
             # default type, and is then converted (`(-1) as u32` is 0xFFFFFFFF)
             v = self.values.get(e.operand)
-            direct = isinstance(dst, Scalar) and not dst.is_bool and not (isinstance(src, UntypedFloat) and dst.is_int)
+            direct = (
+                isinstance(dst, Scalar)
+                and not dst.is_bool
+                and not (isinstance(src, UntypedFloat) and dst.is_int)
+            )
             if direct and v is not None and not fits(v, dst):
                 direct = False
             src = self.coerce(e.operand, dst if direct else self._fit_default(src, v))
             if isinstance(src, ErrorType):
                 return ERROR
         if not _castable(src, dst):
-            self.err("type-error", f"cannot convert `{src}` to `{dst}` with `as`", e.span, help=_cast_help(src, dst))
+            self.err(
+                "type-error",
+                f"cannot convert `{src}` to `{dst}` with `as`",
+                e.span,
+                help=_cast_help(src, dst),
+            )
             return dst
         if isinstance(dst, Scalar):
             self._fold(e, lambda a: fold.cast(a, src, dst), e.operand)
@@ -419,8 +489,12 @@ class ExprMixin:
     def _index(self, e: ast.Index, want: Type | None) -> Type:
         t = self.place(e)
         if isinstance(t, MBarrier):
-            self.err("type-error", "an mbarrier is not a value: pass its address", e.span,
-                     help="use `&bars[k]` (a `*shared mbarrier`)")
+            self.err(
+                "type-error",
+                "an mbarrier is not a value: pass its address",
+                e.span,
+                help="use `&bars[k]` (a `*shared mbarrier`)",
+            )
             return ERROR
         return t
 
@@ -445,13 +519,18 @@ class ExprMixin:
             return bt.elem
         if isinstance(bt, SharedArray):
             if n != len(bt.shape):
-                self.err("type-error", f"`{_base_name(e)}` has {len(bt.shape)} dimension(s) but {n} "
-                         f"index(es) were given", e.span)
+                self.err(
+                    "type-error",
+                    f"`{_base_name(e)}` has {len(bt.shape)} dimension(s) but {n} index(es) were given",
+                    e.span,
+                )
                 return ERROR
             for i, dim in zip(e.indices, bt.shape):
                 v = self.values.get(i)
                 if isinstance(v, int) and not 0 <= v < dim:
-                    self.err("const-error", f"index {v} is out of bounds for a dimension of size {dim}", i.span)
+                    self.err(
+                        "const-error", f"index {v} is out of bounds for a dimension of size {dim}", i.span
+                    )
             return bt.elem
         if isinstance(bt, RegArray):
             if n != 1:
@@ -478,13 +557,20 @@ class ExprMixin:
             if sym is not None and sym.values is not None:
                 bad = [x for x in sym.values if not 0 <= x < arr.n]
                 if bad:
-                    self.err("const-error", f"index `{i.ident}` reaches {bad[0]}, out of bounds for `{arr}`",
-                             i.span)
+                    self.err(
+                        "const-error",
+                        f"index `{i.ident}` reaches {bad[0]}, out of bounds for `{arr}`",
+                        i.span,
+                    )
             else:
                 self.const_index_checks.append((i, arr.n))
             return
-        self.err("const-error", "a register array index must be a compile-time constant", i.span,
-                 help="use a literal or a `const`, or index inside `unroll for` / `for x in [...]`")
+        self.err(
+            "const-error",
+            "a register array index must be a compile-time constant",
+            i.span,
+            help="use a literal or a `const`, or index inside `unroll for` / `for x in [...]`",
+        )
 
     def _addr_of(self, e: ast.AddrOf, want: Type | None) -> Type:
         x = e.operand
@@ -498,8 +584,11 @@ class ExprMixin:
                 return bt
             if isinstance(bt, SharedArray):
                 return Ptr("shared", elem)
-            self.err("type-error", "registers have no address: `&` applies to shared arrays, mbarriers and "
-                     "pointer elements", e.span)
+            self.err(
+                "type-error",
+                "registers have no address: `&` applies to shared arrays, mbarriers and pointer elements",
+                e.span,
+            )
             return ERROR
         if isinstance(x, ast.Name):
             t = self.expr(x)
@@ -511,7 +600,9 @@ class ExprMixin:
                 return ERROR
         else:
             self.expr(x)
-        self.err("type-error", "`&` applies to shared arrays, mbarriers and pointer elements (`&p[i]`)", e.span)
+        self.err(
+            "type-error", "`&` applies to shared arrays, mbarriers and pointer elements (`&p[i]`)", e.span
+        )
         return ERROR
 
     def _array_repeat(self, e: ast.ArrayRepeat, want: Type | None) -> Type:
@@ -548,7 +639,9 @@ class ExprMixin:
             self.err("const-error", f"an array needs at least one element, found {n}", e.span)
             return ERROR
         if n > MAX_REG_ARRAY:
-            self.err("limit-error", f"register array of {n} elements exceeds the limit of {MAX_REG_ARRAY}", e.span)
+            self.err(
+                "limit-error", f"register array of {n} elements exceeds the limit of {MAX_REG_ARRAY}", e.span
+            )
             return ERROR
         return RegArray(elem, n)
 
@@ -596,7 +689,11 @@ def _castable(src: Type, dst: Type) -> bool:
             return dst.is_int
         return True
     if isinstance(src, Ptr) and isinstance(dst, Ptr):
-        return src.space == dst.space and not isinstance(src.elem, MBarrier) and not isinstance(dst.elem, MBarrier)
+        return (
+            src.space == dst.space
+            and not isinstance(src.elem, MBarrier)
+            and not isinstance(dst.elem, MBarrier)
+        )
     if isinstance(src, Ptr) and isinstance(dst, Scalar):
         return dst.name == ("u64" if src.space == "global" else "u32")
     if isinstance(src, Scalar) and isinstance(dst, Ptr):
@@ -610,4 +707,3 @@ def _cast_help(src: Type, dst: Type) -> str | None:
     if isinstance(src, Ptr) or isinstance(dst, Ptr):
         return "pointers convert to pointers of the same space, `*global T` <-> `u64`, `*shared T` <-> `u32`"
     return None
-

@@ -35,10 +35,15 @@ from .types import (
 )
 
 MAX_UNROLL = 1024
-_KIND_TEXT = {LET: "a `let` binding", ARG: "a parameter", CONST: "a `const`", SPEC: "a `param`",
-              SHARED: "a shared array", LOOP: "a loop variable", UNROLL: "a loop variable"}
-
-
+_KIND_TEXT = {
+    LET: "a `let` binding",
+    ARG: "a parameter",
+    CONST: "a `const`",
+    SPEC: "a `param`",
+    SHARED: "a shared array",
+    LOOP: "a loop variable",
+    UNROLL: "a loop variable",
+}
 
 
 @dataclass
@@ -60,7 +65,9 @@ class StmtMixin:
         if not isinstance(t, ErrorType) and t != BOOL:
             self.finish(e, t)
             help = "compare explicitly, e.g. `x != 0`" if isinstance(t, Scalar) and t.is_int else None
-            self.err("type-error", f"the condition of `{what}` must be `bool`, found {show(t)}", e.span, help=help)
+            self.err(
+                "type-error", f"the condition of `{what}` must be `bool`, found {show(t)}", e.span, help=help
+            )
 
     def _let(self, s: ast.LetStmt) -> None:
         declared = self.resolve_type(s.type, "value") if s.type is not None else None
@@ -73,10 +80,16 @@ class StmtMixin:
         elif declared is not None:
             t = declared
             if not s.mutable:
-                self.err("type-error", f"`let {s.name}` needs a value", s.span,
-                         help=f"write `let {s.name} = ...;`, or `var {s.name}: ...;` to assign it later")
+                self.err(
+                    "type-error",
+                    f"`let {s.name}` needs a value",
+                    s.span,
+                    help=f"write `let {s.name} = ...;`, or `var {s.name}: ...;` to assign it later",
+                )
         else:
-            self.err("type-error", f"`{'var' if s.mutable else 'let'} {s.name}` needs a type or a value", s.span)
+            self.err(
+                "type-error", f"`{'var' if s.mutable else 'let'} {s.name}` needs a type or a value", s.span
+            )
             t = ERROR
         sym = Symbol(s.name, VAR if s.mutable else LET, t, s.name_span, decl=s)
         self.declare(sym, s)
@@ -90,8 +103,12 @@ class StmtMixin:
             rt = self.expr(tmp)
             del self.types[tmp]  # not a node of the program
             tt = self.types.get(tgt, ERROR)
-            if self._assignable(tgt) and not isinstance(rt, ErrorType) and not isinstance(tt, ErrorType) \
-                    and rt != tt:
+            if (
+                self._assignable(tgt)
+                and not isinstance(rt, ErrorType)
+                and not isinstance(tt, ErrorType)
+                and rt != tt
+            ):
                 self.err("type-error", f"`{s.op}=` gives `{rt}`, which cannot be stored in `{tt}`", s.span)
             return
         vt = self.value_expr(s.value)
@@ -119,8 +136,13 @@ class StmtMixin:
                 return False
             if sym.kind != VAR:
                 help = f"declare it with `var {sym.name}`" if sym.kind == LET else None
-                self.err("type-error", f"cannot assign to `{sym.name}`: it is {_KIND_TEXT[sym.kind]}", tgt.span,
-                         labels=[Label(sym.span, "declared here")] if sym.span else [], help=help)
+                self.err(
+                    "type-error",
+                    f"cannot assign to `{sym.name}`: it is {_KIND_TEXT[sym.kind]}",
+                    tgt.span,
+                    labels=[Label(sym.span, "declared here")] if sym.span else [],
+                    help=help,
+                )
                 return False
             if sym in self.deferred:
                 self.assigned.add(sym)
@@ -132,12 +154,16 @@ class StmtMixin:
             return False
         if isinstance(bt, Ptr):
             if isinstance(bt.elem, MBarrier):
-                self.err("type-error", "an mbarrier cannot be assigned; use the mbarrier intrinsics", tgt.span)
+                self.err(
+                    "type-error", "an mbarrier cannot be assigned; use the mbarrier intrinsics", tgt.span
+                )
                 return False
             return True
         if isinstance(bt, SharedArray):
             if isinstance(bt.elem, MBarrier):
-                self.err("type-error", "an mbarrier cannot be assigned; use the mbarrier intrinsics", tgt.span)
+                self.err(
+                    "type-error", "an mbarrier cannot be assigned; use the mbarrier intrinsics", tgt.span
+                )
                 return False
             return True
         if isinstance(bt, RegArray):
@@ -154,11 +180,19 @@ class StmtMixin:
     def _shared(self, s: ast.SharedStmt) -> None:
         t = self.resolve_type(s.type, "shared")
         if self.cur_kernel is None:
-            self.err("type-error", "`shared` declarations are only allowed in kernels", s.span,
-                     help="declare the array in the kernel and pass a `*shared` pointer")
+            self.err(
+                "type-error",
+                "`shared` declarations are only allowed in kernels",
+                s.span,
+                help="declare the array in the kernel and pass a `*shared` pointer",
+            )
             t = ERROR
         if isinstance(t, Scalar):
-            self.err("type-error", f"a shared declaration is an array or an mbarrier; write `[{t}; 1]`", s.type.span)
+            self.err(
+                "type-error",
+                f"a shared declaration is an array or an mbarrier; write `[{t}; 1]`",
+                s.type.span,
+            )
             t = ERROR
         if s.align is not None:
             a = self._const_dim(s.align, "an alignment")
@@ -192,7 +226,9 @@ class StmtMixin:
         else:
             self.assigned, self.reachable = before, False
 
-    def _loop_body(self, body: ast.Block, var: Symbol | None, decl: ast.Node | None, const_true: bool) -> None:
+    def _loop_body(
+        self, body: ast.Block, var: Symbol | None, decl: ast.Node | None, const_true: bool
+    ) -> None:
         entry, reach0 = set(self.assigned), self.reachable
         self.loops.append(LoopState())
         self.scopes.append({})
@@ -212,8 +248,10 @@ class StmtMixin:
         t = self._range_type(s)
         values: tuple | None = None
         if s.unroll and not isinstance(t, ErrorType):
-            bounds = [self.const_of(x, "the bounds of `unroll for`") if x is not None else 1
-                      for x in (s.start, s.end, s.step)]
+            bounds = [
+                self.const_of(x, "the bounds of `unroll for`") if x is not None else 1
+                for x in (s.start, s.end, s.step)
+            ]
             if all(v is not None for v in bounds):
                 a, b, step = bounds
                 if step <= 0:
@@ -221,8 +259,12 @@ class StmtMixin:
                 else:
                     trips = len(range(a, b, step))
                     if trips > MAX_UNROLL:
-                        self.err("limit-error", f"`unroll for` would make {trips} copies; the limit is {MAX_UNROLL}",
-                                 s.span, help="use a plain `for` loop, or unroll part of it")
+                        self.err(
+                            "limit-error",
+                            f"`unroll for` would make {trips} copies; the limit is {MAX_UNROLL}",
+                            s.span,
+                            help="use a plain `for` loop, or unroll part of it",
+                        )
                     else:
                         values = tuple(range(a, b, step))
         elif s.step is not None:
@@ -251,7 +293,9 @@ class StmtMixin:
             target = concrete[0]
         if not (isinstance(target, Scalar) and target.is_int):
             bad = next(x for x, t in zip(parts, types) if t == target)
-            self.err("type-error", f"a loop range needs integer bounds, found {show(self.types[bad])}", bad.span)
+            self.err(
+                "type-error", f"a loop range needs integer bounds, found {show(self.types[bad])}", bad.span
+            )
             return ERROR
         for x, t in zip(parts, types):
             if is_untyped(t):
@@ -284,8 +328,12 @@ class StmtMixin:
                         self.coerce(x, t)
                 else:
                     for x in s.items:
-                        self.coerce(x, self._fit_int(self.values.get(x)) if isinstance(t, UntypedInt)
-                                    else default_type(t))
+                        self.coerce(
+                            x,
+                            self._fit_int(self.values.get(x))
+                            if isinstance(t, UntypedInt)
+                            else default_type(t),
+                        )
             for x in s.items:
                 v = self.const_of(x, "an element of a `for ... in [...]` list")
                 if v is None:
@@ -293,8 +341,12 @@ class StmtMixin:
                 elif values is not None:
                     values.append(v)
         if len(s.items) > MAX_UNROLL:
-            self.err("limit-error", f"the loop list has {len(s.items)} elements; the limit is {MAX_UNROLL}", s.span)
-        var = Symbol(s.var, UNROLL, t, s.var_span, values=tuple(values) if values is not None else None, decl=s)
+            self.err(
+                "limit-error", f"the loop list has {len(s.items)} elements; the limit is {MAX_UNROLL}", s.span
+            )
+        var = Symbol(
+            s.var, UNROLL, t, s.var_span, values=tuple(values) if values is not None else None, decl=s
+        )
         self._loop_body(s.body, var, s, False)
 
     def _break(self, s: ast.BreakStmt) -> None:
@@ -318,8 +370,14 @@ class StmtMixin:
             if fn.kernel or ret == VOID:
                 self.finish(s.value, t)
                 what = "a kernel" if fn.kernel else f"`{fn.name}`"
-                self.err("type-error", f"{what} returns no value", s.value.span,
-                         help=None if fn.kernel else f"declare a result: `fn {fn.name}(...) -> {show(default_type(t))}`")
+                self.err(
+                    "type-error",
+                    f"{what} returns no value",
+                    s.value.span,
+                    help=None
+                    if fn.kernel
+                    else f"declare a result: `fn {fn.name}(...) -> {show(default_type(t))}`",
+                )
             else:
                 self.expect(s.value, t, ret, f"the result of `{fn.name}`")
         elif not fn.kernel and ret != VOID and not isinstance(ret, ErrorType):

@@ -17,7 +17,16 @@ from .types import Type
 Value = int | float | bool
 
 # Symbol kinds
-LET, VAR, ARG, CONST, SPEC, SHARED, LOOP, UNROLL = "let", "var", "arg", "const", "param", "shared", "loop", "unroll"
+LET, VAR, ARG, CONST, SPEC, SHARED, LOOP, UNROLL = (
+    "let",
+    "var",
+    "arg",
+    "const",
+    "param",
+    "shared",
+    "loop",
+    "unroll",
+)
 
 
 @dataclass(eq=False)

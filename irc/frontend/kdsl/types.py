@@ -156,8 +156,12 @@ def int_range(t: Scalar) -> tuple[int, int]:
     return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if t.is_signed else (0, (1 << bits) - 1)
 
 
-FLOAT_MAX = {"f16": 65504.0, "bf16": 3.3895313892515355e38, "f32": float(np.finfo(np.float32).max),
-             "f64": float(np.finfo(np.float64).max)}
+FLOAT_MAX = {
+    "f16": 65504.0,
+    "bf16": 3.3895313892515355e38,
+    "f32": float(np.finfo(np.float32).max),
+    "f64": float(np.finfo(np.float64).max),
+}
 
 
 def fits(value: int | float | bool, t: Scalar) -> bool:
@@ -173,7 +177,9 @@ def fits(value: int | float | bool, t: Scalar) -> bool:
     v = float(value)
     if v != v or v in (float("inf"), float("-inf")):
         return True
-    return abs(v) <= FLOAT_MAX[t.name] * (1 + 2 ** -(11 if t.name == "f16" else 8 if t.name == "bf16" else 24))
+    return abs(v) <= FLOAT_MAX[t.name] * (
+        1 + 2 ** -(11 if t.name == "f16" else 8 if t.name == "bf16" else 24)
+    )
 
 
 def round_to(value: float, t: Scalar) -> float:
