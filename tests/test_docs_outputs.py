@@ -40,7 +40,10 @@ def _render(body: str) -> str:
     return f"```kdsl-error\n{body}```\n```\n{real_output(body)}\n```\n"
 
 
-@pytest.mark.parametrize("body,shown", _expected_blocks(DOC.read_text()), ids=lambda x: str(hash(x))[:6])
+BLOCKS = _expected_blocks(DOC.read_text())
+
+
+@pytest.mark.parametrize("body,shown", BLOCKS, ids=[f"block{i}" for i in range(len(BLOCKS))])
 def test_shown_output_is_real(body: str, shown: str) -> None:
     assert shown == _render(body)
 
