@@ -19,39 +19,12 @@ from irc.backends.ptx.isel import InstructionSelector
 from irc.backends.ptx.layout import DYN_ALIGN, DYN_SMEM, SharedLayout, layout_shared
 from irc.backends.ptx.legalize import Legalize
 from irc.backends.ptx.outofssa import OutOfSSA
+from irc.backends.ptx.printer import print_ptx
 from irc.backends.ptx.regalloc import allocate
 from irc.diagnostics import CompileError, Span, warning
 from irc.ir.core import Module
 from irc.passes.manager import PassContext
-
-try:
-    from irc.target import min_ptx_version, parse_arch
-except ImportError:  # pragma: no cover - private fallback while irc.target is missing
-    _MIN = {
-        "sm_80": (7, 0),
-        "sm_86": (7, 1),
-        "sm_89": (7, 8),
-        "sm_90": (7, 8),
-        "sm_90a": (8, 0),
-        "sm_100": (8, 6),
-        "sm_100a": (8, 6),
-        "sm_103a": (8, 8),
-        "sm_120a": (8, 7),
-    }
-
-    def min_ptx_version(arch: str) -> tuple[int, int]:
-        return _MIN[arch]
-
-    def parse_arch(name: str):  # noqa: ANN201
-        if name not in _MIN:
-            raise ValueError(f"unknown target {name!r}")
-        return name
-
-
-try:
-    from irc.backends.ptx.printer import print_ptx
-except ImportError:  # pragma: no cover
-    print_ptx = None  # type: ignore[assignment]
+from irc.target import min_ptx_version, parse_arch
 
 #: Minimum PTX ISA version per instruction form (opcode prefix), from the measured targets table.
 FORM_VERSIONS: tuple[tuple[str, tuple[int, int]], ...] = (
@@ -181,7 +154,5 @@ def compile_module(
     if any_dynamic:
         pm.globals.append(ptx.VarDecl("shared", ".b8", DYN_SMEM, align=DYN_ALIGN, dims=[0], extern=True))
     pm.version = f"{version[0]}.{version[1]}"
-    if print_ptx is None:  # pragma: no cover
-        raise RuntimeError("irc.backends.ptx.printer is missing")
     text = print_ptx(pm)
     return EmitResult(pm, text, stats)

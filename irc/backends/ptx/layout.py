@@ -15,17 +15,10 @@ from dataclasses import dataclass, field
 from irc.diagnostics import Diagnostic, error
 from irc.ir.core import Function
 from irc.ir.types import size_of
+from irc.target import STATIC_SHARED_LIMIT, max_shared_per_block
 
 DYN_SMEM = "irc_dyn_smem"
 DYN_ALIGN = 1024
-
-try:  # the target facts live in irc.target (another engineer's module)
-    from irc.target import STATIC_SHARED_LIMIT, max_shared_per_block
-except ImportError:  # pragma: no cover - private fallback while irc.target is missing
-    STATIC_SHARED_LIMIT = 48 * 1024
-
-    def max_shared_per_block(arch: str) -> int:
-        return {"sm_86": 99, "sm_89": 99, "sm_120a": 99, "sm_80": 163}.get(arch, 227) * 1024
 
 
 @dataclass
