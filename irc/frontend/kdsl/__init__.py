@@ -10,4 +10,13 @@ from .parse import parse_kdsl
 from .sema import analyze
 from .typed import FnInfo, KernelInfo, Symbol, TypedProgram
 
-__all__ = ["parse_kdsl", "analyze", "lower", "compile_to_ir", "TypedProgram", "KernelInfo", "FnInfo", "Symbol"]
+__all__ = [
+    "parse_kdsl",
+    "analyze",
+    "lower",
+    "compile_to_ir",
+    "TypedProgram",
+    "KernelInfo",
+    "FnInfo",
+    "Symbol",
+]
