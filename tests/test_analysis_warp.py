@@ -213,3 +213,47 @@ def test_check_module_runs_tma_checks() -> None:
     assert [d.check for d in check_module(m, arch="sm_90a", checks=["tma-misaligned"])] == ["tma-misaligned"]
     allowed = parse_module(TMA.replace("ATTRS", ' attributes {allow = ["tma-misaligned"]}'), "tma.kdsl")
     assert check_module(allowed, arch="sm_90a") == []
+
+
+# -- counted named barriers under a warp-uniform role branch ----------------------------------------------
+def _named_roles(producer: list[str], consumer: list[str]) -> str:
+    prod = "\n".join(f"  barrier {{{a}}}" for a in producer)
+    cons = "\n".join(f"  barrier {{{a}}}" for a in consumer)
+    return f"""^bb0:
+  %tid.0 = sreg {{name = "tid.x"}} : u32
+  %c128.1 = const {{value = 128}} : u32
+  %role.2 = cmp %tid.0, %c128.1 {{pred = "lt"}} : bool
+  cbr %role.2, ^bb1, ^bb2
+^bb1:
+{prod}
+  br ^bb3
+^bb2:
+{cons}
+  br ^bb3
+^bb3:
+  ret"""
+
+
+def _sync(i: int, n: int = 256) -> str:
+    return f'id = {i}, count = {n}, kind = "sync"'
+
+
+def _arrive(i: int, n: int = 256) -> str:
+    return f'id = {i}, count = {n}, kind = "arrive"'
+
+
+def test_named_barriers_in_reversed_order_are_flagged() -> None:
+    assert _barrier_findings(_named_roles([_sync(1), _sync(2)], [_sync(2), _sync(1)])) == 4
+    assert _barrier_findings(_named_roles([_sync(1), _sync(2)], [_sync(1), _sync(2)])) == 0
+    assert _barrier_findings(_named_roles([_sync(1)], [_sync(1, 128)])) == 2  # same id, different counts
+
+
+def test_named_barrier_arrive_sync_pairs_are_accepted() -> None:
+    # the producer signals "full" (1) and waits on "empty" (2); the consumer waits on 1 and signals 2
+    assert _barrier_findings(_named_roles([_arrive(1), _sync(2)], [_sync(1), _arrive(2)])) == 0
+    # an arrive never waits: both roles may signal first and wait second
+    assert _barrier_findings(_named_roles([_arrive(1), _sync(2)], [_arrive(2), _sync(1)])) == 0
+    # but both waiting first, each for the other's later signal, deadlocks
+    assert _barrier_findings(_named_roles([_sync(2), _arrive(1)], [_sync(1), _arrive(2)])) == 4
+    # ids used by one role only are that role's business
+    assert _barrier_findings(_named_roles([_sync(3, 64), _sync(1)], [_sync(1), _sync(4, 128)])) == 0

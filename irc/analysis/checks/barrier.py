@@ -9,8 +9,11 @@ barrier ids each arm executes between the branch and its immediate post-dominato
 thread when an arm returns). Loops inside an arm count as one token `loop(body sequence)` and must have
 block-uniform exits; their trip counts are assumed equal across arms (a documented gap). Equal
 sequences: accepted. Different or incomparable ones (unknown barrier ids, a loop with a divergent exit,
-arms that disagree internally): flagged. Named barriers with a count are the `warp-sync-divergence`
-check's business (they need only warp-uniform control).
+arms that disagree internally): flagged. Named barriers with a count need only warp-uniform control
+(the `warp-sync-divergence` check), but under a warp-uniform role branch the two arms' sequences of
+counted barriers on the ids both arms use are replayed against each other (`bar.arrive` does not wait,
+`bar.sync` does): a replay that deadlocks (roles that wait on the same ids in different orders) or pairs
+one id with different thread counts is flagged here. Unknown sequences are not judged (precision).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from irc.analysis.checks.common import (
     describe_dependence,
     leaving_arms,
 )
-from irc.analysis.uniformity import Level, const_value, is_block_barrier
+from irc.analysis.uniformity import Level, const_value, is_block_barrier, is_named_barrier
 from irc.diagnostics import Diagnostic, Label, error
 from irc.ir.core import Block, Op
 
@@ -152,11 +155,27 @@ class _ArmWalker:
         return next(iter(res.values()))
 
 
-def arm_sequences(ctx: FunctionContext, d: Block) -> list[Seq | None]:
-    """The barrier sequence of each arm of the branch ending `d` (arms that always trap are skipped)."""
+class _NamedArmWalker(_ArmWalker):
+    """The same walk over counted named barriers: tokens ("nbar", id, count, kind)."""
+
+    def own(self, b: Block) -> Seq | None:
+        toks: list[tuple] = []
+        for op in b.ops:
+            if is_named_barrier(op):
+                i, n = op.attrs.get("id"), op.attrs.get("count")
+                if not isinstance(i, int) or not isinstance(n, int):
+                    return None
+                toks.append(("nbar", i, n, op.attrs.get("kind", "sync")))
+        return tuple(toks)
+
+
+def arm_sequences(ctx: FunctionContext, d: Block, named: bool = False) -> list[Seq | None]:
+    """The barrier sequence of each arm of the branch ending `d` (arms that always trap are skipped);
+    with `named`, the sequence of counted named barriers instead of block-wide ones."""
     cfg = ctx.cfg
     stop = cfg.ipdom.get(d)
-    w = _ArmWalker(ctx, d, None if stop is EXIT else stop)
+    walker = _NamedArmWalker if named else _ArmWalker
+    w = walker(ctx, d, None if stop is EXIT else stop)
     return [w.arm(s) for s in cfg.succs[d] if s not in cfg.abort]
 
 
@@ -169,6 +188,8 @@ def format_seq(seq: Seq | None) -> str:
     for t in seq:
         if t[0] == "bar":
             parts.append(f"barrier {t[1]}")
+        elif t[0] == "nbar":
+            parts.append(f"{'arrive' if t[3] == 'arrive' else 'barrier'}({t[1]}, {t[2]})")
         else:
             parts.append(f"loop {{ {format_seq(t[1])} }}")
     return ", ".join(parts)
@@ -298,6 +319,101 @@ def _judged_by_role(ctx: FunctionContext, d: Block) -> bool:
     return False
 
 
+def _unrolled(seq: Seq) -> list[tuple]:
+    """A sequence of named-barrier tokens with every loop run twice (trip counts are assumed equal across
+    roles, as for block-wide barriers)."""
+    out: list[tuple] = []
+    for t in seq:
+        if t[0] == "loop":
+            body = _unrolled(t[1])
+            out.extend(body + body + _unrolled(t[2]))
+        else:
+            out.append(t)
+    return out
+
+
+def _replay_conflict(a: list[tuple], b: list[tuple]) -> bool:
+    """Replays two roles' counted barriers on the ids both use: the k-th use of an id in one role meets the
+    k-th use in the other; `sync` waits for the other role's arrival, `arrive` does not. True when the
+    replay deadlocks with both roles waiting, or a meeting pairs different thread counts."""
+    seqs = (a, b)
+    pos = [0, 0]
+    seen: list[dict[int, int]] = [{}, {}]
+    arrived: list[dict[tuple[int, int], int]] = [{}, {}]
+    progress = True
+    while progress:
+        progress = False
+        for r in (0, 1):
+            while pos[r] < len(seqs[r]):
+                _, i, n, kind = seqs[r][pos[r]]
+                k = seen[r].get(i, 0)
+                arrived[r][(i, k)] = n
+                other = arrived[1 - r].get((i, k))
+                if other is not None and other != n:
+                    return True
+                if kind == "sync" and other is None:
+                    break
+                seen[r][i] = k + 1
+                pos[r] += 1
+                progress = True
+    return pos[0] < len(a) and pos[1] < len(b)
+
+
+def _named_mismatch(ctx: FunctionContext, d: Block) -> tuple[list[Seq], set[int]] | None:
+    """For a warp-uniform two-way role branch: the arms' named-barrier sequences and the ids they share,
+    when replaying them deadlocks or pairs different counts; None when they match or are unknown."""
+    key = f"nbar:{id(d)}"
+    if key in ctx.cache:
+        return ctx.cache[key]  # type: ignore[return-value]
+    res: tuple[list[Seq], set[int]] | None = None
+    seqs = arm_sequences(ctx, d, named=True)
+    if len(seqs) == 2 and all(q is not None for q in seqs):
+        flat = [_unrolled(q) for q in seqs]  # type: ignore[arg-type]
+        ids = [{t[1] for t in f} for f in flat]
+        shared = ids[0] & ids[1]
+        if shared:
+            a, b = ([t for t in f if t[1] in shared] for f in flat)
+            if _replay_conflict(a, b):
+                res = (seqs, shared)  # type: ignore[assignment]
+    ctx.cache[key] = res
+    return res
+
+
+def _check_named_order(ctx: FunctionContext) -> list[Diagnostic]:
+    facts = ctx.facts
+    out: list[Diagnostic] = []
+    for b in ctx.cfg.rpo:
+        for op in b.ops:
+            if not is_named_barrier(op):
+                continue
+            for d in facts.controlling_branches(b, Level.BLOCK):
+                if facts.branch_level(d) != Level.WARP:
+                    continue
+                bad = _named_mismatch(ctx, d)
+                if bad is not None and op.attrs.get("id") in bad[1]:
+                    out.append(_report_named(ctx, op, d, bad[0]))
+                    break
+    return out
+
+
+def _report_named(ctx: FunctionContext, op: Op, d: Block, seqs: list[Seq]) -> Diagnostic:
+    arms = " vs ".join(format_seq(s) for s in seqs)
+    labels: list[Label] = []
+    sp = branch_span(d)
+    if sp is not None:
+        labels.append(Label(sp, f"this condition is uniform per warp, and its arms wait on named barriers "
+                                f"in an order the other arm cannot match ({arms})"))  # fmt: skip
+    msg = (
+        f"named barrier {op.attrs.get('id')} (count {op.attrs.get('count')}) is executed in an order "
+        f"(or with a thread count) that the other warp role cannot match: {arms}"
+    )
+    help_text = (
+        "warp roles that share named barriers must wait on the shared ids in the same order with the "
+        "same thread count (a role that only signals can use `bar.arrive`)"
+    )
+    return error(CHECK, msg, op.span, labels=labels, help=help_text)
+
+
 def check_barrier_divergence(ctx: FunctionContext) -> list[Diagnostic]:
     if not ctx.has_sync_ops():
         return []
@@ -318,6 +434,7 @@ def check_barrier_divergence(ctx: FunctionContext) -> list[Diagnostic]:
                     bad.append((d, None))
             if bad:
                 out.append(_report(ctx, op, b, bad[0][0], bad[0][1]))
+    out.extend(_check_named_order(ctx))
     return out
 
 
