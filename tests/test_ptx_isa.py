@@ -191,3 +191,68 @@ def test_gate_for_instruction_families():
     assert isa.gate("elect_sync").accepts("sm_90", "8.0") and not isa.gate("elect_sync").accepts(
         "sm_90", "7.8"
     )
+
+
+# ------------------------------------------------------------------ emitted forms (the `.version` source)
+
+
+def _form_kernel(version: str, target: str, sample: str) -> str:
+    return (
+        f".version {version}\n.target {target}\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n"
+        ".reg .pred %p<4>;\n.reg .b32 %r<16>;\n.reg .b64 %rd<8>;\n" + sample + "\nret;\n}\n"
+    )
+
+
+def test_emitted_forms_match_their_own_samples():
+    assert len({f.name for f in isa.EMITTED_FORMS}) == len(isa.EMITTED_FORMS)
+    for f in isa.EMITTED_FORMS:
+        ops = [ln.split()[0].rstrip(";") for ln in f.sample.splitlines()]
+        assert any(isa.emitted_form(op) is f for op in ops), f.name
+        v = tuple(int(x) for x in f.gate.min_version.split("."))
+        assert all(isa.min_version_for(Instr(op)) == v for op in ops if isa.emitted_form(op) is f)
+        assert f.gate.min_version is not None and f.lowest_target in isa.ARCHES
+
+
+@pytest.mark.parametrize(
+    "opcode, version",
+    [
+        ("mbarrier.test_wait.parity.shared.b64", (7, 1)),  # reference `.shared::cta` form needs 7.8
+        ("mbarrier.test_wait.parity.shared::cta.b64", (0, 0)),  # not emitted: no row
+        ("mbarrier.try_wait.parity.shared.b64", (7, 8)),
+        ("mbarrier.arrive.shared.b64", (7, 0)),
+        ("mbarrier.arrive.expect_tx.shared.b64", (8, 0)),
+        ("mbarrier.expect_tx.relaxed.cta.shared.b64", (8, 0)),
+        ("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes", (8, 0)),
+        ("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", (8, 0)),
+        ("cp.async.bulk.wait_group.read", (8, 0)),
+        ("cp.async.ca.shared.global", (0, 0)),
+        ("cvta.param.u64", (7, 7)),
+        ("cvta.to.global.u64", (0, 0)),
+        ("elect.sync", (8, 0)),
+        ("fence.proxy.async.shared::cta", (8, 0)),
+        ("fence.acq_rel.cta", (0, 0)),
+        ("redux.sync.add.u32", (7, 0)),
+        ("redux.sync.xor.b32", (7, 0)),
+        ("tcgen05.ld.sync.aligned.32x32b.x8.b32", (8, 6)),
+        ("tcgen05.fence::after_thread_sync", (8, 6)),
+        ("add.s32", (0, 0)),
+    ],
+)
+def test_min_version_for_is_modifier_aware(opcode, version):
+    assert isa.min_version_for(Instr(opcode)) == version
+
+
+@pytest.mark.parametrize("form", isa.EMITTED_FORMS, ids=lambda f: f.name)
+def test_emitted_form_min_version_measured_with_ptxas(form):
+    """The recorded minimum is accepted on the form's lowest target and the previous PTX version is not."""
+    from irc.ptxas import find_ptxas, run_ptxas
+    from irc.target import previous_ptx_version
+
+    if find_ptxas() is None:
+        pytest.skip("ptxas not found")
+    target, v = form.lowest_target, tuple(int(x) for x in form.gate.min_version.split("."))
+    ok = run_ptxas(_form_kernel(f"{v[0]}.{v[1]}", target, form.sample), target)
+    assert ok.ok, (form.name, ok.stderr)
+    prev = previous_ptx_version(v)
+    assert prev is not None
+    assert not run_ptxas(_form_kernel(f"{prev[0]}.{prev[1]}", target, form.sample), target).ok, form.name

@@ -4,8 +4,8 @@ checker -> PTX text.
 (The checker runs on the selected instructions because it checks what will actually be printed.)
 
 The `.version` is the lowest that both the target (`irc.target.min_ptx_version`) and every emitted
-instruction form need; form minima come from /work/shared/ptx-reference/targets-table.txt (measured with
-ptxas) and are kept in `FORM_VERSIONS` as opcode prefixes. The output is deterministic: values, blocks,
+instruction form need; form minima come from `irc.backends.ptx.isa.min_version_for` (the emitted forms,
+measured with ptxas, live in `isa.EMITTED_FORMS` next to the reference-form gates). The output is deterministic: values, blocks,
 registers and labels are numbered in layout order, never by id() or hash order.
 """
 
@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from irc.backends.ptx import model as ptx
 from irc.backends.ptx.checker import check_allocation
+from irc.backends.ptx.isa import min_version_for
 from irc.backends.ptx.isel import InstructionSelector
 from irc.backends.ptx.layout import DYN_ALIGN, DYN_SMEM, SharedLayout, layout_shared
 from irc.backends.ptx.legalize import Legalize
@@ -26,19 +27,6 @@ from irc.ir.core import Module
 from irc.passes.manager import PassContext
 from irc.target import min_ptx_version, parse_arch
 
-#: Minimum PTX ISA version per instruction form (opcode prefix), from the measured targets table.
-FORM_VERSIONS: tuple[tuple[str, tuple[int, int]], ...] = (
-    ("mbarrier.test_wait.parity", (7, 1)),
-    ("mbarrier.try_wait", (7, 8)),
-    ("mbarrier.arrive.expect_tx", (8, 0)),
-    ("mbarrier.expect_tx", (8, 0)),
-    ("elect.sync", (8, 0)),
-    ("fence.mbarrier_init", (8, 0)),
-    ("fence.proxy.async", (8, 0)),
-    ("cp.async.bulk", (8, 0)),
-    ("cvta.param", (7, 7)),
-    ("tcgen05", (8, 6)),
-)
 #: Directives with a minimum version (reqnctapercluster: PTX 7.8).
 DIRECTIVE_VERSIONS: dict[str, tuple[int, int]] = {"reqnctapercluster": (7, 8)}
 
@@ -47,9 +35,9 @@ def required_version(fn: ptx.Function) -> tuple[int, int]:
     """The lowest PTX version every instruction and directive of `fn` is valid in."""
     need = (0, 0)
     for ins in fn.instructions():
-        for prefix, v in FORM_VERSIONS:
-            if ins.opcode.startswith(prefix) and v > need:
-                need = v
+        v = min_version_for(ins)
+        if v > need:
+            need = v
     for d in fn.directives:
         v = DIRECTIVE_VERSIONS.get(d)
         if v is not None and v > need:
