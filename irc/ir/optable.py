@@ -316,3 +316,26 @@ _op(
     "pure",
     doc="split 32 bits into two 16-bit halves (low, high): mov.b32 {l, h}",
 )
+_op(
+    "pack_b32",
+    "any any",
+    "decl",
+    "pure",
+    doc="join two 16-bit halves (low, high) into 32 bits: mov.b32 d, {l, h}",
+)
+_op(
+    "unpack_b64",
+    "any",
+    "decl",
+    "pure",
+    doc="split 64 bits into two 32-bit halves (low, high): mov.b64 {l, h}, a",
+)
+_op(
+    "pack_b64",
+    "any any",
+    "decl",
+    "pure",
+    doc="join two 32-bit halves (low, high) into 64 bits: mov.b64 d, {l, h}",
+)
+_op("popcw", "int", "u32", "pure", doc="population count of a 64-bit value, 32-bit result (popc.b64 d32, a)")
+_op("clzw", "int", "u32", "pure", doc="leading zeros of a 64-bit value, 32-bit result (clz.b64 d32, a)")

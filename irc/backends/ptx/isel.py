@@ -484,6 +484,12 @@ class InstructionSelector:
             E("cvt.rn.f16x2.f32", [o(res[0]), o(ops[1]), o(ops[0])], ops, res)
         elif n == "unpack_b32":
             E("mov.b32", [Vec((o(res[0]), o(res[1]))), o(ops[0])], ops, res)
+        elif n == "unpack_b64":
+            E("mov.b64", [Vec((o(res[0]), o(res[1]))), o(ops[0])], ops, res)
+        elif n in ("pack_b32", "pack_b64"):
+            E(f"mov.{n[-3:]}", [o(res[0]), Vec((o(ops[0]), o(ops[1])))], ops, res)
+        elif n in ("popcw", "clzw"):
+            E(f"{n[:-1]}.b{_bits(ops[0].type)}", [o(res[0]), o(ops[0])], ops, res)
         elif n == "ptradd":
             E(f"add.{arith_ty(t)}", [o(res[0]), o(ops[0]), o(ops[1])], ops, res)
         elif n == "shared_addr":

@@ -9,6 +9,9 @@ After this pass the instruction selector makes no decisions: it only spells ops.
     -> u32 parameters plus `cmp ne 0` (PTX has no .pred parameters);
   * `ptradd` offsets widened / narrowed to the pointer width (`cvt`, sign-extending signed offsets);
   * shifts of non-32-bit values by a register -> `shlw` / `shrw` with a `cvt` to u32 (PTX's operand form);
+  * 64-bit `shfl` -> `unpack_b64`, two 32-bit `shfl`, `pack_b64`; `popc` / `clz` of 64-bit values ->
+    `popcw` / `clzw` (32-bit result); bf16 conversions other than from f32 before sm_90 -> via f32
+    (`pack_b32` puts bf16 bits in the top half; round-to-odd narrowing to f32 for f64 / integers);
   * `unpack_half2` -> `unpack_b32` + two `cvt`; `smem_desc` -> u64 arithmetic; `undef` -> `const 0`;
   * dynamic shared memory: `shared_addr` of a declaration living in `irc_dyn_smem` -> base + offset;
   * last, constants in operand slots that PTX cannot encode as immediates -> an explicit `copy`
@@ -25,7 +28,7 @@ from irc.diagnostics import error
 from irc.ir.builder import Builder
 from irc.ir.core import Block, Function, Module, Op, OpResult, Value
 from irc.ir.optable import GATES, OPS
-from irc.ir.types import BOOL, F16, F32, I32, I64, U8, U32, U64, PtrType, ScalarType, Type
+from irc.ir.types import BOOL, F16, F32, I32, I64, U8, U16, U32, U64, PtrType, ScalarType, Type
 from irc.passes.manager import Pass, PassContext
 
 _BIN = ("add", "sub", "mul", "div", "rem", "and", "or", "xor", "min", "max", "shl", "shr", "mulhi", "mulwide")
@@ -85,6 +88,10 @@ def imm_ok(op: Op, slot: int, v: Value) -> bool:
     if op.name == "copy":
         return True
     return not (isinstance(t, ScalarType) and (t.is_bool or t.name in ("f16", "bf16")))
+
+
+def _bits_of(t: Type) -> int:
+    return t.bits if isinstance(t, (ScalarType, PtrType)) else 0
 
 
 def _is_const(v: Value) -> bool:
@@ -227,6 +234,14 @@ class Legalize(Pass):
             elif n == "smem_desc":
                 self._smem_desc(bld, op)
                 continue
+            elif n == "shfl" and _bits_of(op.result.type) == 64:
+                self._shfl64(bld, op)
+                continue
+            elif n in ("popc", "clz") and _bits_of(op.operands[0].type) == 64:
+                self._bitcount64(bld, op)
+                continue
+            elif n == "cvt" and self.num < 90 and self._cvt_bf16(bld, op):
+                continue
             elif n == "shared_addr" and layout.dynamic and op.attrs.get("sym") != DYN_SMEM:
                 off = layout.offsets.get(op.attrs["sym"], 0)
                 base = bld.value("shared_addr", [], op.result.type, {"sym": DYN_SMEM})
@@ -286,6 +301,70 @@ class Legalize(Pass):
             op.set_operand(1, bld.const(v, nt))
         else:
             op.set_operand(1, bld.value("cvt", [off], nt))
+
+    def _shfl64(self, bld: Builder, op: Op) -> None:
+        """shfl.sync is .b32 only: shuffle the low and high 32-bit halves separately."""
+        v, lane, mask = op.operands
+        h = bld.create("unpack_b64", [v], [U32, U32])
+        lo = bld.value("shfl", [h.results[0], lane, mask], U32, dict(op.attrs))
+        hi = bld.value("shfl", [h.results[1], lane, mask], U32, dict(op.attrs))
+        r = bld.value("pack_b64", [lo, hi], op.result.type)
+        op.result.replace_all_uses_with(r)
+        op.erase()
+
+    def _bitcount64(self, bld: Builder, op: Op) -> None:
+        """popc / clz of a 64-bit value have a 32-bit result in PTX (`popc.b64 %r, %rd`): the op becomes
+        `popcw` / `clzw` (u32), widened back for the users that want the 64-bit type; users that
+        narrow it to 32 bits again (`cvt`) read the u32 directly."""
+        w = bld.value(op.name + "w", [op.operands[0]], U32)
+        t = op.result.type
+        for u in list(op.result.users):
+            if u.name == "cvt" and not u.attrs and _bits_of(u.result.type) == 32 and u.result.type != BOOL:
+                r: Value = w
+                if u.result.type != U32:
+                    r = Builder(u.block, u.span).before(u).value("bitcast", [w], u.result.type)
+                u.result.replace_all_uses_with(r)
+                u.erase()
+        if op.result.uses:
+            wide = bld.value("cvt", [w], t)
+            op.result.replace_all_uses_with(wide)
+        op.erase()
+
+    def _cvt_bf16(self, bld: Builder, op: Op) -> bool:
+        """Before sm_90 PTX converts bf16 only from f32 (`cvt.rn.bf16.f32`). bf16 -> T: put the 16 bits
+        into the top half of an f32 (exact), then convert f32 -> T. T -> bf16: f16 goes through f32
+        (exact); f64 and integers are narrowed to f32 with round-to-odd (truncate, then set the lowest
+        bit when inexact) so that the final f32 -> bf16 rounding to nearest even rounds only once."""
+        s, d = op.operands[0], op.result
+        st, dt = s.type, d.type
+        if not (isinstance(st, ScalarType) and isinstance(dt, ScalarType)) or st == dt:
+            return False
+        if st.name == "bf16":
+            zero = bld.const(0, U16)
+            f = bld.value("pack_b32", [zero, s], F32)
+            r = f if dt == F32 else bld.value("cvt", [f], dt, dict(op.attrs))
+        elif dt.name == "bf16" and st != F32 and not st.is_bool:
+            rnd = op.attrs.get("rnd")
+            if st.name == "f16":
+                f = bld.value("cvt", [s], F32)
+            elif rnd in (None, "rn"):
+                f = bld.value("cvt", [s], F32, {"rnd": "rz"})
+                back = bld.value("cvt", [f], st)
+                inexact = bld.value("cmp", [back, s], BOOL, {"pred": "ne"})
+                bits = bld.value("bitcast", [f], U32)
+                mag = bld.value("and", [bits, bld.const(0x7FFFFFFF, U32)], U32)
+                finite = bld.value("cmp", [mag, bld.const(0x7F800000, U32)], BOOL, {"pred": "ne"})
+                inexact = bld.value("and", [inexact, finite], BOOL)
+                sticky = bld.value("select", [inexact, bld.const(1, U32), bld.const(0, U32)], U32)
+                f = bld.value("bitcast", [bld.value("or", [bits, sticky], U32)], F32)
+            else:
+                f = bld.value("cvt", [s], F32, {"rnd": rnd})
+            r = bld.value("cvt", [f], dt, dict(op.attrs))
+        else:
+            return False
+        d.replace_all_uses_with(r)
+        op.erase()
+        return True
 
     def _smem_desc(self, bld: Builder, op: Op) -> None:
         """tcgen05 shared-memory descriptor: addr>>4 [0,14), LBO>>4 [16,30), SBO>>4 [32,46), version 1 at
