@@ -117,6 +117,56 @@ def f32_to_bf16(x: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(x), np.uint16(0x7FC0), out)
 
 
+def f64_to_bf16(x: np.ndarray) -> np.ndarray:
+    """Round-to-nearest-even float64 -> bf16 bits with a single rounding (as `cvt.rn.bf16.f64` does).
+
+    Going through float32 with round-to-nearest would round twice (wrong on ties such as 1 + 2^-8 + 2^-30);
+    rounding to float32 toward zero and setting the sticky lowest bit when inexact (round-to-odd) keeps
+    the second rounding exact."""
+    x = np.asarray(x, np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        t = x.astype(np.float32)
+        over = np.abs(t.astype(np.float64)) > np.abs(x)
+        t = np.where(over, np.nextafter(t, np.float32(0)), t).astype(np.float32)
+        inexact = (t.astype(np.float64) != x) & np.isfinite(x)
+    bits = t.view(np.uint32) | inexact.astype(np.uint32)
+    return f32_to_bf16(bits.view(np.float32))
+
+
+def _int_to_bf16_bits(v: int) -> int:
+    """Exact round-to-nearest-even of a Python int to bf16 bits (8 significant bits)."""
+    sign = 0x8000 if v < 0 else 0
+    m = -v if v < 0 else v
+    if m == 0:
+        return sign
+    e = m.bit_length() - 1  # value = m, leading bit at 2^e
+    if e > 7:
+        shift = e - 7
+        q, r = m >> shift, m & ((1 << shift) - 1)
+        half = 1 << (shift - 1)
+        if r > half or (r == half and q & 1):
+            q += 1
+        if q >> 8:  # carried into a new leading bit
+            q >>= 1
+            e += 1
+    else:
+        q = m << (7 - e)
+    if e > 127:
+        return sign | 0x7F80
+    return sign | ((e + 127) << 7) | (q & 0x7F)
+
+
+def int_to_bf16(x: np.ndarray) -> np.ndarray:
+    """Integers -> bf16 bits with one rounding: exact through float64 below 2^53, per lane above."""
+    x = np.asarray(x)
+    out = f64_to_bf16(x.astype(np.float64))
+    if x.dtype.itemsize == 8:
+        big = (x > (1 << 53)) if x.dtype.kind == "u" else ((x > (1 << 53)) | (x < -(1 << 53)))
+        for i in np.flatnonzero(big):
+            out.flat[i] = _int_to_bf16_bits(int(x.flat[i]))
+    return out
+
+
 def to_float(bits_or_vals: np.ndarray, t: str) -> np.ndarray:
     """Values of float type t as float32/float64 arrays (bf16 bits decoded)."""
     if t == "bf16":

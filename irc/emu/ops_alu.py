@@ -806,7 +806,7 @@ def cvt_fn(dt: str, st: str, mods: list[str]):
             if rmode in ("rni", "rzi", "rmi", "rpi"):
                 v = _round(v, rmode)
             if dt == "bf16":
-                r = D.f32_to_bf16(np.asarray(v, np.float32))
+                r = D.f64_to_bf16(v) if st == "f64" else D.f32_to_bf16(np.asarray(v, np.float32))
             else:
                 r = np.asarray(v).astype(Dt)
             if sat and dt != "bf16":
@@ -821,6 +821,22 @@ def cvt_fn(dt: str, st: str, mods: list[str]):
             v = np.asarray(src(x), np.float64)
             v = _round(v, rmode or "rzi")
             v = np.where(np.isnan(v), 0, np.clip(v, lo, hi))
+            if Dt.itemsize == 8:
+                # float64 cannot hold 2^63 - 1 / 2^64 - 1: the clipped top value reads as 2^63 / 2^64 and
+                # would wrap when cast; saturate it explicitly.
+                top = 2.0**63 if dt[0] == "s" else 2.0**64
+                big = v >= top
+                v = np.where(big, 0, v)
+                r = (
+                    v.astype(np.int64)
+                    if dt[0] == "s"
+                    else np.where(
+                        v >= 2.0**63,
+                        (v - 2.0**63).astype(np.uint64) + np.uint64(1 << 63),
+                        np.maximum(v, 0).astype(np.uint64),
+                    )
+                ).astype(Dt)
+                return np.where(big, Dt.type(hi), r)
             return (
                 v.astype(np.int64 if dt[0] == "s" or Dt.itemsize < 8 else np.uint64).astype(Dt)
                 if Dt.itemsize < 8
@@ -839,8 +855,8 @@ def cvt_fn(dt: str, st: str, mods: list[str]):
     if not sf and df:
 
         def i_f(x):
-            if dt == "bf16":
-                return D.f32_to_bf16(np.asarray(x).astype(np.float32))
+            if dt == "bf16":  # one rounding: exact through float64 for |x| < 2^53
+                return D.int_to_bf16(x)
             r = np.asarray(x).astype(np.float64).astype(Dt) if dt != "f64" else np.asarray(x).astype(Dt)
             return _sat01(r) if sat else r
 
