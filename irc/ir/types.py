@@ -31,7 +31,7 @@ class ScalarType(Type):
 
     @property
     def is_int(self) -> bool:
-        return self.name[0] in "iub" and self.name != "bool"
+        return self.name[0] in "iub" and self.name not in ("bool", "bf16")
 
     @property
     def is_signed(self) -> bool:

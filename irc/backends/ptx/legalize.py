@@ -12,6 +12,11 @@ After this pass the instruction selector makes no decisions: it only spells ops.
   * 64-bit `shfl` -> `unpack_b64`, two 32-bit `shfl`, `pack_b64`; `popc` / `clz` of 64-bit values ->
     `popcw` / `clzw` (32-bit result); bf16 conversions other than from f32 before sm_90 -> via f32
     (`pack_b32` puts bf16 bits in the top half; round-to-odd narrowing to f32 for f64 / integers);
+  * f16 / bf16 arithmetic, math and compares without a valid native PTX form on the target -> widened:
+    operands converted to f32 (exact), the op done in f32, the result narrowed back with `cvt.rn`
+    (compares need no narrowing). Native and kept: f16 add/sub/mul/fma/neg/abs/min/max/compare and
+    floor/ceil/trunc/round (sm_80+). Everything on bf16 is widened (most forms need sm_90, some -
+    div, sqrt, rcp, lg2, ... - do not exist at all, and ex2.bf16 needs .ftz);
   * `unpack_half2` -> `unpack_b32` + two `cvt`; `smem_desc` -> u64 arithmetic; `undef` -> `const 0`;
   * dynamic shared memory: `shared_addr` of a declaration living in `irc_dyn_smem` -> base + offset;
   * last, constants in operand slots that PTX cannot encode as immediates -> an explicit `copy`
@@ -30,6 +35,16 @@ from irc.ir.core import Block, Function, Module, Op, OpResult, Value
 from irc.ir.optable import GATES, OPS
 from irc.ir.types import BOOL, F16, F32, I32, I64, U8, U16, U32, U64, PtrType, ScalarType, Type
 from irc.passes.manager import Pass, PassContext
+
+#: f16 ops that PTX spells validly on every supported target (verified with ptxas on sm_80/90/100a).
+_F16_NATIVE = frozenset(
+    {"add", "sub", "mul", "fma", "neg", "abs", "min", "max", "cmp", "floor", "ceil", "trunc", "round"}
+)
+#: Float arithmetic / math ops that are widened to f32 when the f16 / bf16 form is not native.
+_HALF_WIDEN = frozenset(
+    {"add", "sub", "mul", "div", "rem", "min", "max", "fma", "neg", "abs", "cmp"}
+    | {"sqrt", "rsqrt", "rcp", "exp2", "log2", "sin", "cos", "tanh", "floor", "ceil", "trunc", "round"}
+)
 
 _BIN = ("add", "sub", "mul", "div", "rem", "and", "or", "xor", "min", "max", "shl", "shr", "mulhi", "mulwide")
 
@@ -242,6 +257,8 @@ class Legalize(Pass):
                 continue
             elif n == "cvt" and self.num < 90 and self._cvt_bf16(bld, op):
                 continue
+            elif n in _HALF_WIDEN and self._widen_half(bld, op):
+                continue
             elif n == "shared_addr" and layout.dynamic and op.attrs.get("sym") != DYN_SMEM:
                 off = layout.offsets.get(op.attrs["sym"], 0)
                 base = bld.value("shared_addr", [], op.result.type, {"sym": DYN_SMEM})
@@ -363,6 +380,33 @@ class Legalize(Pass):
         else:
             return False
         d.replace_all_uses_with(r)
+        op.erase()
+        return True
+
+    def _widen_half(self, bld: Builder, op: Op) -> bool:
+        """An f16 / bf16 op without a valid native PTX form: do it in f32 (f16 and bf16 convert to f32
+        exactly) and narrow the result back with round-to-nearest-even. The inserted `cvt`s are
+        legalized in turn (bf16 -> f32 before sm_90 is a `pack_b32`)."""
+        if not op.operands:
+            return False
+        t = op.operands[0].type
+        if not (isinstance(t, ScalarType) and t.name in ("f16", "bf16")):
+            return False
+        if t.name == "f16" and op.name in _F16_NATIVE:
+            return False
+        wide: list[Value] = []
+        for v in op.operands:
+            if _is_const(v):
+                wide.append(bld.const(float(v.op.attrs["value"]), F32))
+            else:
+                wide.append(bld.value("cvt", [v], F32))
+        res = op.result
+        if res.type == t:
+            w = bld.value(op.name, wide, F32, dict(op.attrs))
+            r = bld.value("cvt", [w], t)
+        else:
+            r = bld.value(op.name, wide, res.type, dict(op.attrs))
+        res.replace_all_uses_with(r)
         op.erase()
         return True
 
