@@ -127,12 +127,11 @@ def ptr(space: str, elem: Type) -> PtrType:
 
 
 def bit_width(t: Type) -> int:
-    """Width in bits of a value of type `t` held in registers (pointers by their address size)."""
-    if isinstance(t, ScalarType):
+    """Width in bits of a value of type `t` held in registers (pointers by their address size; a tensormap
+    value is the 64-bit address of its descriptor)."""
+    if isinstance(t, (ScalarType, PtrType)):
         return t.bits
-    if isinstance(t, PtrType):
-        return t.bits
-    if isinstance(t, MBarrierType):
+    if isinstance(t, (MBarrierType, TensorMapType)):
         return 64
     raise TypeError(f"type {t} has no register width")
 

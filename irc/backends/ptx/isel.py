@@ -37,20 +37,17 @@ from irc.backends.ptx.outofssa import EdgeCopies, Move
 from irc.backends.ptx.regalloc import Allocation
 from irc.diagnostics import InternalCompilerError, Span
 from irc.ir.core import Block, Function, Op, OpResult, Value
-from irc.ir.types import PtrType, ScalarType, TensorMapType, Type
+from irc.ir.types import PtrType, ScalarType, TensorMapType, Type, bit_width
 
 _MOV_TY = {"p": "pred", "rs": "b16", "r": "b32", "f": "f32", "rd": "b64", "fd": "f64"}
 _XOR_TY = {"p": "pred", "rs": "b16", "r": "b32", "f": "b32", "rd": "b64", "fd": "b64"}
 
 
 def _bits(t: Type) -> int:
-    if isinstance(t, PtrType):
-        return t.bits
-    if isinstance(t, ScalarType):
-        return t.bits
-    if isinstance(t, TensorMapType):
-        return 64
-    raise InternalCompilerError(f"type {t} has no width")
+    try:
+        return bit_width(t)
+    except TypeError:
+        raise InternalCompilerError(f"type {t} has no width") from None
 
 
 def arith_ty(t: Type) -> str:
