@@ -168,23 +168,20 @@ class _Scope:
         self.labels: dict[str, str] = {}
         self.parent = parent
 
-    def reg(self, name: str) -> str:
+    def _lookup(self, table: str, name: str) -> str:
         s: _Scope | None = self
         while s is not None:
-            k = s.regs.get(name)
+            k = getattr(s, table).get(name)
             if k is not None:
                 return k
             s = s.parent
         return name
 
+    def reg(self, name: str) -> str:
+        return self._lookup("regs", name)
+
     def label(self, name: str) -> str:
-        s: _Scope | None = self
-        while s is not None:
-            k = s.labels.get(name)
-            if k is not None:
-                return k
-            s = s.parent
-        return name
+        return self._lookup("labels", name)
 
 
 class _PB:
