@@ -80,50 +80,42 @@ def analyze(module: Module, arch: str, sources: dict[str, str]) -> list[Diagnost
 
 
 def compile_kdsl(text: str, path: str, opts: CompileOptions | None = None) -> CompileResult:
-    """Compile .kdsl source to PTX. Raises CompileError when the source or the analyzer has errors."""
+    """Compile .kdsl source to PTX. Raises CompileError (with every diagnostic found so far) when the
+    source, the analyzer or the target-dependent backend checks have errors. `// irc: allow(...)` comments
+    apply to the analyzer's and the backend's findings alike."""
+    from irc import suppress
     from irc.backends.ptx.emit import compile_module
 
     opts = opts or CompileOptions()
+    sources = {path: text}
     module = frontend(text, path, defines=opts.defines, arch=opts.arch)
     ctx = optimize(module, opts)
     diags = list(module.warnings) + list(ctx.diagnostics)
     if opts.check:
-        diags += analyze(module, opts.arch, {path: text})
+        diags += analyze(module, opts.arch, sources)
     if _errors(diags):
         raise CompileError(sorted(diags, key=Diagnostic.sort_key))
-    res = compile_module(module, opts.arch, ctx=ctx, source_path=path, check_alloc=opts.check_alloc)
-    diags = list(ctx.diagnostics) + [d for d in diags if d not in ctx.diagnostics]
-    if _errors(diags):
-        raise CompileError(sorted(diags, key=Diagnostic.sort_key))
+    start = len(ctx.diagnostics)
+    try:
+        res = compile_module(module, opts.arch, ctx=ctx, source_path=path, check_alloc=opts.check_alloc)
+    except CompileError as e:  # no code without these: a suppression comment cannot waive them
+        raise CompileError(sorted(diags + e.diagnostics, key=Diagnostic.sort_key)) from None
+    diags += suppress.filter(ctx.diagnostics[start:], sources)
     return CompileResult(module, res.text, res.ptx, res.stats, diags, path, opts.arch)
 
 
 def check_kdsl(
     text: str, path: str, *, arch: str = "sm_80", defines: dict[str, Any] | None = None
 ) -> list[Diagnostic]:
-    """All findings for a .kdsl file: front-end errors, or the analyzer's findings on its IR."""
+    """All findings for a .kdsl file: exactly what `irc compile` would report (front-end errors, the
+    analyzer's findings, and the backend's target checks: `unsupported-target`, `shared-overflow`,
+    `register-pressure`), with `// irc: allow(...)` applied."""
+    from irc import suppress
+
     try:
-        module = frontend(text, path, defines=defines, arch=arch)
+        return compile_kdsl(text, path, CompileOptions(arch=arch, defines=dict(defines or {}))).diagnostics
     except CompileError as e:
-        return e.diagnostics
-    from irc.passes.manager import PassContext
-
-    ctx = PassContext(arch=arch)
-    optimize(module, CompileOptions(arch=arch), ctx)
-    diags = list(module.warnings) + list(ctx.diagnostics) + analyze(module, arch, {path: text})
-    if not _errors(diags):
-        # The target-dependent checks live in the backend (`unsupported-target`, `shared-overflow`,
-        # `register-pressure`): run it so `irc check` reports what `irc compile` would.
-        from irc import suppress
-        from irc.backends.ptx.emit import compile_module
-
-        start = len(ctx.diagnostics)
-        try:
-            compile_module(module, arch, ctx=ctx, source_path=path)
-            diags += suppress.filter(ctx.diagnostics[start:], {path: text})
-        except CompileError as e:
-            diags += suppress.filter(e.diagnostics, {path: text})
-    return diags
+        return suppress.filter(e.diagnostics, {path: text})
 
 
 @contextmanager
