@@ -4,9 +4,8 @@ Python API: `irc.compile(source, arch=..., defines=...)`, `irc.compile_file(path
 `mod["kernel"].launch(grid, block, args, device="emu" | "cuda")`; `irc.TensorMap` describes TMA operands.
 """
 
-__version__ = "0.1.0"
-
-from irc.diagnostics import CompileError, Diagnostic, InternalCompilerError  # noqa: E402
+from irc.diagnostics import CompileError, Diagnostic, InternalCompilerError
+from irc.version import __version__
 
 
 def __getattr__(name: str):  # lazy: `import irc` stays cheap for the CLI

@@ -13,8 +13,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from irc import __version__
 from irc.diagnostics import CompileError, Diagnostic, InternalCompilerError
+from irc.version import __version__
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_ICE = 0, 1, 2, 3
 FORMATS = ("text", "json", "sarif", "github")
@@ -303,9 +303,9 @@ def _progress(on: bool, i: int, n: int) -> None:
 
 
 def cmd_run(a: argparse.Namespace) -> int:
-    from irc.api import run_cli
+    from irc.run import run_cli
 
-    return run_cli(a)
+    return run_cli(a, _emit_diags)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

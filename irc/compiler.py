@@ -37,7 +37,7 @@ class CompileOptions:
 class CompileResult:
     module: Module  # the optimized IR
     ptx_text: str
-    ptx: Any  # irc.backends.ptx.model.Module
+    ptx: Any  # irc.ptx.model.Module
     stats: dict[str, dict]
     diagnostics: list[Diagnostic]  # warnings and notes (errors raise CompileError)
     path: str = "<kdsl>"

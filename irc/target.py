@@ -120,7 +120,7 @@ def version_max(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
 
 def versions_max(*versions: tuple[int, int]) -> tuple[int, int]:
     """`version_max` over any number of requirements; with none, the oldest version irc ever emits."""
-    out = (7, 0)
+    out = OLDEST_EMITTED_VERSION
     for v in versions:
         out = version_max(out, v)
     return out
@@ -143,3 +143,57 @@ def previous_ptx_version(v: tuple[int, int]) -> tuple[int, int] | None:
     """The existing PTX ISA version just below `v` (8.0 -> 7.8, 7.0 -> 6.5), or None below the table."""
     lower = [p for p in PTX_VERSIONS if p < v]
     return lower[-1] if lower else None
+
+
+# ------------------------------------------------------------------------------------- gate families
+# A gate family names the set of targets that accept a group of instructions (ptxas-verified, see
+# /work/shared/ptx-reference/targets-table.txt). Every table that gates on a target (the op table, the
+# .kdsl intrinsic table, the PTX forms in irc.ptx.gates / irc.ptx.forms) names one of these families
+# instead of spelling its own list, so the layers cannot disagree about which targets exist.
+
+
+def _family(pred) -> tuple[str, ...]:  # type: ignore[no-untyped-def]
+    return tuple(a for a in ARCHES if pred(parse_arch(a)))
+
+
+#: family name -> the targets it admits, in `ARCHES` order.
+#:   "sm_80"   every target;  "sm_90" sm_90 and newer;  "sm_90a" only sm_90a (wgmma);
+#:   "sm_100a" the arch-specific datacenter Blackwell targets with tensor memory (not sm_100, not sm_120a);
+#:   "arch_specific" every 'a' target (setmaxnreg);  "none" no supported target.
+GATE_FAMILIES: dict[str, tuple[str, ...]] = {
+    "sm_80": tuple(ARCHES),
+    "sm_90": _family(lambda a: a.number >= 90),
+    "sm_90a": _family(lambda a: a.number == 90 and a.arch_specific),
+    "sm_100a": _family(lambda a: a.family == 10 and a.arch_specific),
+    "arch_specific": _family(lambda a: a.arch_specific),
+    "none": (),
+}
+
+#: How diagnostics name a family ("`tmem_alloc` requires sm_100a or sm_103a; the target is sm_90").
+FAMILY_TEXT: dict[str, str] = {
+    "sm_80": "sm_80",
+    "sm_90": "sm_90 or newer",
+    "sm_90a": "sm_90a",
+    "sm_100a": " or ".join(GATE_FAMILIES["sm_100a"]),
+    "arch_specific": ", ".join(GATE_FAMILIES["arch_specific"]),
+    "none": "no supported target",
+}
+
+
+def family_admits(family: str | None, arch: str) -> bool:
+    """True when `arch` belongs to the gate family (None: every target)."""
+    return family is None or arch in GATE_FAMILIES[family]
+
+
+def family_of(targets: tuple[str, ...]) -> str | None:
+    """The family whose target set is exactly `targets`, or None (used to check tables against families)."""
+    for name, members in GATE_FAMILIES.items():
+        if tuple(targets) == members:
+            return name
+    return None
+
+
+#: The lowest `.version` irc ever emits (every target minimum is at least this).
+OLDEST_EMITTED_VERSION: tuple[int, int] = (7, 0)
+#: The `.version` a PTX module model carries before the backend computes the required one.
+DEFAULT_MODULE_VERSION: tuple[int, int] = (8, 0)

@@ -326,7 +326,7 @@ def test_unsupported_target_names_intrinsic_and_targets() -> None:
             7,
             5,
             "unsupported-target",
-            "`tcgen05_fence_before` requires sm_100a, sm_100f or sm_103a; the target is sm_80",
+            "`tcgen05_fence_before` requires sm_100a or sm_103a; the target is sm_80",
         ),
     ]
     assert diags(src, arch="sm_90a") == [
@@ -334,7 +334,7 @@ def test_unsupported_target_names_intrinsic_and_targets() -> None:
             7,
             5,
             "unsupported-target",
-            "`tcgen05_fence_before` requires sm_100a, sm_100f or sm_103a; the target is sm_90a",
+            "`tcgen05_fence_before` requires sm_100a or sm_103a; the target is sm_90a",
         )
     ]
     check(src, arch="sm_100a")

@@ -9,8 +9,8 @@ import re
 import pytest
 
 from irc.backends.ptx import isa
-from irc.backends.ptx.model import Addr, Imm, Instr, Pair, Reg, Sink, Sym
 from irc.frontend.ptx.parser import parse_ptx
+from irc.ptx.model import Addr, Imm, Instr, Pair, Reg, Sink, Sym
 
 TABLE = "/work/shared/ptx-reference/targets-table.txt"
 FORMS = "/work/shared/ptx-reference/forms"

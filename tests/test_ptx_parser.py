@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from irc.backends.ptx import isa
-from irc.backends.ptx.model import Addr, Imm, Loc, Neg, Pair, Reg, RegDecl, Scope, Sink, Sym, VarDecl, Vec
 from irc.diagnostics import CompileError
 from irc.frontend.ptx.parser import parse_ptx
+from irc.ptx.model import Addr, Imm, Loc, Neg, Pair, Reg, RegDecl, Scope, Sink, Sym, VarDecl, Vec
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FORMS = sorted(glob.glob("/work/shared/ptx-reference/forms/*.ptx"))

@@ -10,7 +10,9 @@ import subprocess
 
 import pytest
 
-from irc.backends.ptx.model import (
+from irc.backends.ptx.printer import format_instr, print_ptx
+from irc.frontend.ptx.parser import parse_ptx
+from irc.ptx.model import (
     Addr,
     Function,
     Imm,
@@ -24,8 +26,6 @@ from irc.backends.ptx.model import (
     Sym,
     Vec,
 )
-from irc.backends.ptx.printer import format_instr, print_ptx
-from irc.frontend.ptx.parser import parse_ptx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FILES = sorted(

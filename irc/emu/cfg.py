@@ -10,27 +10,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from irc.backends.ptx.model import Function, Instr, Label, Scope, Stmt, Sym
-
-TERMINATORS = ("bra", "ret", "exit", "trap", "brkpt")
-BLOCK_ENDERS_PREFIX = (
-    "bar.sync",
-    "bar.red",
-    "barrier.sync",
-    "barrier.red",
-    "bar.cta.sync",
-    "bar.cta.red",
-    "barrier.cta.sync",
-    "barrier.cta.red",
-)
-BLOCK_STARTERS_PREFIX = ("mbarrier.try_wait", "mbarrier.test_wait")
+from irc.ptx.facts import opcode_info
+from irc.ptx.model import Function, Instr, Label, Scope, Stmt, Sym
 
 
 def is_barrier(ins: Instr) -> bool:
-    op = ins.opcode
-    if op.startswith(BLOCK_ENDERS_PREFIX) or op.startswith("barrier.cluster.wait"):
-        return True
-    return op in ("bar", "barrier") or op.startswith(("bar.aligned", "barrier.aligned"))
+    """A CTA or cluster barrier wait: the thread parks after it (`parks` in the PTX facts)."""
+    return opcode_info(ins.opcode).parks
+
+
+def ends_block(ins: Instr) -> bool:
+    """Terminators (branches, returns, traps) and barrier waits end a block (PTX facts)."""
+    f = opcode_info(ins.opcode)
+    return f.terminator or f.parks
+
+
+def starts_block(ins: Instr) -> bool:
+    """An mbarrier wait test starts a block, so a failed wait re-executes from it (PTX facts)."""
+    return opcode_info(ins.opcode).polls
 
 
 @dataclass
@@ -65,11 +62,11 @@ def build_blocks(fn: Function) -> tuple[list[Block], dict[str, int]]:
                 cur.label = it.name
             labels[it.name] = len(blocks) - 1
             continue
-        if it.opcode.startswith(BLOCK_STARTERS_PREFIX) and cur.instrs:
+        if starts_block(it) and cur.instrs:
             blocks.append(Block(None))
             cur = blocks[-1]
         cur.instrs.append(it)
-        if it.base in TERMINATORS or is_barrier(it):
+        if ends_block(it):
             blocks.append(Block(None))
     # edges
     for i, b in enumerate(blocks):

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irc.backends.ptx.model import Function, Module, Scope, VarDecl
 from irc.emu import dtypes as D
 from irc.emu.errors import EmuLaunchError
 from irc.emu.machine import Machine
 from irc.emu.memory import GlobalMemory
+from irc.ptx.model import Function, Module, Scope, VarDecl
 
 DEFAULT_MAX_STEPS = 2_000_000
 DEFAULT_CHUNK_THREADS = 1 << 18

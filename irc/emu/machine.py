@@ -13,9 +13,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from irc.backends.ptx.model import Addr, Function, Imm, Instr, Module, Neg, Reg, Sink, Sym, Vec
 from irc.emu import dtypes as D
-from irc.emu.cfg import build_blocks
+from irc.emu.barriers import barrier_terminator, release
+from irc.emu.cfg import build_blocks, ends_block
 from irc.emu.errors import (
     BarrierError,
     DeadlockError,
@@ -24,14 +24,10 @@ from irc.emu.errors import (
     UnsupportedInstructionError,
 )
 from irc.emu.registry import lookup
+from irc.emu.state import BIG, GBASE, LWIN, PWIN, SHWIN, W_BAR, W_MBAR, W_NONE
+from irc.ptx.model import Addr, Function, Imm, Instr, Module, Neg, Reg, Sink, Sym, Vec
 
-BIG = np.int32(1 << 30)
-W_NONE, W_BAR, W_MBAR = 0, 1, 2
-
-GBASE = 0x10000
-SHWIN = 0x7F00_0000_0000
-LWIN = 0x7E00_0000_0000
-PWIN = 0x7D00_0000_0000
+__all__ = ["Machine", "BIG", "W_NONE", "W_BAR", "W_MBAR", "GBASE", "SHWIN", "LWIN", "PWIN", "vec_items"]
 
 Handler = Callable[[object], object]
 
@@ -112,7 +108,7 @@ class Machine:
 
     # ------------------------------------------------------------------ registers
     def _declare_regs(self) -> None:
-        from irc.backends.ptx.model import RegDecl, Scope
+        from irc.ptx.model import RegDecl, Scope
 
         def walk(stmts) -> None:
             for s in stmts:
@@ -333,9 +329,7 @@ class Machine:
             term = None
             for ins in b.instrs:
                 self.cur_instr = ins
-                if ins is b.instrs[-1] and (
-                    ins.base in ("bra", "ret", "exit", "trap", "brkpt") or _is_bar(ins)
-                ):
+                if ins is b.instrs[-1] and ends_block(ins):
                     term = self._terminator(ins, bi, b.fallthrough)
                     continue
                 fac = lookup(ins.opcode)
@@ -427,6 +421,8 @@ class Machine:
                     fall(f)
 
             return ret
+        if ins.base == "brx":
+            raise self.error(UnsupportedInstructionError, f"unsupported instruction {ins.opcode}")
         if ins.base in ("trap", "brkpt"):
 
             def trap(idx):
@@ -438,8 +434,6 @@ class Machine:
                 fall(idx)
 
             return trap
-        from irc.emu.ops_sync import barrier_terminator
-
         return barrier_terminator(self, ins, bi, nxt, fall)
 
     # ------------------------------------------------------------------ run
@@ -489,16 +483,7 @@ class Machine:
             self.cur_instr = None
 
     def _release(self) -> bool:
-        from irc.emu.ops_sync import release_barriers
-
-        if self.mbar_changed:
-            self.mbar_changed = False
-            w = np.flatnonzero(self.wait == W_MBAR)
-            if len(w):
-                self.wait[w] = W_NONE
-                self.sched[w] = self.pc[w]
-                return True
-        return release_barriers(self)
+        return release(self)
 
     def _deadlock(self) -> None:
         live = np.flatnonzero(self.pc >= 0)
@@ -521,12 +506,6 @@ class Machine:
 
     def stats(self) -> dict:
         return {"thread_instructions": self.thread_instructions, "steps": self.steps}
-
-
-def _is_bar(ins: Instr) -> bool:
-    from irc.emu.cfg import is_barrier
-
-    return is_barrier(ins)
 
 
 def vec_items(op) -> list:

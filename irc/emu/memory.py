@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from irc.emu.errors import MemoryAccessError, MisalignedAccessError, UninitSharedReadError
-from irc.emu.machine import GBASE, LWIN, PWIN, SHWIN
+from irc.emu.state import GBASE, LWIN, PWIN, SHWIN
 
 ALIGN = 256
 

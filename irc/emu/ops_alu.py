@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from irc.backends.ptx.model import Instr, Pair, Vec
 from irc.emu import dtypes as D
 from irc.emu.errors import UnsupportedInstructionError
 from irc.emu.registry import op
+from irc.ptx.model import Instr, Pair, Vec
 
 M32 = np.uint64(0xFFFFFFFF)
 S32 = np.uint64(32)

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from irc.backends.ptx.model import Instr
 from irc.emu.errors import EmuError, UnsupportedInstructionError
-from irc.emu.machine import BIG, W_MBAR
 from irc.emu.memory import load, locate, mark_written, store
 from irc.emu.registry import op
+from irc.emu.state import BIG, PWIN, W_MBAR
 from irc.emu.tensormap import decode_tensormap
+from irc.ptx.model import Instr
 
 
-def _keys(m, ad, idx, ids):
+def mbar_keys(m, ad, idx, ids):
     ((_, bidx, _, _),) = locate(m, "shared", ad(idx), ids, 8)
     return bidx  # global smem byte index = cta * shsize + offset: unique per (CTA, barrier)
 
@@ -36,7 +36,7 @@ def _get(m, key: int, ids) -> list[int]:
     return st
 
 
-def _arrive(m, key: int, count: int, tx: int, ids) -> int:
+def mbar_arrive(m, key: int, count: int, tx: int, ids) -> int:
     """Apply `count` arrivals and `tx` expected bytes; return the phase before (the state token)."""
     st = _get(m, key, ids)
     phase = st[0]
@@ -78,7 +78,7 @@ def _mbarrier(m, ins: Instr):
 
         def expect(idx):
             ids = m.ids(idx)
-            keys = _keys(m, ad, idx, ids)
+            keys = mbar_keys(m, ad, idx, ids)
             txs = np.broadcast_to(np.asarray(tx(idx), np.int64), (len(ids),))
             for k, t in zip(keys.tolist(), txs.tolist()):
                 _get(m, k, ids)[3] += t
@@ -90,7 +90,7 @@ def _mbarrier(m, ins: Instr):
         def ctx(idx):
             ids = m.ids(idx)
             for k, t in zip(
-                _keys(m, ad, idx, ids).tolist(),
+                mbar_keys(m, ad, idx, ids).tolist(),
                 np.broadcast_to(np.asarray(tx(idx), np.int64), (len(ids),)).tolist(),
             ):
                 complete_tx(m, k, t, ids)
@@ -103,7 +103,7 @@ def _mbarrier(m, ins: Instr):
 
         def inval(idx):
             ids = m.ids(idx)
-            for k in np.unique(_keys(m, ad, idx, ids)).tolist():
+            for k in np.unique(mbar_keys(m, ad, idx, ids)).tolist():
                 m.mbar.pop(int(k), None)
 
         return inval
@@ -118,7 +118,7 @@ def _init(m, ins):
 
     def init(idx):
         ids = m.ids(idx)
-        keys = _keys(m, ad, idx, ids)
+        keys = mbar_keys(m, ad, idx, ids)
         cnts = np.broadcast_to(np.asarray(cnt(idx), np.int64), (len(ids),))
         for k, c in zip(keys.tolist(), cnts.tolist()):
             m.mbar[int(k)] = [0, int(c), int(c), 0]
@@ -139,7 +139,7 @@ def _arrive_op(m, ins):
     def arrive(idx):
         ids = m.ids(idx)
         n = len(ids)
-        keys = _keys(m, ad, idx, ids)
+        keys = mbar_keys(m, ad, idx, ids)
         ex = np.broadcast_to(np.asarray(extra(idx), np.int64), (n,)) if extra is not None else None
         tok = np.zeros(n, np.uint64)
         for i, k in enumerate(keys.tolist()):
@@ -151,7 +151,7 @@ def _arrive_op(m, ins):
                     cnt = int(ex[i])
             if drop:
                 _get(m, k, ids[i : i + 1])[2] -= cnt
-            tok[i] = _arrive(m, k, cnt, tx, ids[i : i + 1])
+            tok[i] = mbar_arrive(m, k, cnt, tx, ids[i : i + 1])
         if wd is not None:
             wd(idx, tok)
 
@@ -159,7 +159,7 @@ def _arrive_op(m, ins):
 
 
 def _is_addr(o) -> bool:
-    from irc.backends.ptx.model import Addr
+    from irc.ptx.model import Addr
 
     return isinstance(o, Addr)
 
@@ -173,7 +173,7 @@ def _wait(m, ins):
 
     def wait(idx):
         ids = m.ids(idx)
-        keys = _keys(m, ad, idx, ids)
+        keys = mbar_keys(m, ad, idx, ids)
         t = np.broadcast_to(np.asarray(tok(idx), np.uint64), (len(ids),))
         done = np.zeros(len(ids), bool)
         for i, k in enumerate(keys.tolist()):
@@ -205,8 +205,8 @@ def cp_async_mbarrier_arrive(m, ins):
         if not noinc:  # the pending count was raised and is lowered by the (already done) copies
             return
         ids = m.ids(idx)
-        for i, k in enumerate(_keys(m, ad, idx, ids).tolist()):
-            _arrive(m, k, 1, 0, ids[i : i + 1])
+        for i, k in enumerate(mbar_keys(m, ad, idx, ids).tolist()):
+            mbar_arrive(m, k, 1, 0, ids[i : i + 1])
 
     return arrive
 
@@ -243,7 +243,7 @@ def _bulk(m, ins):
         ids = m.ids(idx)
         da, sa = d(idx), s(idx)
         sz = np.broadcast_to(np.asarray(size(idx), np.int64), (len(ids),))
-        keys = _keys(m, mb, idx, ids) if mb is not None else None
+        keys = mbar_keys(m, mb, idx, ids) if mb is not None else None
         for i in range(len(ids)):
             n = int(sz[i])
             one = ids[i : i + 1]
@@ -263,7 +263,7 @@ def _tensor(m, ins):
     ops = list(ins.operands)
     tm_op = ops[1] if load_dir else ops[0]
     sm_op = ops[0] if load_dir else ops[1]
-    from irc.backends.ptx.model import Sym
+    from irc.ptx.model import Sym
 
     tmap_c = None
     tmap = None
@@ -291,11 +291,9 @@ def _tensor(m, ins):
             np.asarray(tmap(idx) if tmap is not None else np.uint64(tmap_c), np.uint64), (len(ids),)
         )
         if tmap_c is not None and tmap_c < m.pbuf.size:  # a bare param-space offset
-            from irc.emu.machine import PWIN
-
             ta = ta + np.uint64(PWIN)
         cs = [np.broadcast_to(np.asarray(c(idx), np.int64), (len(ids),)) for c in crs]
-        keys = _keys(m, mb, idx, ids) if mb is not None else None
+        keys = mbar_keys(m, mb, idx, ids) if mb is not None else None
         for i in range(len(ids)):
             one = ids[i : i + 1]
             try:

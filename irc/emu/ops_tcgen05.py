@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from irc.backends.ptx.model import Addr, Instr, Reg, Vec
 from irc.emu import dtypes as D
 from irc.emu.errors import EmuError, UnsupportedInstructionError
 from irc.emu.memory import load, store
+from irc.emu.ops_mbar import mbar_arrive, mbar_keys
 from irc.emu.registry import op
+from irc.ptx.model import Addr, Instr, Reg, Vec
 
 LANES, COLS = 128, 512
 
@@ -45,14 +46,12 @@ def _tcgen05(m, ins: Instr):
     if kind == "mma":
         return _mma(m, ins)
     if kind == "commit":
-        from irc.emu.ops_mbar import _arrive, _keys
-
         ad = m.addr(ins.operands[0])
 
         def commit(idx):
             ids = m.ids(idx)
-            for i, k in enumerate(_keys(m, ad, idx, ids).tolist()):
-                _arrive(m, k, 1, 0, ids[i : i + 1])
+            for i, k in enumerate(mbar_keys(m, ad, idx, ids).tolist()):
+                mbar_arrive(m, k, 1, 0, ids[i : i + 1])
 
         return commit
     if kind in ("ld", "st"):

@@ -14,18 +14,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from irc.backends.ptx.model import Instr, Vec
 from irc.emu import dtypes as D
 from irc.emu.errors import UnsupportedInstructionError
 from irc.emu.memory import load, store
 from irc.emu.ops_mem import space_of
-from irc.emu.ops_sync import _coll_prologue
+from irc.emu.ops_sync import coll_prologue
 from irc.emu.registry import op
+from irc.ptx.model import Instr, Vec
 
 
 def _warps(m, ins, idx):
     """Check the whole warp executes; return (ids, warp index per thread in 0..nw-1, lane, nw)."""
-    ids, _, _ = _coll_prologue(m, ins, idx, None)
+    ids, _, _ = coll_prologue(m, ins, idx, None)
     gw = m.gwarp[ids]
     uw, wi = np.unique(gw, return_inverse=True)
     return ids, wi, m.lane[ids].astype(np.int64), len(uw)

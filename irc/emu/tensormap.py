@@ -122,9 +122,9 @@ def tma_copy(
     reduce_op: str | None = None,
 ) -> int:
     """Copy one box between global (through `desc`) and shared at `smem_addr`; return the box bytes."""
+    from irc.emu.atomics import atomic
     from irc.emu.errors import EmuError
     from irc.emu.memory import load, store
-    from irc.emu.ops_mem import atomic
 
     if desc.kind != 1:
         raise m.error(EmuError, "tensor map with an unresolved array token", one, kind="tensormap")

@@ -20,20 +20,14 @@ Traits:
   commutative      operands may be swapped
   async            starts or completes asynchronous work
 Effects: "none", "read", "write", "readwrite" (memory), plus the space in `space` when known.
-Gates name a set of targets (see GATES); None means every supported target.
+Gates name a gate family of targets (`irc.target.GATE_FAMILIES`); None means every supported target.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# Targets each gate admits. Verified against ../shared/ptx-reference/targets-table.txt.
-ALL_ARCHES = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_103a", "sm_120a")
-GATES: dict[str, tuple[str, ...]] = {
-    "sm_80": ALL_ARCHES,
-    "sm_90": ("sm_90", "sm_90a", "sm_100", "sm_100a", "sm_103a", "sm_120a"),
-    "sm_100a": ("sm_100a", "sm_103a"),
-}
+from irc.target import family_admits
 
 
 @dataclass(frozen=True)
@@ -44,7 +38,7 @@ class OpDef:
     traits: frozenset[str] = frozenset()
     effect: str = "none"
     attrs: tuple[str, ...] = ()  # required attributes
-    gate: str | None = None  # key of GATES
+    gate: str | None = None  # key of irc.target.GATE_FAMILIES
     ptx: str | None = None  # instruction-selection template (see irc.backends.ptx)
     doc: str = ""
     opt_attrs: tuple[str, ...] = field(default=())  # documented optional attributes
@@ -53,7 +47,7 @@ class OpDef:
         return trait in self.traits
 
     def admits(self, arch: str) -> bool:
-        return self.gate is None or arch in GATES[self.gate]
+        return family_admits(self.gate, arch)
 
 
 OPS: dict[str, OpDef] = {}

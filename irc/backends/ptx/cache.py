@@ -14,7 +14,7 @@ import os
 import tempfile
 from pathlib import Path
 
-import irc
+from irc.version import __version__
 
 
 def cache_dir() -> Path:
@@ -26,7 +26,7 @@ def cache_dir() -> Path:
 def make_key(source: str, options: dict | None, target: str) -> str:
     """sha256 over (source, options, target, irc.__version__); options are serialized with sorted keys."""
     payload = json.dumps(
-        {"source": source, "options": options or {}, "target": target, "version": irc.__version__},
+        {"source": source, "options": options or {}, "target": target, "version": __version__},
         sort_keys=True,
         default=str,
     )

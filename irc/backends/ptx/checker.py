@@ -12,8 +12,8 @@ put it there). Any violation is an InternalCompilerError naming the instruction 
 
 from __future__ import annotations
 
-from irc.backends.ptx.model import Function, Instr, Label, Stmt
 from irc.diagnostics import InternalCompilerError
+from irc.ptx.model import Function, Instr, Label, Stmt
 
 State = dict[str, frozenset[int]]
 

@@ -4,8 +4,8 @@ checker -> PTX text.
 (The checker runs on the selected instructions because it checks what will actually be printed.)
 
 The `.version` is the lowest that both the target (`irc.target.min_ptx_version`) and every emitted
-instruction form need; form minima come from `irc.backends.ptx.isa.min_version_for` (the emitted forms,
-measured with ptxas, live in `isa.EMITTED_FORMS` next to the reference-form gates). The output is deterministic: values, blocks,
+instruction form need; form minima come from `irc.ptx.forms.min_version_for` (the emitted forms,
+measured with ptxas, live in `irc.ptx.forms.EMITTED_FORMS` next to the reference-form gates). The output is deterministic: values, blocks,
 registers and labels are numbered in layout order, never by id() or hash order.
 """
 
@@ -13,9 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from irc.backends.ptx import model as ptx
 from irc.backends.ptx.checker import check_allocation
-from irc.backends.ptx.isa import min_version_for
 from irc.backends.ptx.isel import InstructionSelector
 from irc.backends.ptx.layout import DYN_ALIGN, DYN_SMEM, SharedLayout, layout_shared
 from irc.backends.ptx.legalize import Legalize
@@ -25,6 +23,8 @@ from irc.backends.ptx.regalloc import allocate
 from irc.diagnostics import CompileError, Span, warning
 from irc.ir.core import Module
 from irc.passes.manager import PassContext
+from irc.ptx import model as ptx
+from irc.ptx.forms import min_version_for
 from irc.target import min_ptx_version, parse_arch
 
 #: Directives with a minimum version (reqnctapercluster: PTX 7.8).

@@ -15,7 +15,12 @@ import numpy as np
 
 from irc.backends.ptx.layout import SharedLayout
 from irc.backends.ptx.liveness import CLASS_DECL, CLASS_PREFIX, CLASSES
-from irc.backends.ptx.model import (
+from irc.backends.ptx.outofssa import EdgeCopies, Move
+from irc.backends.ptx.regalloc import Allocation
+from irc.diagnostics import InternalCompilerError, Span
+from irc.ir.core import Block, Function, Op, OpResult, Value
+from irc.ir.types import PtrType, ScalarType, TensorMapType, Type, bit_width
+from irc.ptx.model import (
     Addr,
     Imm,
     Instr,
@@ -32,12 +37,7 @@ from irc.backends.ptx.model import (
     VarDecl,
     Vec,
 )
-from irc.backends.ptx.model import Function as PFunction
-from irc.backends.ptx.outofssa import EdgeCopies, Move
-from irc.backends.ptx.regalloc import Allocation
-from irc.diagnostics import InternalCompilerError, Span
-from irc.ir.core import Block, Function, Op, OpResult, Value
-from irc.ir.types import PtrType, ScalarType, TensorMapType, Type, bit_width
+from irc.ptx.model import Function as PFunction
 
 _MOV_TY = {"p": "pred", "rs": "b16", "r": "b32", "f": "f32", "rd": "b64", "fd": "f64"}
 _XOR_TY = {"p": "pred", "rs": "b16", "r": "b32", "f": "b32", "rd": "b64", "fd": "b64"}

@@ -32,9 +32,10 @@ from irc.backends.ptx.layout import DYN_SMEM, layout_shared
 from irc.diagnostics import error
 from irc.ir.builder import Builder
 from irc.ir.core import Block, Function, Module, Op, OpResult, Value
-from irc.ir.optable import GATES, OPS
+from irc.ir.optable import OPS
 from irc.ir.types import BOOL, F16, F32, I32, I64, U8, U16, U32, U64, PtrType, ScalarType, Type
 from irc.passes.manager import Pass, PassContext
+from irc.target import GATE_FAMILIES, family_admits
 
 #: f16 ops that PTX spells validly on every supported target (verified with ptxas on sm_80/90/100a).
 _F16_NATIVE = frozenset(
@@ -153,11 +154,9 @@ class Legalize(Pass):
 
     # -- diagnostics -------------------------------------------------------------------------------
     def _unsupported(self, what: str, need: str, span) -> None:
-        from irc.ir.optable import GATES
-
         # The sm_100a family (tcgen05, tensor memory) is not "sm_100a or newer": sm_100 and sm_120a lack it.
         if need == "sm_100a":
-            targets = ", ".join(GATES["sm_100a"])
+            targets = ", ".join(GATE_FAMILIES["sm_100a"])
             msg, hint = (
                 f"{what} needs one of {targets}; the target is {self.arch}",
                 f"compile with --arch {need}",
@@ -176,7 +175,7 @@ class Legalize(Pass):
             d = OPS.get(op.name)
             if d is None:
                 continue
-            if d.gate is not None and self.arch not in GATES[d.gate]:
+            if not family_admits(d.gate, self.arch):
                 self._unsupported(f"`{op.name}`", d.gate, op.span)
             elif op.name == "sreg" and str(op.attrs.get("name", "")).split(".")[0] in _CLUSTER_SREGS:
                 if self.num < 90:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import struct
 
-from irc.backends.ptx.model import (
+from irc.diagnostics import InternalCompilerError
+from irc.ptx.model import (
     Addr,
     Function,
     Imm,
@@ -32,7 +33,6 @@ from irc.backends.ptx.model import (
     VarDecl,
     Vec,
 )
-from irc.diagnostics import InternalCompilerError
 
 __all__ = ["print_ptx", "format_instr", "format_operand"]
 

@@ -19,21 +19,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# Targets in the spec's order (sm_100f appears in the PTX reference tables too).
-TARGETS = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_100f", "sm_103a", "sm_120a")
-_SM90_UP = frozenset(TARGETS[3:])
-# Requirement families: "sm_80" (every target), "sm_90" (sm_90 and newer), "sm_100a" (the arch-specific
-# datacenter Blackwell targets that have tensor memory and tcgen05; not sm_100 and not sm_120a).
-FAMILIES: dict[str, frozenset[str]] = {
-    "sm_80": frozenset(TARGETS),
-    "sm_90": _SM90_UP,
-    "sm_100a": frozenset({"sm_100a", "sm_100f", "sm_103a"}),
-}
-FAMILY_TEXT = {"sm_80": "sm_80", "sm_90": "sm_90 or newer", "sm_100a": "sm_100a, sm_100f or sm_103a"}
+from irc.target import ARCHES, GATE_FAMILIES, family_admits
+
+# Targets and requirement families come from irc.target (the one source of target facts): "sm_80" (every
+# target), "sm_90" (sm_90 and newer), "sm_100a" (the arch-specific datacenter Blackwell targets that have
+# tensor memory and tcgen05; not sm_100 and not sm_120a).
+TARGETS = tuple(ARCHES)
+FAMILIES: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in GATE_FAMILIES.items()}
 
 
 def target_supports(requirement: str, arch: str) -> bool:
-    return arch in FAMILIES[requirement]
+    return family_admits(requirement, arch)
 
 
 INTS = frozenset({"i32", "u32", "i64", "u64"})

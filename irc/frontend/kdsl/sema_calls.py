@@ -5,9 +5,10 @@ callee, wrong arity), so that unrelated mistakes inside the arguments are still 
 from __future__ import annotations
 
 from irc.diagnostics import Label
+from irc.target import FAMILY_TEXT
 
 from . import ast
-from .intrinsics import FAMILY_TEXT, INTRINSICS, Arg, Intrinsic, target_supports
+from .intrinsics import INTRINSICS, Arg, Intrinsic, target_supports
 from .typed import FnInfo
 from .types import (
     ERROR,

@@ -12,9 +12,10 @@ from __future__ import annotations
 import difflib
 
 from irc.diagnostics import Label
+from irc.target import FAMILY_TEXT
 
 from . import ast, fold
-from .intrinsics import BUILTIN_SCALARS, BUILTIN_VECTORS, FAMILY_TEXT, INTRINSICS, target_supports
+from .intrinsics import BUILTIN_SCALARS, BUILTIN_VECTORS, INTRINSICS, target_supports
 from .typed import UNROLL
 from .types import (
     BOOL,

@@ -1,4 +1,4 @@
-"""Lift a parsed PTX program (`irc.backends.ptx.model.Module`) into irc's SSA IR, so that `irc check
+"""Lift a parsed PTX program (`irc.ptx.model.Module`) into irc's SSA IR, so that `irc check
 kernel.ptx` runs exactly the analyzer that runs on .kdsl, on PTX from any generator.
 
 Why it is shaped like this:
@@ -50,8 +50,6 @@ import gc
 import sys
 from typing import Any
 
-from irc.backends.ptx import isa
-from irc.backends.ptx import model as P
 from irc.diagnostics import Diagnostic, Span, note
 from irc.ir.builder import Builder
 from irc.ir.core import Block, BlockArg, Function, Module, Op, OpResult, Value
@@ -65,6 +63,8 @@ from irc.ir.types import (
     Type,
 )
 from irc.ir.types import bit_width as _bit_width
+from irc.ptx import facts as isa
+from irc.ptx import model as P
 
 __all__ = ["lift_module", "lift_ptx"]
 

@@ -1,4 +1,4 @@
-"""PTX text -> `irc.backends.ptx.model.Module`, for PTX from any generator (nvcc, Triton/LLVM, builders).
+"""PTX text -> `irc.ptx.model.Module`, for PTX from any generator (nvcc, Triton/LLVM, builders).
 
 Design (why it is shaped like this):
   * Speed. `irc check` runs on whole Triton/nvcc dumps, so the body loop first tries a *fast path*: a
@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import re
 
-from irc.backends.ptx.model import (
+from irc.diagnostics import CompileError, Diagnostic, Span, error, note
+from irc.frontend.ptx.lexer import Lexer, Token, parse_number
+from irc.ptx.model import (
     Addr,
     Function,
     Imm,
@@ -50,8 +52,6 @@ from irc.backends.ptx.model import (
     VarDecl,
     Vec,
 )
-from irc.diagnostics import CompileError, Diagnostic, Span, error, note
-from irc.frontend.ptx.lexer import Lexer, Token, parse_number
 
 __all__ = ["parse_ptx"]
 

@@ -1,0 +1,3 @@
+"""The irc version, in a module of its own so that any layer can read it without importing `irc.api`."""
+
+__version__ = "0.1.0"
