@@ -45,14 +45,29 @@ def _targets(mod: str, node: ast.Import | ast.ImportFrom) -> list[str]:
     return [t for t in out if t in MODS]
 
 
+def _runtime_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    """Every import statement that can execute: all of them, at any depth, except the bodies of
+    `if TYPE_CHECKING:` (annotations only; they never run, so they cannot form a cycle)."""
+    out: list[ast.Import | ast.ImportFrom] = []
+    work = [tree]
+    while work:
+        node = work.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.append(node)
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            work.extend(node.orelse)
+            continue
+        work.extend(ast.iter_child_nodes(node))
+    return out
+
+
 def import_graph() -> dict[str, set[str]]:
     """module -> the irc modules it imports anywhere in its body (top level or inside functions)."""
     g: dict[str, set[str]] = {}
     for m, p in MODS.items():
         g[m] = set()
-        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                g[m].update(t for t in _targets(m, node) if t != m)
+        for node in _runtime_imports(ast.parse(p.read_text(encoding="utf-8"))):
+            g[m].update(t for t in _targets(m, node) if t != m)
     return g
 
 

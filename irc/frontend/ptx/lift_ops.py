@@ -1,0 +1,518 @@
+"""Op handlers of the PTX lifter: one function per PTX opcode family, lowering an instruction to IR ops.
+
+Each handler returns True when it lowered the instruction, False to fall back to the lifter's `generic`
+(opaque / ptx_pure / ptx_collective). `HANDLERS` maps an opcode's base to its handler.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from irc.frontend.ptx.lift_cfg import LiftScope
+from irc.frontend.ptx.lift_types import (
+    ALL_TYPES,
+    ATOM_KINDS,
+    BIN,
+    CMP,
+    CMPS,
+    PACKED,
+    PTX_TYPES,
+    PURE_TEXT,
+    ROUND,
+    SPACE_OF,
+    UN,
+    suffix_type,
+    type_mods,
+)
+from irc.ir.core import Value
+from irc.ir.types import B32, BOOL, U32, U64, ScalarType
+from irc.ptx import facts as isa
+from irc.ptx import model as P
+
+if TYPE_CHECKING:
+    from irc.frontend.ptx.lift import FnLifter
+
+
+def _h_mov(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+    ops = i.operands
+    if len(ops) != 2:
+        return False
+    d, s = ops
+    t = suffix_type(mods) or B32
+    if isinstance(d, P.Reg):
+        if isinstance(s, P.Reg):
+            name = s.name
+            k = sc.reg(name) if sc is not None else name
+            if k == name and L.is_special(name):
+                v = L.sreg(name)
+                L.put(d, L.conv(v, L.dest_type(d, t, sc)) if v.type != U32 else v, sc)
+            else:
+                L.put(d, L.read(k, L.b.block), sc)  # folded copy: same SSA value
+            return True
+        if isinstance(s, P.Imm):
+            L.put(d, L.val(s, L.dest_type(d, t, sc), sc), sc)
+            return True
+        if isinstance(s, P.Sym):
+            L.put(d, L.sym_addr(s.name, L.dest_type(d, t, sc)), sc)
+            return True
+    if isinstance(s, P.Vec) or isinstance(d, P.Vec):
+        L.generic(i, sc, "ptx_pure")
+        return True
+    return False
+
+
+def _h_setp(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+    ops = i.operands
+    if not mods or mods[0] not in CMPS or len(ops) < 3:
+        return False
+    t = suffix_type(mods)
+    if t is None or t == BOOL or (isinstance(t, ScalarType) and t == B32 and "f16x2" in mods):
+        return False
+    if any(m in ("f16x2", "bf16x2") for m in mods):
+        return False
+    cmp = CMP.get(mods[0], mods[0])
+    boolop = mods[1] if len(mods) > 1 and mods[1] in ("and", "or", "xor") else None
+    a = L.val(ops[1], t, sc)
+    b = L.val(ops[2], t, sc)
+    c = L.b.value("cmp", [a, b], attrs={"pred": cmp})
+    d = ops[0]
+    q_dest = None
+    if isinstance(d, P.Pair):
+        d, q_dest = d.first, d.second
+    nc = L.b.value("not", [c]) if q_dest is not None and not isinstance(q_dest, P.Sink) else None
+    if boolop is not None:
+        if len(ops) < 4:
+            return False
+        extra = L.val(ops[3], BOOL, sc)
+        p = L.b.value(boolop, [c, extra])
+        q = L.b.value(boolop, [nc, extra]) if nc is not None else None
+    else:
+        p, q = c, nc
+    L.put(d, p, sc)
+    if q_dest is not None and q is not None:
+        L.put(q_dest, q, sc)
+    return True
+
+
+def _h_selp(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+    ops = i.operands
+    t = suffix_type(mods)
+    if len(ops) != 4 or t is None or not isinstance(ops[0], P.Reg):
+        return False
+    t = L.dest_type(ops[0], t, sc)
+    c = L.val(ops[3], BOOL, sc)
+    a = L.val(ops[1], t, sc)
+    b = L.val(ops[2], t, sc)
+    L.put(ops[0], L.b.value("select", [c, a, b]), sc)
+    return True
+
+
+PACKED_SET = frozenset(PACKED)
+
+
+def _packed(mods: list[str]) -> bool:
+    return not PACKED_SET.isdisjoint(mods)
+
+
+def _h_arith(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+    base = i.base
+    ops = i.operands
+    t = suffix_type(mods)
+    if t is None or _packed(mods) or "cc" in mods or not ops or not isinstance(ops[0], P.Reg):
+        return False
+    d = ops[0]
+    if base == "mul" and "wide" in mods:
+        if len(ops) != 3:
+            return False
+        a, b = L.val(ops[1], t, sc), L.val(ops[2], t, sc)
+        wt = ScalarType(f"{t.name[0]}{t.bits * 2}")  # type: ignore[attr-defined]
+        L.put(d, L.b.value("mulwide", [a, b], wt), sc)
+        return True
+    if base in ("mad", "fma"):
+        if len(ops) != 4:
+            return False
+        if isinstance(t, ScalarType) and t.is_float:
+            a, b, c = (L.val(o, t, sc) for o in ops[1:])
+            L.put(d, L.b.value("fma", [a, b, c]), sc)
+            return True
+        if "hi" in mods:
+            return False
+        a, b = L.val(ops[1], t, sc), L.val(ops[2], t, sc)
+        if "wide" in mods:
+            wt = ScalarType(f"{t.name[0]}{t.bits * 2}")  # type: ignore[attr-defined]
+            m = L.b.value("mulwide", [a, b], wt)
+            L.put(d, L.b.value("add", [m, L.val(ops[3], wt, sc)]), sc)
+        else:
+            m = L.b.value("mul", [a, b])
+            L.put(d, L.b.value("add", [m, L.val(ops[3], t, sc)]), sc)
+        return True
+    if base == "mul":
+        if len(ops) != 3:
+            return False
+        a, b = L.val(ops[1], t, sc), L.val(ops[2], t, sc)
+        L.put(d, L.b.value("mulhi" if "hi" in mods else "mul", [a, b]), sc)
+        return True
+    if base in BIN:
+        if len(ops) != 3 or (base in ("min", "max") and ("relu" in mods or "xorsign" in mods)):
+            return False
+        a = L.val(ops[1], t, sc)
+        b = L.val(ops[2], t, sc)
+        L.put(d, L.b.value(BIN[base], [a, b]), sc)
+        return True
+    if base in UN:
+        if len(ops) != 2:
+            return False
+        L.put(d, L.b.value(UN[base], [L.val(ops[1], t, sc)]), sc)
+        return True
+    return False
+
+
+def _h_cvt(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+    ops = i.operands
+    tm = type_mods(mods)
+    if len(ops) != 2 or len(tm) != 2 or _packed(tm) or not isinstance(ops[0], P.Reg):
+        return False
+    dt = L.dest_type(ops[0], PTX_TYPES[tm[0]], sc)
+    st = PTX_TYPES[tm[1]]
+    if isinstance(ops[1], P.Reg) and not L.is_special(ops[1].name):
+        st = L.dest_type(ops[1], st, sc)
+    src = L.val(ops[1], st, sc)
+    attrs = {}
+    rnd = [m for m in mods if m in ROUND]
+    if rnd:
+        attrs["rnd"] = rnd[0]
+    if "sat" in mods:
+        attrs["sat"] = True
+    L.put(ops[0], L.b.value("cvt", [src], dt, attrs or None), sc)
+    return True
+
+
+def _h_cvta(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+    ops = i.operands
+    t = suffix_type(mods) or U64
+    if len(ops) != 2 or not isinstance(ops[0], P.Reg):
+        return False
+    src = L.val(ops[1], t, sc)
+    kind = ".".join(m for m in mods if m not in ALL_TYPES)
+    L.put(ops[0], L.b.value("cvt", [src], L.dest_type(ops[0], t, sc), {"cvta": kind}), sc)
+    return True
+
+
+def _space(mods: list[str]) -> str:
+    for m in mods:
+        s = SPACE_OF.get(m)
+        if s is not None:
+            return s
+    return "generic"
+
+
+def _h_ld(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+    ops = i.operands
+    t = suffix_type(mods)
+    if len(ops) < 2 or t is None or not isinstance(ops[1], P.Addr) or ops[1].index is not None:
+        return False
+    space = _space(mods)
+    d, a = ops[0], ops[1]
+    # ld.param of a scalar kernel/function parameter reads the parameter itself
+    if (space == "param" and isinstance(a.base, P.Sym) and a.base.name in L.param_args and a.offset == 0
+            and isinstance(d, P.Reg) and not L.param_decl[a.base.name].dims):  # fmt: skip
+        v = L.param_args[a.base.name]
+        L.put(d, L.conv(v, L.dest_type(d, t, sc)), sc)
+        return True
+    attrs: dict[str, Any] = {"space": space}
+    if "volatile" in mods:
+        attrs["volatile"] = True
+    if "nc" in mods:
+        attrs["nc"] = True
+    if isinstance(d, P.Reg):
+        dt = L.dest_type(d, t, sc)
+        p, off = L.addr(a, space, dt, sc)
+        if off:
+            attrs["offset"] = off
+        L.put(d, L.b.value("load", [p], dt, attrs), sc)
+        return True
+    if isinstance(d, P.Vec):
+        dts = [L.dest_type(x, t, sc) if isinstance(x, P.Reg) else t for x in d.items]
+        p, off = L.addr(a, space, dts[0], sc)
+        if off:
+            attrs["offset"] = off
+        op = L.b.create("load_vec", [p], dts, attrs)
+        for x, r in zip(d.items, op.results):
+            L.put(x, r, sc)
+        return True
+    return False
+
+
+def _h_st(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+    ops = i.operands
+    t = suffix_type(mods)
+    if len(ops) < 2 or t is None or not isinstance(ops[0], P.Addr) or ops[0].index is not None:
+        return False
+    space = _space(mods)
+    a, s = ops[0], ops[1]
+    attrs: dict[str, Any] = {"space": space}
+    if "volatile" in mods:
+        attrs["volatile"] = True
+    if isinstance(s, P.Vec):
+        vals = [L.val(x, L.dest_type(x, t, sc), sc) for x in s.items if not isinstance(x, P.Sink)]
+        p, off = L.addr(a, space, vals[0].type, sc)
+        if off:
+            attrs["offset"] = off
+        L.b.create("store_vec", [p, *vals], [], attrs)
+        return True
+    v = L.val(s, L.dest_type(s, t, sc), sc)
+    p, off = L.addr(a, space, v.type, sc)
+    if off:
+        attrs["offset"] = off
+    L.b.create("store", [p, v], [], attrs)
+    return True
+
+
+def _h_atom(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+    ops = i.operands
+    t = suffix_type(mods)
+    kinds = [m for m in mods if m in ATOM_KINDS]
+    if t is None or not kinds or _packed(mods) or any(m.startswith("v") and m[1:].isdigit() for m in mods):
+        return False
+    space = _space(mods)
+    has_dest = i.base == "atom"
+    if has_dest:
+        if len(ops) < 3 or not isinstance(ops[0], P.Reg) or not isinstance(ops[1], P.Addr):
+            return False
+        d, a, rest = ops[0], ops[1], ops[2:]
+        t = L.dest_type(d, t, sc)
+    else:
+        if len(ops) < 2 or not isinstance(ops[0], P.Addr):
+            return False
+        d, a, rest = None, ops[0], ops[1:]
+    if a.index is not None:
+        return False
+    vals = [L.val(x, t, sc) for x in rest if not isinstance(x, (P.Addr, P.Sink))]
+    p, off = L.addr(a, space, t, sc)
+    attrs: dict[str, Any] = {"space": space}
+    if off:
+        attrs["offset"] = off
+    if kinds[0] == "cas":
+        if len(vals) != 2:
+            return False
+        r = L.b.value("atomic_cas", [p, vals[0], vals[1]], t, attrs)
+    else:
+        if len(vals) < 1:
+            return False
+        attrs = {"kind": kinds[0], **attrs}
+        r = L.b.value("atomic", [p, vals[0]], t, attrs)
+    if d is not None:
+        L.put(d, r, sc)
+    return True
+
+
+def _barrier_operands(L: FnLifter, ops: list[P.Operand], sc: LiftScope | None) -> tuple[list[Value], dict]:
+    attrs: dict[str, Any] = {}
+    vals: list[Value] = []
+    if ops and all(isinstance(o, P.Imm) for o in ops):
+        attrs["id"] = int(ops[0].value)  # type: ignore[union-attr]
+        if len(ops) > 1:
+            attrs["count"] = int(ops[1].value)  # type: ignore[union-attr]
+    elif ops:
+        vals = [L.val(o, U32, sc) for o in ops]
+    return vals, attrs
+
+
+def _h_bar(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+    ops = list(i.operands)
+    m = [x for x in mods if x != "cta"]
+    if m and m[0] == "warp":
+        if m[1:2] == ["sync"] and len(ops) == 1:
+            L.b.create("syncwarp", [L.val(ops[0], U32, sc)], [])
+            return True
+        return False
+    if i.base == "barrier" and m and m[0] == "cluster":
+        return False  # cluster barriers are not CTA barriers: opaque
+    kind = m[0] if m else "sync"
+    aligned = "aligned" in m or i.base == "bar"
+    if kind in ("sync", "arrive"):
+        if not 1 <= len(ops) <= 2:
+            return False
+        vals, attrs = _barrier_operands(L, ops, sc)
+        attrs["kind"] = kind
+        if aligned:
+            attrs["aligned"] = True
+        L.b.create("barrier", vals, [], attrs)
+        return True
+    if kind == "red":
+        # bar.red.popc.u32 d, a{, b}, {!}c -> barrier + a block-uniform result
+        if len(ops) < 3 or not isinstance(ops[0], P.Reg):
+            return False
+        vals, attrs = _barrier_operands(L, ops[1:-1], sc)
+        attrs["kind"] = "red"
+        red = [x for x in m if x in ("popc", "and", "or")]
+        if red:
+            attrs["op"] = red[0]
+        if aligned:
+            attrs["aligned"] = True
+        L.val(ops[-1], BOOL, sc)  # read the predicate (uninitialized reads still count)
+        L.b.create("barrier", vals, [], attrs)
+        t = suffix_type(mods) or U32
+        L.put(ops[0], L.b.value("ptx_pure", [], L.dest_type(ops[0], t, sc), {"text": i.opcode}), sc)
+        return True
+    return False
+
+
+def _h_shfl(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+    ops = i.operands
+    if "sync" not in mods or len(ops) != 5:
+        return False
+    mode = next((x for x in mods if x in ("up", "down", "bfly", "idx")), None)
+    if mode is None:
+        return False
+    t = suffix_type(mods) or B32
+    d = ops[0]
+    pdest = None
+    if isinstance(d, P.Pair):
+        d, pdest = d.first, d.second
+    v = L.val(ops[1], L.dest_type(ops[1], t, sc) if isinstance(ops[1], P.Reg) else t, sc)
+    lane = L.val(ops[2], U32, sc)
+    mask = L.val(ops[4], U32, sc)
+    attrs: dict[str, Any] = {"mode": mode}
+    if isinstance(ops[3], P.Imm):
+        attrs["c"] = int(ops[3].value)
+    r = L.b.value("shfl", [v, lane, mask], v.type, attrs)
+    L.put(d, r, sc)
+    if isinstance(pdest, P.Reg):
+        # the in-range predicate depends on the lane: varying
+        c = L.val(ops[3], U32, sc)
+        p = L.b.value("ptx_pure", [L.sreg("%laneid"), lane, c], BOOL, {"text": "shfl.sync.pred"})
+        L.put(pdest, p, sc)
+    return True
+
+
+def _h_vote(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+    ops = i.operands
+    if "sync" not in mods or len(ops) != 3 or not isinstance(ops[0], P.Reg):
+        return False
+    mode = next((x for x in mods if x in ("all", "any", "uni", "ballot")), None)
+    if mode is None:
+        return False
+    p = L.val(ops[1], BOOL, sc)
+    mask = L.val(ops[2], U32, sc)
+    rt = U32 if mode == "ballot" else BOOL
+    r = L.b.value("vote", [p, mask], rt, {"mode": mode})
+    L.put(ops[0], L.conv(r, L.dest_type(ops[0], rt, sc)) if rt != BOOL else r, sc)
+    return True
+
+
+def _h_activemask(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+    if len(i.operands) != 1 or not isinstance(i.operands[0], P.Reg):
+        return False
+    L.put(i.operands[0], L.b.value("activemask", [], U32), sc)
+    return True
+
+
+def _h_elect(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+    ops = i.operands
+    if "sync" not in mods or len(ops) != 2 or not isinstance(ops[0], P.Pair):
+        return False
+    mask = L.val(ops[1], U32, sc)
+    p = L.b.value("elect", [mask])
+    L.put(ops[0].second, p, sc)
+    if isinstance(ops[0].first, P.Reg):
+        # the elected leader's lane id is the same in every lane: pure of the (uniform) mask
+        lid = L.b.value("ptx_pure", [mask], U32, {"text": "elect.sync.laneid"})
+        L.put(ops[0].first, lid, sc)
+    return True
+
+
+def _h_redux(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+    ops = i.operands
+    kind = next((x for x in mods if x in ("add", "min", "max", "and", "or", "xor")), None)
+    t = suffix_type(mods)
+    if "sync" not in mods or len(ops) != 3 or kind is None or t not in (U32, ScalarType("i32"), B32):
+        return False
+    if not isinstance(ops[0], P.Reg):
+        return False
+    r = L.b.value("redux", [L.val(ops[1], U32, sc), L.val(ops[2], U32, sc)], U32, {"kind": kind})
+    L.put(ops[0], r, sc)
+    return True
+
+
+def _h_fence(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+    if i.operands:
+        return False
+    if i.base == "membar":
+        scope = {"cta": "block", "gl": "gpu", "sys": "sys"}.get(mods[0] if mods else "gl", "gpu")
+    elif mods[:2] == ["proxy", "async"]:
+        scope = "proxy_async"
+    elif mods[:1] == ["mbarrier_init"]:
+        scope = "mbarrier_init"
+    elif mods[:1] == ["proxy"]:
+        scope = "proxy"
+    else:
+        scope = next(({"cta": "block", "gpu": "gpu", "sys": "sys", "cluster": "cluster"}[x] for x in mods
+                      if x in ("cta", "gpu", "sys", "cluster")), "sys")  # fmt: skip
+    L.b.create("fence", [], [], {"scope": scope, "text": i.opcode})
+    return True
+
+
+def _h_call(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+    ops = i.operands
+    rets: list[P.Operand] = []
+    args: list[P.Operand] = []
+    callee = None
+    for o in ops:
+        if isinstance(o, P.Sym) and callee is None:
+            callee = o.name
+        elif isinstance(o, P.Vec):
+            (args if callee is not None else rets).extend(o.items)
+        elif isinstance(o, P.Reg) and callee is not None:
+            args.append(o)
+    if callee is None:
+        return False
+    vals = [L.val(a, None, sc) for a in args if isinstance(a, P.Reg)]
+    rregs = [r for r in rets if isinstance(r, P.Reg)]
+    op = L.b.create("call", vals, [L.regtype(L.key(r, sc)) for r in rregs], {"callee": callee})
+    for r, v in zip(rregs, op.results):
+        L.put(r, v, sc)
+    return True
+
+
+def _h_pure(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+    L.generic(i, sc, "ptx_pure")
+    return True
+
+
+def _h_arith_or_pure(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+    if _h_arith(L, i, sc, mods):
+        return True
+    if isa.info(i).pure:
+        L.generic(i, sc, "ptx_pure")
+        return True
+    return False
+
+
+HANDLERS: dict[str, Any] = {
+    "mov": _h_mov,
+    "setp": _h_setp,
+    "selp": _h_selp,
+    "cvt": _h_cvt,
+    "cvta": _h_cvta,
+    "ld": _h_ld,
+    "st": _h_st,
+    "atom": _h_atom,
+    "red": _h_atom,
+    "bar": _h_bar,
+    "barrier": _h_bar,
+    "shfl": _h_shfl,
+    "vote": _h_vote,
+    "activemask": _h_activemask,
+    "elect": _h_elect,
+    "redux": _h_redux,
+    "membar": _h_fence,
+    "fence": _h_fence,
+    "call": _h_call,
+}
+for _b in ("add", "sub", "mul", "div", "rem", "min", "max", "and", "or", "xor", "shl", "shr", "neg", "not",
+           "abs", "mad", "fma", "sqrt", "rsqrt", "rcp", "ex2", "lg2", "sin", "cos", "tanh"):  # fmt: skip
+    HANDLERS[_b] = _h_arith_or_pure
+for _b in PURE_TEXT:
+    if "." not in _b and _b not in HANDLERS:
+        HANDLERS[_b] = _h_pure
