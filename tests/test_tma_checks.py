@@ -14,13 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irc.analysis.tma_checks import (
-    CHECK_ALIGN,
-    CHECK_TX,
-    box_problems,
-    check_tma,
-    int_divisors,
-)
+from irc.analysis.checks.tma import check_tma
+from irc.analysis.tma_facts import CHECK_ALIGN, CHECK_TX, box_problems, int_divisors
 from irc.diagnostics import Span
 from irc.ir.builder import Builder
 from irc.ir.core import Function, SharedDecl

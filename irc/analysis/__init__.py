@@ -10,15 +10,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from irc.analysis.cfg import CFG, EXIT, Loop
-from irc.analysis.checks import CHECKS, UNIFORMITY_CHECKS
+from irc.analysis.checks import CHECKS, KERNEL_ONLY_CHECKS
 from irc.analysis.checks.common import FunctionContext
-from irc.analysis.tma_checks import CHECK_ALIGN, CHECK_TX, check_tma
+from irc.analysis.tma_facts import CHECK_ALIGN, CHECK_TX
 from irc.analysis.uniformity import Level, UniformityFacts, analyze_uniformity
 from irc.diagnostics import Diagnostic
 from irc.ir.core import Function, Module
 from irc.passes.manager import Pass, PassContext
 
-# reported by `irc.analysis.tma_checks.check_tma` (one pass computes both)
+# reported by `irc.analysis.checks.tma` (one computation of the facts serves both)
 TMA_CHECKS = (CHECK_ALIGN, CHECK_TX)
 
 
@@ -42,17 +42,14 @@ def check_function(
     """Run the analyzer's checks on one function (uniformity and TMA checks only on kernels)."""
     ctx = FunctionContext(fn, module, arch)
     allow = allowed_checks(fn)
-    wanted = list(checks) if checks is not None else [*CHECKS, *TMA_CHECKS]
+    wanted = list(checks) if checks is not None else list(CHECKS)
     out: list[Diagnostic] = []
     for name in wanted:
         if name in allow or name not in CHECKS:
             continue
-        if name in UNIFORMITY_CHECKS and not fn.is_kernel:
+        if name in KERNEL_ONLY_CHECKS and not fn.is_kernel:
             continue
         out.extend(CHECKS[name](ctx))
-    tma = {n for n in TMA_CHECKS if n in wanted and n not in allow}
-    if tma and fn.is_kernel:
-        out.extend(d for d in check_tma(fn, arch) if d.check in tma)
     return out
 
 
