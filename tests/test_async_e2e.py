@@ -20,10 +20,11 @@ from irc.frontend.ptx.parser import parse_ptx
 from irc.ir.optable import OPS
 from irc.ir.parser import parse_module
 from irc.ptxas import find_ptxas, run_ptxas
+from irc.target import ARCHES, GATE_FAMILIES
 
 DATA = Path(__file__).parent / "data" / "async_ir"
 FAMILIES = DATA / "families"
-TARGETS = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_103a", "sm_120a")
+TARGETS = tuple(ARCHES)
 HAVE_PTXAS = find_ptxas() is not None
 
 
@@ -200,8 +201,8 @@ def test_smem_desc_lowering_matches_ptx_isa(arch: str) -> None:
 
 # -- 5. op families x targets ----------------------------------------------------------------------------
 # The targets each family must compile for (its weakest member's gate); the rest must be refused.
-SM90 = ("sm_90", "sm_90a", "sm_100", "sm_100a", "sm_103a", "sm_120a")
-SM100A = ("sm_100a", "sm_103a")
+SM90 = GATE_FAMILIES["sm_90"]
+SM100A = GATE_FAMILIES["sm_100a"]
 FAMILY_TARGETS: dict[str, tuple[str, ...]] = {
     "cp_async": TARGETS,
     "mbarrier": TARGETS,

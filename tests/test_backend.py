@@ -16,19 +16,19 @@ from irc.backends.ptx.emit import compile_module
 from irc.diagnostics import CompileError
 from irc.ir.parser import parse_module
 from irc.ptxas import find_ptxas, run_ptxas
-from irc.target import ARCHES
+from irc.target import ARCHES, GATE_FAMILIES
 
 DATA = Path(__file__).parent / "data" / "ir"
 FILES = sorted(p.stem for p in DATA.glob("*.ir"))
 needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="ptxas not available")
 
 # Which targets each test kernel needs (default: all); the rest must be refused with unsupported-target.
-SM90 = ("sm_90", "sm_90a", "sm_100", "sm_100a", "sm_103a", "sm_120a")
+SM90 = GATE_FAMILIES["sm_90"]
 REQUIRES: dict[str, tuple[str, ...]] = {
     "mbarrier90": SM90,
     "tma": SM90,
     "cluster": SM90,
-    "tcgen05": ("sm_100a", "sm_103a"),
+    "tcgen05": GATE_FAMILIES["sm_100a"],
     "too_big": (),
 }
 

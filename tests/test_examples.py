@@ -13,6 +13,7 @@ import pytest
 import irc
 from irc.compiler import check_kdsl
 from irc.ptxas import find_ptxas, run_ptxas
+from irc.target import ARCHES, GATE_FAMILIES
 
 EX = Path(__file__).resolve().parent.parent / "examples"
 LOG2E = 1.4426950408889634
@@ -46,8 +47,8 @@ def test_compiles_and_ptxas_accepts(name: str, arch: str) -> None:
     assert r.ok, r.stderr
 
 
-ALL_ARCHES = ["sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_103a", "sm_120a"]
-TCGEN05 = {"sm_100a", "sm_103a"}
+ALL_ARCHES = list(ARCHES)
+TCGEN05 = set(GATE_FAMILIES["sm_100a"])
 
 
 @pytest.mark.parametrize("name", sorted(TARGETS))

@@ -84,3 +84,69 @@ def test_min_version_measured(arch: str) -> None:
     bad = run_ptxas(trivial_kernel(below, arch), arch)
     assert not bad.ok, f"{arch} accepted .version {format_version(below)}; the table is stale"
     assert any(e.line == 2 and "does not support .target" in e.message for e in bad.errors), bad.errors
+
+
+def test_gate_families() -> None:
+    """The families every gated table names (op table, intrinsics, PTX forms); sm_100f is not a target."""
+    from irc.target import FAMILY_TEXT, GATE_FAMILIES, family_admits, family_of
+
+    assert GATE_FAMILIES["sm_80"] == tuple(ARCHES)
+    assert GATE_FAMILIES["sm_90"] == ("sm_90", "sm_90a", "sm_100", "sm_100a", "sm_103a", "sm_120a")
+    assert GATE_FAMILIES["sm_100a"] == ("sm_100a", "sm_103a")
+    assert GATE_FAMILIES["arch_specific"] == ("sm_90a", "sm_100a", "sm_103a", "sm_120a")
+    assert family_admits(None, "sm_80") and not family_admits("sm_100a", "sm_100")
+    assert family_of(("sm_100a", "sm_103a")) == "sm_100a" and family_of(("sm_80", "sm_90")) is None
+    assert FAMILY_TEXT["sm_100a"] == "sm_100a or sm_103a"
+    assert all("sm_100f" not in v for v in GATE_FAMILIES.values())
+
+
+def test_intrinsics_and_op_table_agree_with_parse_arch() -> None:
+    """Every target the .kdsl front end accepts, `parse_arch` accepts too (the old sm_100f disagreement)."""
+    from irc.frontend.kdsl.intrinsics import FAMILIES, TARGETS
+    from irc.ir.optable import OPS
+    from irc.target import GATE_FAMILIES
+
+    assert list(TARGETS) == ARCHES
+    for t in TARGETS:
+        parse_arch(t)
+    assert all(members <= set(ARCHES) for members in FAMILIES.values())
+    for d in OPS.values():
+        assert all(d.admits(a) == (d.gate is None or a in GATE_FAMILIES[d.gate]) for a in ARCHES)
+
+
+def test_target_py_is_the_only_place_listing_architectures() -> None:
+    """No module of irc/ except irc/target.py spells an architecture list (a literal sequence, set or dict
+    with two or more target names, or one line of a string naming two or more targets) or maps a target
+    to a PTX version. Docstrings and comments may mention targets; they are not read by the code."""
+    import ast
+    import re
+    from pathlib import Path
+
+    arch = re.compile(r"\bsm_\d+[af]?\b")
+    root = Path(__file__).resolve().parent.parent / "irc"
+    bad = []
+    for p in sorted(root.rglob("*.py")):
+        if p.name == "target.py" and p.parent == root:
+            continue
+        tree = ast.parse(p.read_text(encoding="utf-8"))
+        docs = {
+            id(n.body[0].value)
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))
+            and n.body
+            and isinstance(n.body[0], ast.Expr)
+            and isinstance(n.body[0].value, ast.Constant)
+        }
+        for n in ast.walk(tree):
+            elts: list = []
+            if isinstance(n, (ast.List, ast.Tuple, ast.Set)):
+                elts = n.elts
+            elif isinstance(n, ast.Dict):
+                elts = [k for k in n.keys if k is not None]
+            names = [e.value for e in elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            if sum(1 for x in names if arch.fullmatch(x)) >= 2:
+                bad.append(f"{p.relative_to(root.parent)}:{n.lineno}")
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs:
+                if any(len(set(arch.findall(line))) >= 2 for line in n.value.splitlines()):
+                    bad.append(f"{p.relative_to(root.parent)}:{n.lineno} (string)")
+    assert bad == [], "architecture lists outside irc/target.py: " + ", ".join(bad)
