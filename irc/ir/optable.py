@@ -21,13 +21,40 @@ Traits:
   async            starts or completes asynchronous work
 Effects: "none", "read", "write", "readwrite" (memory), plus the space in `space` when known.
 Gates name a gate family of targets (`irc.target.GATE_FAMILIES`); None means every supported target.
+
+What each row owns besides its types (the readers never keep their own per-op lists):
+  ptx          the PTX spelling (instruction selection spells every templated op through one generic
+               path; the PTX lifter inverts the templates into its PTX -> IR map). A template is
+               "OPCODE OPERANDS" or a dict of variants {selector: template} (first match wins; selectors:
+               "int" "float" "bool" on the result type, "int0" "float0" "bool0" on operand 0's,
+               "ATTR=v1|v2", "*"; a None template: not selectable, an internal error). In OPCODE, `{a}` `{i}` `{s}` `{b}` `{w}` `{h}` are the
+               result type as arithmetic / integer / signed / bit / exact-width bit / at-least-16-bit
+               type suffix (`{a0}`: of operand 0), `{sel}` selp's type (f16/bf16 as b16), `{fpred}` the float spelling of `pred`, any other
+               `{name}` an attribute. OPERANDS: `%k` result k, `$k` operand k, `[$k]` its address, `{..}`
+               a vector, `%*` all results, `$i..j` operands i to j, `#name` an attribute as an
+               immediate, an integer an immediate; omitted: all results, then all operands.
+               Ops the generic path cannot spell are on `CUSTOM_PTX` with the reason.
+  imm          operand slots where PTX accepts an immediate (legalization materializes the rest);
+               None: every slot
+  mask         the index of a collective's member-mask operand (absent: the whole warp)
+  uniformity   how the result's uniformity follows from the operands' (irc.analysis.uniformity):
+               "operands" (the meet of the operands; the default for pure ops), "varying" (never uniform),
+               "collective" (warp-uniform when control and mask are), "vote" / "shuffle" (their rules)
+  shared_write the operand holding the shared-memory pointer the op writes through (None: none)
+  fold         the op's value on constants (`irc.ir.fold`), read by constant folding and the analyzer
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
+from irc.ir import fold as F
 from irc.target import family_admits
+
+#: A PTX template: one string, a dict of variants, or a function of the op (hard cases).
+Template = str | dict[str, str | None] | Callable[..., Any]
 
 
 @dataclass(frozen=True)
@@ -39,9 +66,14 @@ class OpDef:
     effect: str = "none"
     attrs: tuple[str, ...] = ()  # required attributes
     gate: str | None = None  # key of irc.target.GATE_FAMILIES
-    ptx: str | None = None  # instruction-selection template (see irc.backends.ptx)
+    ptx: Template | None = None  # PTX spelling (see the module docstring); None: on CUSTOM_PTX
     doc: str = ""
     opt_attrs: tuple[str, ...] = field(default=())  # documented optional attributes
+    imm: frozenset[int] | None = frozenset()  # operand slots that may be immediates (None: all)
+    mask: int | None = None  # member-mask operand of a warp collective
+    uniformity: str = "operands"  # see the module docstring
+    shared_write: int | None = None  # operand index of the shared pointer written through
+    fold: F.FoldFn | None = None  # value on constants (irc.ir.fold)
 
     def has(self, trait: str) -> bool:
         return trait in self.traits
@@ -61,9 +93,15 @@ def _op(
     effect: str = "none",
     attrs: str = "",
     gate: str | None = None,
-    ptx: str | None = None,
+    ptx: Template | None = None,
     doc: str = "",
     opt: str = "",
+    *,
+    imm: str | None = "",
+    mask: int | None = None,
+    uniformity: str | None = None,
+    shared_write: int | None = None,
+    fold: F.FoldFn | None = None,
 ) -> None:
     def split(s: str) -> tuple[str, ...]:
         return tuple(x for x in s.replace(",", " ").split() if x)
@@ -81,6 +119,11 @@ def _op(
         ptx,
         doc,
         split(opt),
+        None if imm is None else frozenset(int(x) for x in split(imm)),
+        mask,
+        uniformity or ("operands" if "pure" in traits.split() else "varying"),
+        shared_write,
+        fold,
     )
 
 
@@ -94,8 +137,8 @@ _op(
     attrs="name",
     doc="special register: tid.x|y|z ntid.* ctaid.* nctaid.* laneid warpid cluster_ctarank ...",
 )
-_op("copy", "T", "T", "pure", doc="a register copy (out-of-SSA, lifted mov)")
-_op("bitcast", "any", "decl", "pure", doc="reinterpret bits as another type of the same width")
+_op("copy", "T", "T", "pure", doc="a register copy (out-of-SSA, lifted mov)", imm="0")
+_op("bitcast", "any", "decl", "pure", ptx="mov.{h}", doc="reinterpret bits as another type of the same width")
 _op(
     "cvt",
     "any",
@@ -103,51 +146,93 @@ _op(
     "pure",
     opt="rnd sat",
     doc="conversion with the spec's rounding (rnd: rn rz rm rp rni rzi ...)",
+    fold=F.cvt,
 )
 _op("undef", "", "decl", "pure", doc="an unspecified value (reading it is an `uninitialized` finding)")
 
 # --- arithmetic --------------------------------------------------------------------------------------
-for _n in ("add", "mul", "and", "or", "xor", "min", "max"):
-    _op(_n, "T T", "T", "pure commutative")
-for _n in ("sub", "div", "rem", "shl", "shr"):
-    _op(_n, "T T", "T", "pure")
-_op("mulhi", "int int", "T", "pure commutative", doc="high half of the product")
-_op("mulwide", "int int", "decl", "pure commutative", doc="full-width product (mul.wide)")
-for _n in (
-    "neg",
-    "not",
-    "abs",
-    "sqrt",
-    "rsqrt",
-    "rcp",
-    "exp2",
-    "log2",
-    "sin",
-    "cos",
-    "tanh",
-    "floor",
-    "ceil",
-    "trunc",
-    "round",
-    "popc",
-    "clz",
-    "brev",
-):
-    _op(_n, "T", "T", "pure")
-_op("fma", "T T T", "T", "pure")
-_op("cmp", "T T", "bool", "pure", attrs="pred", doc="pred: eq ne lt le gt ge (and PTX's ltu equ ... num nan)")
-_op("select", "bool T T", "T", "pure")
-_op("pack_half2", "f32 f32", "u32", "pure")
+_op("add", "T T", "T", "pure commutative", ptx="add.{a}", imm="1", fold=F.add)
+_op("mul", "T T", "T", "pure commutative", ptx={"float": "mul.{a}", "*": "mul.lo.{a}"}, imm="1", fold=F.mul)
+_op("and", "T T", "T", "pure commutative", ptx="and.{b}", imm="1", fold=F.and_)
+_op("or", "T T", "T", "pure commutative", ptx="or.{b}", imm="1", fold=F.or_)
+_op("xor", "T T", "T", "pure commutative", ptx="xor.{b}", imm="1", fold=F.xor)
+_op("min", "T T", "T", "pure commutative", ptx="min.{i}", imm="1", fold=F.min_)
+_op("max", "T T", "T", "pure commutative", ptx="max.{i}", imm="1", fold=F.max_)
+_op("sub", "T T", "T", "pure", ptx="sub.{a}", imm="1", fold=F.sub)
+_op("div", "T T", "T", "pure", ptx={"float": "div.rn.{a}", "*": "div.{i}"}, imm="1", fold=F.div)
+_op("rem", "T T", "T", "pure", ptx="rem.{i}", imm="1", fold=F.rem)
+_op("shl", "T T", "T", "pure", ptx="shl.{b}", imm="1", fold=F.shl)
+_op("shr", "T T", "T", "pure", ptx="shr.{a}", imm="1", fold=F.shr)
+_op(
+    "mulhi",
+    "int int",
+    "T",
+    "pure commutative",
+    ptx="mul.hi.{i}",
+    imm="1",
+    fold=F.mulhi,
+    doc="high half of the full product; signedness from the type (mul.hi.s32 / mul.hi.u32, 16/32/64-bit)",
+)
+_op("mulwide", "int int", "decl", "pure commutative", ptx="mul.wide.{i0}", imm="1", fold=F.mulwide,
+    doc="full-width product (mul.wide)")  # fmt: skip
+
+#: The unary float math ops and their PTX spelling (one list: the intrinsics, legalization's half
+#: widening and the lifter all derive theirs from it).
+UNARY_MATH: dict[str, str] = {
+    "sqrt": "sqrt.rn",
+    "rsqrt": "rsqrt.approx",
+    "rcp": "rcp.rn",
+    "exp2": "ex2.approx",
+    "log2": "lg2.approx",
+    "sin": "sin.approx",
+    "cos": "cos.approx",
+    "tanh": "tanh.approx",
+}
+#: Float rounding to an integral value, spelled as a same-type `cvt` with an integer rounding mode.
+ROUNDING: dict[str, str] = {"floor": "rmi", "ceil": "rpi", "trunc": "rzi", "round": "rni"}
+
+_op("neg", "T", "T", "pure", ptx="neg.{s}", fold=F.neg)
+_op("not", "T", "T", "pure", ptx="not.{b}", fold=F.not_)
+_op("abs", "T", "T", "pure", ptx="abs.{s}")
+for _n, _spell in UNARY_MATH.items():
+    _op(_n, "T", "T", "pure", ptx=_spell + ".{a}")
+for _n, _rnd in ROUNDING.items():
+    _op(_n, "T", "T", "pure", ptx=f"cvt.{_rnd}.{{a}}.{{a}}")
+_op("popc", "T", "T", "pure", ptx="popc.{w}")
+_op("clz", "T", "T", "pure", ptx="clz.{w}")
+_op("brev", "T", "T", "pure", ptx="brev.{w}")
+_op("fma", "T T T", "T", "pure", ptx={"float": "fma.rn.{a}", "*": "mad.lo.{a}"}, imm="1 2")
+_op(
+    "cmp",
+    "T T",
+    "bool",
+    "pure",
+    attrs="pred",
+    ptx={"bool0": None, "float0": "setp.{fpred}.{a0}", "*": "setp.{pred}.{a0}"},
+    imm="1",
+    fold=F.cmp,
+    doc="pred: eq ne lt le gt ge (and PTX's ltu equ ... num nan)",
+)
+_op(
+    "select",
+    "bool T T",
+    "T",
+    "pure",
+    ptx={"bool": None, "*": "selp.{sel} %0, $1, $2, $0"},
+    imm="1 2",
+    doc="select(c, a, b) = c ? a : b (selp; bools are legalized away)",
+)
+_op("pack_half2", "f32 f32", "u32", "pure", ptx="cvt.rn.f16x2.f32 %0, $1, $0")
 _op("unpack_half2", "u32", "f32 f32", "pure")
 _op("smem_desc", "sptr u32 u32 u32", "u64", "pure", doc="tcgen05 shared-memory matrix descriptor")
 
 # --- memory ------------------------------------------------------------------------------------------
-_op("ptradd", "ptr int", "decl", "pure", doc="pointer plus a byte offset")
+_op("ptradd", "ptr int", "decl", "pure", ptx="add.{a}", imm="1", doc="pointer plus a byte offset")
 _op("shared_addr", "", "decl", "pure", attrs="sym", doc="address of a kernel's shared allocation")
-_op("load", "ptr", "decl", effect="read", opt="offset volatile nc")
-_op("store", "ptr any", "", effect="write", opt="offset volatile")
-_op("load_vec", "ptr", "decl", effect="read", opt="offset")
-_op("store_vec", "ptr any any ...", "", effect="write", opt="offset")
+_op("load", "ptr", "decl", effect="read", opt="offset volatile nc", uniformity="load")
+_op("store", "ptr any", "", effect="write", opt="offset volatile", imm="1", shared_write=0)
+_op("load_vec", "ptr", "decl", effect="read", opt="offset", uniformity="load")
+_op("store_vec", "ptr any any ...", "", effect="write", opt="offset", shared_write=0)
 _op(
     "atomic",
     "ptr num",
@@ -155,8 +240,10 @@ _op(
     effect="readwrite",
     attrs="kind",
     doc="kind: add min max and or xor exch inc dec",
+    imm="1",
+    shared_write=0,
 )
-_op("atomic_cas", "ptr num num", "T", effect="readwrite")
+_op("atomic_cas", "ptr num num", "T", effect="readwrite", imm="1 2", shared_write=0)
 
 # --- synchronization and warp ops ---------------------------------------------------------------------
 _op(
@@ -167,8 +254,9 @@ _op(
     effect="readwrite",
     opt="id count kind",
     doc="bar.sync id[, count]; id/count as attrs when constant, else operands (id first)",
+    imm=None,
 )
-_op("syncwarp", "u32", "", "warp_collective", effect="readwrite")
+_op("syncwarp", "u32", "", "warp_collective", effect="readwrite", ptx="bar.warp.sync", imm="0", mask=0)
 _op("fence", "", "", effect="readwrite", attrs="scope", doc="scope: block gpu sys proxy_async mbarrier_init")
 _op(
     "shfl",
@@ -177,27 +265,63 @@ _op(
     "warp_collective",
     attrs="mode",
     doc="mode: down up bfly idx; (v, lane, mask)",
+    ptx={"mode=up": "shfl.sync.up.b32 %0, $0, $1, 0, $2", "*": "shfl.sync.{mode}.b32 %0, $0, $1, 31, $2"},
+    imm="1 2",
+    mask=2,
+    uniformity="shuffle",
 )
-_op("vote", "bool u32", "decl", "warp_collective", attrs="mode", doc="mode: all any uni ballot")
-_op("activemask", "", "u32")
-_op("elect", "u32", "bool", "warp_collective", doc="true in exactly one active lane (elect.sync on sm_90+)")
-_op("redux", "u32 u32", "u32", "warp_collective", attrs="kind")
+_op(
+    "vote",
+    "bool u32",
+    "decl",
+    "warp_collective",
+    attrs="mode",
+    doc="mode: all any uni ballot",
+    ptx={"mode=ballot": "vote.sync.ballot.b32", "*": "vote.sync.{mode}.pred"},
+    imm="1",
+    mask=1,
+    uniformity="vote",
+)
+_op("activemask", "", "u32", ptx="activemask.b32")
+_op("elect", "u32", "bool", "warp_collective", doc="true in exactly one active lane (elect.sync on sm_90+)",
+    imm="0", mask=0)  # fmt: skip
+_op(
+    "redux",
+    "int u32",
+    "T",
+    "warp_collective",
+    attrs="kind",
+    doc="redux.sync over the lanes of the mask: kind add min max (u32 / i32: signedness from the type), "
+    "and or xor (bitwise); (v, mask)",
+    ptx={"kind=and|or|xor": "redux.sync.{kind}.b32", "*": "redux.sync.{kind}.{i}"},
+    imm="1",
+    mask=1,
+    uniformity="collective",
+    fold=F.redux,
+)
 
 # --- async copies and mbarriers ----------------------------------------------------------------------
-_op("cp_async", "sptr gptr", "", "async", effect="readwrite", attrs="bytes")
-_op("cp_async_commit", "", "", "async", effect="readwrite")
-_op("cp_async_wait", "", "", "async", effect="readwrite", attrs="n")
-_op("mbarrier_init", "sptr u32", "", effect="write")
-_op("mbarrier_arrive", "sptr", "u64", effect="readwrite")
-_op("mbarrier_test_wait", "sptr u32", "bool", effect="readwrite", doc="parity wait test")
+_op("cp_async", "sptr gptr", "", "async", effect="readwrite", attrs="bytes", shared_write=0)
+_op("cp_async_commit", "", "", "async", effect="readwrite", ptx="cp.async.commit_group")
+_op("cp_async_wait", "", "", "async", effect="readwrite", attrs="n", ptx="cp.async.wait_group #n")
+_op("mbarrier_init", "sptr u32", "", effect="write", ptx="mbarrier.init.shared.b64 [$0], $1", imm="1",
+    shared_write=0)  # fmt: skip
+_op("mbarrier_arrive", "sptr", "u64", effect="readwrite", ptx="mbarrier.arrive.shared.b64 %0, [$0]")
+_op("mbarrier_test_wait", "sptr u32", "bool", effect="readwrite", doc="parity wait test",
+    ptx="mbarrier.test_wait.parity.shared.b64 %0, [$0], $1", imm="1")  # fmt: skip
 _op(
     "mbarrier_wait", "sptr u32", "", effect="readwrite", doc="blocks until the phase of that parity completes"
 )
-_op("mbarrier_inval", "sptr", "", effect="write")
-_op("mbarrier_arrive_expect_tx", "sptr u32", "u64", effect="readwrite", gate="sm_90")
-_op("mbarrier_expect_tx", "sptr u32", "", effect="readwrite", gate="sm_90")
-_op("mbarrier_try_wait", "sptr u32", "bool", effect="readwrite", gate="sm_90")
-_op("fence_mbarrier_init", "", "", effect="readwrite", gate="sm_90")
+_op("mbarrier_inval", "sptr", "", effect="write", ptx="mbarrier.inval.shared.b64 [$0]", shared_write=0)
+_op("mbarrier_arrive_expect_tx", "sptr u32", "u64", effect="readwrite", gate="sm_90",
+    ptx="mbarrier.arrive.expect_tx.shared.b64 %0, [$0], $1", imm="1")  # fmt: skip
+_op("mbarrier_expect_tx", "sptr u32", "", effect="readwrite", gate="sm_90",
+    ptx="mbarrier.expect_tx.relaxed.cta.shared.b64 [$0], $1", imm="1")  # fmt: skip
+_op("mbarrier_try_wait", "sptr u32", "bool", effect="readwrite", gate="sm_90",
+    ptx="mbarrier.try_wait.parity.shared.b64 %0, [$0], $1", imm="1")  # fmt: skip
+_op(
+    "fence_mbarrier_init", "", "", effect="readwrite", gate="sm_90", ptx="fence.mbarrier_init.release.cluster"
+)
 
 # --- TMA ---------------------------------------------------------------------------------------------
 _op(
@@ -208,6 +332,7 @@ _op(
     effect="readwrite",
     gate="sm_90",
     doc="(dst, map, coords..., mbarrier): coords outermost first; the last operand is the mbarrier",
+    shared_write=0,
 )
 _op(
     "tma_store",
@@ -218,10 +343,11 @@ _op(
     gate="sm_90",
     doc="(map, coords..., src)",
 )
-_op("tma_store_commit", "", "", "async", effect="readwrite", gate="sm_90")
-_op("tma_store_wait", "", "", "async", effect="readwrite", attrs="n", gate="sm_90")
+_op("tma_store_commit", "", "", "async", effect="readwrite", gate="sm_90", ptx="cp.async.bulk.commit_group")
+_op("tma_store_wait", "", "", "async", effect="readwrite", attrs="n", gate="sm_90",
+    ptx="cp.async.bulk.wait_group.read #n")  # fmt: skip
 _op("tma_prefetch", "tmap i32 ...", "", "async", effect="read", gate="sm_90")
-_op("fence_proxy_async", "", "", effect="readwrite", gate="sm_90")
+_op("fence_proxy_async", "", "", effect="readwrite", gate="sm_90", ptx="fence.proxy.async.shared::cta")
 
 # --- tensor cores ------------------------------------------------------------------------------------
 _op("ldmatrix", "sptr", "decl", "warp_collective", effect="read", attrs="num", opt="trans")
@@ -232,14 +358,20 @@ _op(
     "warp_collective pure",
     attrs="ab",
     doc="ab: f16 | bf16; mma.sync.aligned.m16n8k16.row.col.f32.ab.ab.f32",
+    ptx="mma.sync.aligned.m16n8k16.row.col.f32.{ab}.{ab}.f32 {%*}, {$0..3}, {$4..5}, {$6..9}",
+    uniformity="varying",
 )
-_op("wmma_load", "ptr u32", "decl", "warp_collective", effect="read", attrs="frag", doc="frag: a | b")
+_op(
+    "wmma_load", "ptr u32", "decl", "warp_collective", effect="read", attrs="frag", doc="frag: a | b", imm="1"
+)
 _op(
     "wmma_mma",
     " ".join(["u32"] * 16 + ["f32"] * 8),
     " ".join(["f32"] * 8),
     "warp_collective pure",
     doc="8 a regs, 8 b regs, 8 f32 acc -> 8 f32",
+    ptx="wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%*}, {$0..7}, {$8..15}, {$16..23}",
+    uniformity="varying",
 )
 _op(
     "wmma_store",
@@ -248,17 +380,25 @@ _op(
     "warp_collective",
     effect="write",
     doc="(p, d0..d7, ld)",
+    shared_write=0,
 )
 
 # --- Blackwell tensor memory -------------------------------------------------------------------------
-_op("tmem_alloc", "sptr u32", "", "warp_collective", effect="readwrite", gate="sm_100a")
-_op("tmem_relinquish", "", "", "warp_collective", effect="readwrite", gate="sm_100a")
-_op("tmem_dealloc", "u32 u32", "", "warp_collective", effect="readwrite", gate="sm_100a")
-_op("tcgen05_mma", "u32 u64 u64 u32 bool", "", "async", effect="readwrite", gate="sm_100a")
-_op("tcgen05_commit", "sptr", "", "async", effect="readwrite", gate="sm_100a")
-_op("tcgen05_ld", "u32", "decl", "warp_collective", effect="read", attrs="n", gate="sm_100a")
-_op("tcgen05_wait_ld", "", "", effect="readwrite", gate="sm_100a")
-_op("tcgen05_fence", "", "", effect="readwrite", attrs="kind", gate="sm_100a", doc="kind: before | after")
+_op("tmem_alloc", "sptr u32", "", "warp_collective", effect="readwrite", gate="sm_100a",
+    ptx="tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [$0], $1", imm="1", shared_write=0)  # fmt: skip
+_op("tmem_relinquish", "", "", "warp_collective", effect="readwrite", gate="sm_100a",
+    ptx="tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned")  # fmt: skip
+_op("tmem_dealloc", "u32 u32", "", "warp_collective", effect="readwrite", gate="sm_100a",
+    ptx="tcgen05.dealloc.cta_group::1.sync.aligned.b32", imm="1")  # fmt: skip
+_op("tcgen05_mma", "u32 u64 u64 u32 bool", "", "async", effect="readwrite", gate="sm_100a",
+    ptx="tcgen05.mma.cta_group::1.kind::f16 [$0], $1, $2, $3, $4", imm="3")  # fmt: skip
+_op("tcgen05_commit", "sptr", "", "async", effect="readwrite", gate="sm_100a",
+    ptx="tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [$0]")  # fmt: skip
+_op("tcgen05_ld", "u32", "decl", "warp_collective", effect="read", attrs="n", gate="sm_100a",
+    ptx="tcgen05.ld.sync.aligned.32x32b.x{n}.b32 {%*}, [$0]")  # fmt: skip
+_op("tcgen05_wait_ld", "", "", effect="readwrite", gate="sm_100a", ptx="tcgen05.wait::ld.sync.aligned")
+_op("tcgen05_fence", "", "", effect="readwrite", attrs="kind", gate="sm_100a", doc="kind: before | after",
+    ptx="tcgen05.fence::{kind}_thread_sync")  # fmt: skip
 
 # --- control flow ------------------------------------------------------------------------------------
 _op("br", "", "", "terminator", doc="br ^dest(args)")
@@ -301,35 +441,63 @@ def opdef(name: str) -> OpDef:
 
 
 # --- low-level ops added by the PTX backend's legalization (irc/backends/ptx/legalize.py) -------------
-_op("shlw", "int u32", "T", "pure", doc="shift left by a u32 amount (PTX's shl form for non-32-bit values)")
-_op("shrw", "int u32", "T", "pure", doc="shift right by a u32 amount (PTX's shr form for non-32-bit values)")
+_op("shlw", "int u32", "T", "pure", ptx="shl.{b}", imm="1",
+    doc="shift left by a u32 amount (PTX's shl form for non-32-bit values)")  # fmt: skip
+_op("shrw", "int u32", "T", "pure", ptx="shr.{a}", imm="1",
+    doc="shift right by a u32 amount (PTX's shr form for non-32-bit values)")  # fmt: skip
+_op("unpack_b32", "u32", "decl", "pure", ptx="mov.b32 {%0, %1}, $0",
+    doc="split 32 bits into two 16-bit halves (low, high): mov.b32 {l, h}")  # fmt: skip
+_op("pack_b32", "any any", "decl", "pure", ptx="mov.b32 %0, {$0, $1}",
+    doc="join two 16-bit halves (low, high) into 32 bits: mov.b32 d, {l, h}")  # fmt: skip
+_op("unpack_b64", "any", "decl", "pure", ptx="mov.b64 {%0, %1}, $0",
+    doc="split 64 bits into two 32-bit halves (low, high): mov.b64 {l, h}, a")  # fmt: skip
+_op("pack_b64", "any any", "decl", "pure", ptx="mov.b64 %0, {$0, $1}",
+    doc="join two 32-bit halves (low, high) into 64 bits: mov.b64 d, {l, h}")  # fmt: skip
+_op("popcw", "int", "u32", "pure", ptx="popc.{w0}",
+    doc="population count of a 64-bit value, 32-bit result (popc.b64 d32, a)")  # fmt: skip
 _op(
-    "unpack_b32",
+    "clzw",
+    "int",
     "u32",
-    "decl",
     "pure",
-    doc="split 32 bits into two 16-bit halves (low, high): mov.b32 {l, h}",
+    ptx="clz.{w0}",
+    doc="leading zeros of a 64-bit value, 32-bit result (clz.b64 d32, a)",
 )
-_op(
-    "pack_b32",
-    "any any",
-    "decl",
-    "pure",
-    doc="join two 16-bit halves (low, high) into 32 bits: mov.b32 d, {l, h}",
-)
-_op(
-    "unpack_b64",
-    "any",
-    "decl",
-    "pure",
-    doc="split 64 bits into two 32-bit halves (low, high): mov.b64 {l, h}, a",
-)
-_op(
-    "pack_b64",
-    "any any",
-    "decl",
-    "pure",
-    doc="join two 32-bit halves (low, high) into 64 bits: mov.b64 d, {l, h}",
-)
-_op("popcw", "int", "u32", "pure", doc="population count of a 64-bit value, 32-bit result (popc.b64 d32, a)")
-_op("clzw", "int", "u32", "pure", doc="leading zeros of a 64-bit value, 32-bit result (clz.b64 d32, a)")
+
+#: Ops the generic template path does not spell, and why (the op-table test checks every other op has a
+#: template). Instruction selection has one function per entry (`irc.backends.ptx.isel`).
+CUSTOM_PTX: dict[str, str] = {
+    "const": "no instruction: an immediate operand of its users",
+    "undef": "no instruction (legalization materializes a zero)",
+    "sreg": "the operand is the special register named by an attribute",
+    "copy": "the mov type is the allocated register class, not the value type",
+    "cvt": "rounding and saturation modifiers depend on the type pair; same-width pointer casts are movs",
+    "unpack_half2": "legalized into cvt of the halves before selection",
+    "smem_desc": "legalized into shifts and ors before selection",
+    "shared_addr": "the operand is the shared symbol named by an attribute",
+    "load": "state space from the pointer type, optional volatile / nc / offset attributes",
+    "store": "state space from the pointer type, optional volatile / offset attributes",
+    "load_vec": "vector width from the result count, state space from the pointer",
+    "store_vec": "vector width from the operand count, state space from the pointer",
+    "atomic": "the type suffix depends on the kind (b for bitwise, u32 for inc/dec, u64 for 64-bit add)",
+    "atomic_cas": "state space from the pointer type",
+    "barrier": "id and count are attributes when constant, operands otherwise; arrive or sync",
+    "fence": "the scope attribute picks one of several fence instructions",
+    "elect": "the destination is the predicate half of a `_|%p` pair",
+    "cp_async": "the byte count attribute is an immediate after two addresses",
+    "mbarrier_wait": "legalized into a try_wait / test_wait loop before selection",
+    "tma_load": "the rank is the coordinate count; coordinates reversed into a vector in the address",
+    "tma_store": "the rank is the coordinate count; coordinates reversed into a vector in the address",
+    "tma_prefetch": "the rank is the coordinate count; coordinates reversed into a vector in the address",
+    "ldmatrix": "optional .trans modifier",
+    "wmma_load": "layout and element type depend on the fragment attribute; state space from the pointer",
+    "wmma_store": "state space from the pointer type",
+    "br": "terminator: edge copies and fall-through decide the branches",
+    "cbr": "terminator: edge copies and fall-through decide the branches",
+    "ret": "terminator",
+    "trap": "terminator",
+    "call": "only in lifted PTX (never selected)",
+    "ptx_pure": "only in lifted PTX (never selected)",
+    "ptx_collective": "only in lifted PTX (never selected)",
+    "opaque": "only in lifted PTX (never selected)",
+}

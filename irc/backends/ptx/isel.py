@@ -9,7 +9,9 @@ incoming value for each block argument. The allocation checker reads only that, 
 
 from __future__ import annotations
 
+import re
 import struct
+from collections.abc import Callable
 
 import numpy as np
 
@@ -19,6 +21,7 @@ from irc.backends.ptx.outofssa import EdgeCopies, Move
 from irc.backends.ptx.regalloc import Allocation
 from irc.diagnostics import InternalCompilerError, Span
 from irc.ir.core import Block, Function, Op, OpResult, Value
+from irc.ir.optable import OPS, Template
 from irc.ir.types import PtrType, ScalarType, TensorMapType, Type, bit_width
 from irc.ptx.model import (
     Addr,
@@ -38,6 +41,8 @@ from irc.ptx.model import (
     Vec,
 )
 from irc.ptx.model import Function as PFunction
+from irc.ptx.template import Operand as TOperand
+from irc.ptx.template import parse as parse_template
 
 _MOV_TY = {"p": "pred", "rs": "b16", "r": "b32", "f": "f32", "rd": "b64", "fd": "f64"}
 _XOR_TY = {"p": "pred", "rs": "b16", "r": "b32", "f": "b32", "rd": "b64", "fd": "b64"}
@@ -105,6 +110,73 @@ def cvt_ty(t: Type) -> str:
     return f"{'s' if k == 'i' else 'u'}{t.bits}"
 
 
+def sel_ty(t: Type) -> str:
+    """Type suffix of `selp`: the arithmetic type, with f16 / bf16 moved as b16."""
+    ty = arith_ty(t)
+    return "b16" if ty in ("f16", "bf16") else ty
+
+
+#: Type rules of op-table templates (`{a}`, `{i0}`, ...; see irc.ir.optable): name -> suffix of a type.
+TYPE_RULES: dict[str, Callable[[Type], str]] = {
+    "a": arith_ty,
+    "i": int_ty,
+    "s": signed_ty,
+    "b": bit_ty,
+    "w": lambda t: f"b{_bits(t)}",
+    "h": lambda t: f"b{max(_bits(t), 16)}",
+    "sel": sel_ty,
+}
+_RULE = re.compile(r"^(a|i|s|b|w|h|sel)(\d?)$")
+
+
+def _kind(t: Type) -> str:
+    if isinstance(t, ScalarType) and t.is_bool:
+        return "bool"
+    if isinstance(t, ScalarType) and t.is_float:
+        return "float"
+    return "int"
+
+
+def select_variant(template: Template, op: Op) -> str | None:
+    """The template variant that applies to `op` (see irc.ir.optable for the selectors), or None."""
+    if isinstance(template, str):
+        return template
+    if not isinstance(template, dict):
+        raise InternalCompilerError(f"`{op.name}` has a template that is not a string or a dict", op=op.name)
+    for key, tpl in template.items():
+        if key == "*":
+            return tpl
+        if "=" in key:
+            name, _, values = key.partition("=")
+            if str(op.attrs.get(name)) in values.split("|"):
+                return tpl
+            continue
+        on_operand = key.endswith("0")
+        vals = op.operands if on_operand else op.results
+        if vals and _kind(vals[0].type) == key.rstrip("0"):
+            return tpl
+    return None
+
+
+def fill_opcode(pattern: str, op: Op) -> str:
+    """An opcode pattern with its `{...}` placeholders filled from `op`'s types and attributes."""
+
+    def one(m: re.Match[str]) -> str:
+        name = m.group(1)
+        r = _RULE.match(name)
+        if r is not None:
+            t = op.operands[int(r.group(2))].type if r.group(2) else op.results[0].type
+            return TYPE_RULES[r.group(1)](t)
+        if name == "fpred":
+            pred = str(op.attrs["pred"])
+            return _CMP_F.get(pred, pred)
+        if name not in op.attrs:
+            raise InternalCompilerError(f"`{op.name}` has no attribute `{name}` for its template", op=op.name)
+        return str(op.attrs[name])
+
+    return re.sub(r"\{(\w+)\}", one, pattern)
+
+
 def space_of(v: Value) -> str:
     t = v.type
     if isinstance(t, PtrType):
@@ -140,17 +212,6 @@ def format_imm(value: object, t: Type) -> Imm:
 
 
 _CMP_F = {"eq": "eq", "ne": "neu", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge"}
-_ROUND = {"floor": "rmi", "ceil": "rpi", "trunc": "rzi", "round": "rni"}
-_FLOAT_UNARY = {
-    "sqrt": "sqrt.rn",
-    "rsqrt": "rsqrt.approx",
-    "rcp": "rcp.rn",
-    "exp2": "ex2.approx",
-    "log2": "lg2.approx",
-    "sin": "sin.approx",
-    "cos": "cos.approx",
-    "tanh": "tanh.approx",
-}
 
 
 class InstructionSelector:
@@ -403,7 +464,7 @@ class InstructionSelector:
         raise InternalCompilerError(f"unknown terminator `{n}`", op=n, span=op.span)
 
     # -- ops -------------------------------------------------------------------------------------
-    def _op(self, op: Op) -> None:  # noqa: C901 - one arm per op kind, by design
+    def _op(self, op: Op) -> None:  # noqa: C901 - one arm per custom op (irc.ir.optable.CUSTOM_PTX)
         n = op.name
         ops = op.operands
         res = op.results
@@ -412,83 +473,18 @@ class InstructionSelector:
         o = self.opnd
         if n == "const":
             return
+        d = OPS.get(n)
+        if d is not None and d.ptx is not None:
+            self._templated(op, d.ptx)
+            return
         t = res[0].type if res else None
         if n == "copy":
             cls = self.alloc.cls[res[0]]
             E(f"mov.{_MOV_TY[cls]}", [o(res[0]), o(ops[0])], ops, res)
         elif n == "sreg":
             E("mov.u32", [o(res[0]), Reg("%" + str(a["name"]))], [], res)
-        elif n == "bitcast":
-            E(f"mov.b{max(_bits(t), 16)}", [o(res[0]), o(ops[0])], ops, res)
         elif n == "cvt":
             self._cvt(op)
-        elif n in ("add", "sub"):
-            E(f"{n}.{arith_ty(t)}", [o(res[0]), o(ops[0]), o(ops[1])], ops, res)
-        elif n == "mul":
-            ty = arith_ty(t)
-            E(f"mul.{ty}" if t.is_float else f"mul.lo.{ty}", [o(res[0]), o(ops[0]), o(ops[1])], ops, res)
-        elif n == "div":
-            ty = int_ty(t)
-            E(f"div.rn.{ty}" if t.is_float else f"div.{ty}", [o(res[0]), o(ops[0]), o(ops[1])], ops, res)
-        elif n == "rem":
-            E(f"rem.{int_ty(t)}", [o(res[0]), o(ops[0]), o(ops[1])], ops, res)
-        elif n in ("and", "or", "xor"):
-            E(f"{n}.{bit_ty(t)}", [o(res[0]), o(ops[0]), o(ops[1])], ops, res)
-        elif n == "not":
-            E(f"not.{bit_ty(t)}", [o(res[0]), o(ops[0])], ops, res)
-        elif n in ("min", "max"):
-            E(f"{n}.{int_ty(t)}", [o(res[0]), o(ops[0]), o(ops[1])], ops, res)
-        elif n in ("shl", "shlw"):
-            E(f"shl.{bit_ty(t)}", [o(res[0]), o(ops[0]), o(ops[1])], ops, res)
-        elif n in ("shr", "shrw"):
-            E(f"shr.{arith_ty(t)}", [o(res[0]), o(ops[0]), o(ops[1])], ops, res)
-        elif n == "mulhi":
-            E(f"mul.hi.{int_ty(t)}", [o(res[0]), o(ops[0]), o(ops[1])], ops, res)
-        elif n == "mulwide":
-            E(f"mul.wide.{int_ty(ops[0].type)}", [o(res[0]), o(ops[0]), o(ops[1])], ops, res)
-        elif n in ("neg", "abs"):
-            E(f"{n}.{signed_ty(t)}", [o(res[0]), o(ops[0])], ops, res)
-        elif n in _FLOAT_UNARY:
-            E(f"{_FLOAT_UNARY[n]}.{arith_ty(t)}", [o(res[0]), o(ops[0])], ops, res)
-        elif n in _ROUND:
-            ty = arith_ty(t)
-            E(f"cvt.{_ROUND[n]}.{ty}.{ty}", [o(res[0]), o(ops[0])], ops, res)
-        elif n in ("popc", "clz", "brev"):
-            if _bits(t) != 32 and n != "brev":
-                raise InternalCompilerError(
-                    f"`{n}` on {t} is not supported by the PTX backend", op=n, span=op.span
-                )
-            E(f"{n}.b{_bits(t)}", [o(res[0]), o(ops[0])], ops, res)
-        elif n == "fma":
-            ty = arith_ty(t)
-            E(f"fma.rn.{ty}" if t.is_float else f"mad.lo.{ty}", [o(res[0])] + [o(v) for v in ops], ops, res)
-        elif n == "cmp":
-            ty = arith_ty(ops[0].type)
-            if ty == "pred":
-                raise InternalCompilerError("cmp on bool reached the PTX backend", op=n, span=op.span)
-            pred = str(a["pred"])
-            if ops[0].type.is_float if isinstance(ops[0].type, ScalarType) else False:
-                pred = _CMP_F.get(pred, pred)
-            E(f"setp.{pred}.{ty}", [o(res[0]), o(ops[0]), o(ops[1])], ops, res)
-        elif n == "select":
-            ty = arith_ty(t)
-            if ty == "pred":
-                raise InternalCompilerError("select of bools reached the PTX backend", op=n, span=op.span)
-            if ty in ("f16", "bf16"):
-                ty = "b16"
-            E(f"selp.{ty}", [o(res[0]), o(ops[1]), o(ops[2]), o(ops[0])], ops, res)
-        elif n == "pack_half2":
-            E("cvt.rn.f16x2.f32", [o(res[0]), o(ops[1]), o(ops[0])], ops, res)
-        elif n == "unpack_b32":
-            E("mov.b32", [Vec((o(res[0]), o(res[1]))), o(ops[0])], ops, res)
-        elif n == "unpack_b64":
-            E("mov.b64", [Vec((o(res[0]), o(res[1]))), o(ops[0])], ops, res)
-        elif n in ("pack_b32", "pack_b64"):
-            E(f"mov.{n[-3:]}", [o(res[0]), Vec((o(ops[0]), o(ops[1])))], ops, res)
-        elif n in ("popcw", "clzw"):
-            E(f"{n[:-1]}.b{_bits(ops[0].type)}", [o(res[0]), o(ops[0])], ops, res)
-        elif n == "ptradd":
-            E(f"add.{arith_ty(t)}", [o(res[0]), o(ops[0]), o(ops[1])], ops, res)
         elif n == "shared_addr":
             E("mov.u32", [o(res[0]), Sym(str(a["sym"]))], [], res)
         elif n == "load":
@@ -540,30 +536,10 @@ class InstructionSelector:
                 if a.get("count") is not None:
                     args.append(format_imm(a["count"], ScalarType("u32")))
             E(head, args, ops, res)
-        elif n == "syncwarp":
-            E("bar.warp.sync", [o(ops[0])], ops, res)
         elif n == "fence":
             E(self._fence(str(a["scope"]), op), [], ops, res)
-        elif n == "fence_proxy_async":
-            E("fence.proxy.async.shared::cta", [], ops, res)
-        elif n == "fence_mbarrier_init":
-            E("fence.mbarrier_init.release.cluster", [], ops, res)
-        elif n == "shfl":
-            mode = str(a["mode"])
-            clamp = Imm(0, "0") if mode == "up" else Imm(31, "31")
-            E(f"shfl.sync.{mode}.b32", [o(res[0]), o(ops[0]), o(ops[1]), clamp, o(ops[2])], ops, res)
-        elif n == "vote":
-            mode = str(a["mode"])
-            ty = "b32" if mode == "ballot" else "pred"
-            E(f"vote.sync.{mode}.{ty}", [o(res[0]), o(ops[0]), o(ops[1])], ops, res)
-        elif n == "activemask":
-            E("activemask.b32", [o(res[0])], ops, res)
         elif n == "elect":
             E("elect.sync", [Pair(Sink(), o(res[0])), o(ops[0])], ops, res)
-        elif n == "redux":
-            kind = str(a["kind"])
-            ty = "b32" if kind in ("and", "or", "xor") else "u32"
-            E(f"redux.sync.{kind}.{ty}", [o(res[0]), o(ops[0]), o(ops[1])], ops, res)
         elif n == "cp_async":
             E(
                 "cp.async.ca.shared.global",
@@ -571,23 +547,6 @@ class InstructionSelector:
                 ops,
                 res,
             )
-        elif n == "cp_async_commit":
-            E("cp.async.commit_group", [], ops, res)
-        elif n == "cp_async_wait":
-            E("cp.async.wait_group", [Imm(int(a["n"]), str(int(a["n"])))], ops, res)
-        elif n == "mbarrier_init":
-            E("mbarrier.init.shared.b64", [self.addr(ops[0]), o(ops[1])], ops, res)
-        elif n == "mbarrier_arrive":
-            E("mbarrier.arrive.shared.b64", [o(res[0]), self.addr(ops[0])], ops, res)
-        elif n in ("mbarrier_test_wait", "mbarrier_try_wait"):
-            kind = "test_wait" if n == "mbarrier_test_wait" else "try_wait"
-            E(f"mbarrier.{kind}.parity.shared.b64", [o(res[0]), self.addr(ops[0]), o(ops[1])], ops, res)
-        elif n == "mbarrier_inval":
-            E("mbarrier.inval.shared.b64", [self.addr(ops[0])], ops, res)
-        elif n == "mbarrier_arrive_expect_tx":
-            E("mbarrier.arrive.expect_tx.shared.b64", [o(res[0]), self.addr(ops[0]), o(ops[1])], ops, res)
-        elif n == "mbarrier_expect_tx":
-            E("mbarrier.expect_tx.relaxed.cta.shared.b64", [self.addr(ops[0]), o(ops[1])], ops, res)
         elif n == "tma_load":
             coords = ops[2:-1]
             idx = Vec(tuple(o(v) for v in reversed(coords)))
@@ -606,10 +565,6 @@ class InstructionSelector:
                 ops,
                 res,
             )
-        elif n == "tma_store_commit":
-            E("cp.async.bulk.commit_group", [], ops, res)
-        elif n == "tma_store_wait":
-            E("cp.async.bulk.wait_group.read", [Imm(int(a["n"]), str(int(a["n"])))], ops, res)
         elif n == "tma_prefetch":
             coords = ops[1:]
             idx = Vec(tuple(o(v) for v in reversed(coords)))
@@ -627,14 +582,6 @@ class InstructionSelector:
                 ops,
                 res,
             )
-        elif n == "mma_m16n8k16":
-            ab = str(a["ab"])
-            E(
-                f"mma.sync.aligned.m16n8k16.row.col.f32.{ab}.{ab}.f32",
-                [self.vec(res), self.vec(ops[0:4]), self.vec(ops[4:6]), self.vec(ops[6:10])],
-                ops,
-                res,
-            )
         elif n == "wmma_load":
             frag = str(a["frag"])
             sp = space_of(ops[0])
@@ -644,13 +591,6 @@ class InstructionSelector:
                 layout = "row" if frag == "a" else "col"
                 head = f"wmma.load.{frag}.sync.aligned.{layout}.m16n16k16.{sp}.f16"
             E(head, [self.vec(res), self.addr(ops[0]), o(ops[1])], ops, res)
-        elif n == "wmma_mma":
-            E(
-                "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32",
-                [self.vec(res), self.vec(ops[0:8]), self.vec(ops[8:16]), self.vec(ops[16:24])],
-                ops,
-                res,
-            )
         elif n == "wmma_store":
             sp = space_of(ops[0])
             E(
@@ -659,39 +599,51 @@ class InstructionSelector:
                 ops,
                 res,
             )
-        elif n == "tmem_alloc":
-            E(
-                "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32",
-                [self.addr(ops[0]), o(ops[1])],
-                ops,
-                res,
-            )
-        elif n == "tmem_relinquish":
-            E("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned", [], ops, res)
-        elif n == "tmem_dealloc":
-            E("tcgen05.dealloc.cta_group::1.sync.aligned.b32", [o(ops[0]), o(ops[1])], ops, res)
-        elif n == "tcgen05_mma":
-            E("tcgen05.mma.cta_group::1.kind::f16", [self.addr(ops[0])] + [o(v) for v in ops[1:]], ops, res)
-        elif n == "tcgen05_commit":
-            E(
-                "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64",
-                [self.addr(ops[0])],
-                ops,
-                res,
-            )
-        elif n == "tcgen05_ld":
-            E(
-                f"tcgen05.ld.sync.aligned.32x32b.x{int(a['n'])}.b32",
-                [self.vec(res), self.addr(ops[0])],
-                ops,
-                res,
-            )
-        elif n == "tcgen05_wait_ld":
-            E("tcgen05.wait::ld.sync.aligned", [], ops, res)
-        elif n == "tcgen05_fence":
-            E(f"tcgen05.fence::{a['kind']}_thread_sync", [], ops, res)
         else:
             raise InternalCompilerError(f"the PTX backend cannot select `{n}`", op=n, span=op.span)
+
+    def _templated(self, op: Op, template: Template) -> None:
+        """Spell `op` from its op-table template: the one generic path of instruction selection."""
+        tpl = select_variant(template, op)
+        if tpl is None:
+            t = op.results[0].type if op.results else op.operands[0].type
+            raise InternalCompilerError(
+                f"`{op.name}` on {t} reached the PTX backend", op=op.name, span=op.span
+            )
+        parsed = parse_template(tpl)
+        opcode = fill_opcode(parsed.opcode, op)
+        if parsed.operands is None:
+            operands = [self.opnd(v) for v in (*op.results, *op.operands)]
+        else:
+            operands = [self._toperand(x, op) for x in parsed.operands]
+        self.emit(opcode, operands, op.operands, op.results)
+
+    def _toperand(self, x: TOperand, op: Op) -> Operand:
+        k = x.kind
+        if k == "res":
+            return self.opnd(op.results[x.index])
+        if k == "opd":
+            return self.opnd(op.operands[x.index])
+        if k == "addr":
+            return self.addr(op.operands[x.index])
+        if k == "allres":
+            return self.vec(list(op.results))
+        if k == "attr":
+            n = int(op.attrs[x.name])
+            return Imm(n, str(n))
+        if k == "imm":
+            return Imm(x.index, str(x.index))
+        if k == "vec":
+            items: list[Operand] = []
+            for it in x.items:
+                if it.kind == "range":
+                    items.extend(self.opnd(v) for v in op.operands[it.index : it.end + 1])
+                elif it.kind == "allres":
+                    items.extend(self.opnd(v) for v in op.results)
+                else:
+                    items.append(self._toperand(it, op))
+            return Vec(tuple(items))
+        raise InternalCompilerError(f"template operand `{k}` of `{op.name}`", op=op.name, span=op.span)
 
     def _fence(self, scope: str, op: Op) -> str:
         table = {
