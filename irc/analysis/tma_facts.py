@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from irc.ir.core import BlockArg, Function, Op, OpResult, SharedDecl, Value
+from irc.ir.optable import OPS
 from irc.ir.types import ScalarType, TensorMapType, size_of
 
 TMA_ALIGN = 128  # bytes: PTX ISA, cp.async.bulk.tensor shared::cluster operand alignment
@@ -149,8 +150,8 @@ def _is_int_cvt(op: Op) -> bool:
 
 
 def const_int(v: Value, depth: int = 0) -> int | None:
-    """The constant integer `v` holds, folding copies, integer conversions and simple arithmetic on
-    constants (the front end need not have folded `&bars[1]` = `ptradd(base, 1 * 8)` before the analyzer
+    """The constant integer `v` holds, folding copies, integer conversions and arithmetic on constants
+    (each op's `fold` from the op table) (the front end need not have folded `&bars[1]` = `ptradd(base, 1 * 8)` before the analyzer
     runs). The result wraps to the value's type like the hardware would."""
     if not isinstance(v, OpResult) or depth > 32:
         return None
@@ -162,12 +163,15 @@ def const_int(v: Value, depth: int = 0) -> int | None:
         val = c if isinstance(c, int) and not isinstance(c, bool) else None
     elif n in PASS_THROUGH or (n == "cvt" and _is_int_cvt(op)):
         val = const_int(op.operands[0], depth + 1)
-    elif n in _FOLD and len(op.operands) == 2:
-        a = const_int(op.operands[0], depth + 1)
-        b = const_int(op.operands[1], depth + 1) if a is not None else None
-        if a is None or b is None or (n in ("shl", "shlw") and not 0 <= b < 64):
-            return None
-        val = _FOLD[n](a, b)
+    elif (d := OPS.get(n)) is not None and d.fold is not None and op.operands and len(op.results) == 1:
+        args = []
+        for o in op.operands:
+            c = const_int(o, depth + 1)
+            if c is None:
+                return None
+            args.append(c)
+        r = d.fold(args, v.type, op.attrs, [o.type for o in op.operands])
+        val = r if isinstance(r, int) and not isinstance(r, bool) else None
     else:
         return None
     if val is None or not _is_intlike(v.type):
@@ -177,16 +181,6 @@ def const_int(v: Value, depth: int = 0) -> int | None:
     if v.type.is_signed and val >= 1 << (bits - 1):  # type: ignore[attr-defined]
         val -= 1 << bits
     return val
-
-
-_FOLD = {
-    "add": lambda a, b: a + b,
-    "sub": lambda a, b: a - b,
-    "mul": lambda a, b: a * b,
-    "mulwide": lambda a, b: a * b,
-    "shl": lambda a, b: a << b,
-    "shlw": lambda a, b: a << b,
-}
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -441,9 +441,9 @@ def opdef(name: str) -> OpDef:
 
 
 # --- low-level ops added by the PTX backend's legalization (irc/backends/ptx/legalize.py) -------------
-_op("shlw", "int u32", "T", "pure", ptx="shl.{b}", imm="1",
+_op("shlw", "int u32", "T", "pure", ptx="shl.{b}", imm="1", fold=F.shl,
     doc="shift left by a u32 amount (PTX's shl form for non-32-bit values)")  # fmt: skip
-_op("shrw", "int u32", "T", "pure", ptx="shr.{a}", imm="1",
+_op("shrw", "int u32", "T", "pure", ptx="shr.{a}", imm="1", fold=F.shr,
     doc="shift right by a u32 amount (PTX's shr form for non-32-bit values)")  # fmt: skip
 _op("unpack_b32", "u32", "decl", "pure", ptx="mov.b32 {%0, %1}, $0",
     doc="split 32 bits into two 16-bit halves (low, high): mov.b32 {l, h}")  # fmt: skip

@@ -32,7 +32,7 @@ from irc.backends.ptx.layout import DYN_SMEM, layout_shared
 from irc.diagnostics import error
 from irc.ir.builder import Builder
 from irc.ir.core import Block, Function, Module, Op, OpResult, Value
-from irc.ir.optable import OPS
+from irc.ir.optable import OPS, ROUNDING, UNARY_MATH
 from irc.ir.types import BOOL, F16, F32, I32, I64, U8, U16, U32, U64, PtrType, ScalarType, Type
 from irc.passes.manager import Pass, PassContext
 from irc.target import GATE_FAMILIES, family_admits
@@ -44,40 +44,13 @@ _F16_NATIVE = frozenset(
 #: Float arithmetic / math ops that are widened to f32 when the f16 / bf16 form is not native.
 _HALF_WIDEN = frozenset(
     {"add", "sub", "mul", "div", "rem", "min", "max", "fma", "neg", "abs", "cmp"}
-    | {"sqrt", "rsqrt", "rcp", "exp2", "log2", "sin", "cos", "tanh", "floor", "ceil", "trunc", "round"}
+    | set(UNARY_MATH)
+    | set(ROUNDING)
 )
 
-_BIN = ("add", "sub", "mul", "div", "rem", "and", "or", "xor", "min", "max", "shl", "shr", "mulhi", "mulwide")
-
-#: Operand slots where PTX accepts an immediate (None = every slot). Anything else gets a register.
-IMM_SLOTS: dict[str, frozenset[int] | None] = {
-    **{n: frozenset({1}) for n in _BIN},
-    "shlw": frozenset({1}),
-    "shrw": frozenset({1}),
-    "ptradd": frozenset({1}),
-    "fma": frozenset({1, 2}),
-    "cmp": frozenset({1}),
-    "select": frozenset({1, 2}),
-    "store": frozenset({1}),
-    "atomic": frozenset({1}),
-    "atomic_cas": frozenset({1, 2}),
-    "shfl": frozenset({1, 2}),
-    "vote": frozenset({1}),
-    "syncwarp": frozenset({0}),
-    "elect": frozenset({0}),
-    "redux": frozenset({1}),
-    "barrier": None,
-    "mbarrier_init": frozenset({1}),
-    "mbarrier_test_wait": frozenset({1}),
-    "mbarrier_try_wait": frozenset({1}),
-    "mbarrier_arrive_expect_tx": frozenset({1}),
-    "mbarrier_expect_tx": frozenset({1}),
-    "tmem_alloc": frozenset({1}),
-    "tmem_dealloc": frozenset({1}),
-    "tcgen05_mma": frozenset({3}),
-    "wmma_load": frozenset({1}),
-    "copy": frozenset({0}),
-}
+#: Operand slots where PTX accepts an immediate (None = every slot), from the op table's `imm` field.
+#: Anything else gets a register.
+IMM_SLOTS: dict[str, frozenset[int] | None] = {n: d.imm for n, d in OPS.items()}
 
 _CLUSTER_SREGS = (
     "cluster_ctarank",
