@@ -59,6 +59,7 @@ from enum import IntEnum
 
 from irc.analysis.cfg import CFG, Loop
 from irc.ir.core import Block, Function, Op, OpResult, Value
+from irc.ir.optable import OPS
 from irc.ir.types import PtrType, ScalarType
 
 
@@ -98,40 +99,15 @@ _SREG_LEVEL: dict[str, Level] = {
     "total_smem_size": Level.GRID,
 }
 
+# Per-op facts come from the op table (`irc.ir.optable`): `uniformity` names the rule below that gives an
+# op's result level, `mask` the member-mask operand of a collective, `shared_write` the operand holding the
+# shared-memory pointer an op writes through.
 # ops whose results never carry a uniformity guarantee
-_VARYING_OPS = frozenset(
-    {
-        "atomic",
-        "atomic_cas",
-        "opaque",
-        "call",
-        "activemask",
-        "elect",
-        "ldmatrix",
-        "mma_m16n8k16",
-        "wmma_load",
-        "wmma_mma",
-        "tcgen05_ld",
-        "mbarrier_arrive",
-        "mbarrier_arrive_expect_tx",
-        "mbarrier_test_wait",
-        "mbarrier_try_wait",
-    }
-)
-_CONTROL_SENSITIVE = frozenset({"vote", "redux", "shfl"})
+_VARYING_OPS = frozenset(n for n, d in OPS.items() if d.uniformity == "varying" and d.results)
+# collectives whose result depends on which lanes execute them together
+_CONTROL_SENSITIVE = frozenset(n for n, d in OPS.items() if d.uniformity in ("collective", "vote", "shuffle"))
 # (op name -> index of the shared-memory pointer it writes)
-_SHARED_WRITERS = {
-    "store": 0,
-    "store_vec": 0,
-    "atomic": 0,
-    "atomic_cas": 0,
-    "cp_async": 0,
-    "tma_load": 0,
-    "wmma_store": 0,
-    "tmem_alloc": 0,
-    "mbarrier_init": 0,
-    "mbarrier_inval": 0,
-}
+_SHARED_WRITERS = {n: d.shared_write for n, d in OPS.items() if d.shared_write is not None}
 _ANY = "*"  # "writes some unknown shared location"
 _NTID_ATTR = "ntid_x_multiple_of_32"  # kernel attribute: False turns the warp-structure rules off
 
@@ -535,13 +511,15 @@ class _Solver:
             return [self._sreg(op)]
         if n in _VARYING_OPS:
             return [(Level.THREAD, Reason("seed", f"the result of `{n}`"))] * nres
-        if n in ("load", "load_vec"):
+        d = OPS.get(n)
+        rule = d.uniformity if d is not None else "varying"
+        if rule == "load":
             return [self._load(op)] * nres
-        if n == "vote":
+        if rule == "vote":
             return [self._vote(op)] * nres
-        if n == "redux":
-            return [self._ballot_like(op, 1)] * nres
-        if n == "shfl":
+        if rule == "collective":
+            return [self._ballot_like(op, d.mask if d is not None and d.mask is not None else 1)] * nres
+        if rule == "shuffle":
             return [self._shfl(op)]
         warp = self._warp_form(op)
         if warp is not None:
@@ -588,9 +566,10 @@ class _Solver:
 
     def _vote(self, op: Op) -> tuple[Level, Reason | None]:
         mode = op.attrs.get("mode")
+        mi = OPS["vote"].mask if OPS["vote"].mask is not None else 1
         if mode == "ballot" or len(op.operands) < 2:
-            return self._ballot_like(op, 1)
-        base = self._ballot_like(op, 1)
+            return self._ballot_like(op, mi)
+        base = self._ballot_like(op, mi)
         if base[0] < Level.WARP:
             return base
         lp, why = self._operand_meet(op, [op.operands[0]])

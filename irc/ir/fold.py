@@ -24,14 +24,14 @@ from irc.ir.types import ScalarType, Type
 
 FoldFn = Callable[[Sequence[Any], Type, Mapping[str, Any], Sequence[Type]], Any]
 
-__all__ = ["FoldFn", "int_binary", "float_binary", "binary", "unary", "mulhi", "mulwide", "cmp", "redux"]
+__all__ = ["FoldFn", "as_signed", "int_binary", "float_binary", "binary", "unary", "mulwide", "cmp", "cvt"]
 
 
 def _scalar(t: Type) -> ScalarType | None:
     return t if isinstance(t, ScalarType) else None
 
 
-def _as_signed(a: int, t: ScalarType) -> int:
+def as_signed(a: int, t: ScalarType) -> int:
     """`a` read as a value of `t` (bit patterns of signed types become negative)."""
     bits = t.bits
     a &= (1 << bits) - 1
@@ -141,21 +141,12 @@ shl = binary(_shl)
 shr = binary(_shr)
 
 
-def mulhi(vals: Sequence[Any], rt: Type, attrs: Mapping[str, Any], ots: Sequence[Type]) -> Any:
-    """The high half of the full product (`mul.hi`): operands read at the result type's signedness."""
-    t = _scalar(rt)
-    if t is None or not t.is_int or len(vals) != 2:
-        return None
-    a, b = _as_signed(int(vals[0]), t), _as_signed(int(vals[1]), t)
-    return (a * b) >> t.bits
-
-
 def mulwide(vals: Sequence[Any], rt: Type, attrs: Mapping[str, Any], ots: Sequence[Type]) -> Any:
     """The full product (`mul.wide`): operands read at their own (narrow) type."""
     t = _scalar(ots[0]) if ots else None
     if t is None or not t.is_int or len(vals) != 2:
         return None
-    return _as_signed(int(vals[0]), t) * _as_signed(int(vals[1]), t)
+    return as_signed(int(vals[0]), t) * as_signed(int(vals[1]), t)
 
 
 _CMP: dict[str, Callable[[Any, Any], bool]] = {
@@ -187,26 +178,6 @@ def cvt(vals: Sequence[Any], rt: Type, attrs: Mapping[str, Any], ots: Sequence[T
     return int(vals[0])
 
 
-def redux(vals: Sequence[Any], rt: Type, attrs: Mapping[str, Any], ots: Sequence[Type]) -> Any:
-    """`redux.sync` of a constant value under a constant member mask: every lane named by the mask must
-    execute it (PTX), so the reduction is over exactly popcount(mask) copies of the value."""
-    t = _scalar(rt)
-    if t is None or not t.is_int or len(vals) != 2:
-        return None
-    v, mask = int(vals[0]), int(vals[1]) & 0xFFFFFFFF
-    n = bin(mask).count("1")
-    if n == 0:
-        return None
-    kind = str(attrs.get("kind"))
-    if kind == "add":
-        return v * n
-    if kind in ("min", "max", "and", "or"):
-        return v
-    if kind == "xor":
-        return v if n % 2 else 0
-    return None
-
-
 # -- the arithmetic rows ------------------------------------------------------------------------------
 add = binary(lambda a, b, t: a + b, lambda x, y: x + y)
 sub = binary(lambda a, b, t: a - b, lambda x, y: x - y)
@@ -214,7 +185,7 @@ mul = binary(lambda a, b, t: a * b, lambda x, y: x * y)
 and_ = binary(lambda a, b, t: a & b, None, lambda a, b: a and b)
 or_ = binary(lambda a, b, t: a | b, None, lambda a, b: a or b)
 xor = binary(lambda a, b, t: a ^ b, None, lambda a, b: a != b)
-min_ = binary(lambda a, b, t: min(_as_signed(a, t), _as_signed(b, t)))
-max_ = binary(lambda a, b, t: max(_as_signed(a, t), _as_signed(b, t)))
+min_ = binary(lambda a, b, t: min(as_signed(a, t), as_signed(b, t)))
+max_ = binary(lambda a, b, t: max(as_signed(a, t), as_signed(b, t)))
 neg = unary(lambda a, t: -a, lambda x: -x)
 not_ = unary(lambda a, t: ~a, None, lambda a: not a)

@@ -163,16 +163,7 @@ _op("div", "T T", "T", "pure", ptx={"float": "div.rn.{a}", "*": "div.{i}"}, imm=
 _op("rem", "T T", "T", "pure", ptx="rem.{i}", imm="1", fold=F.rem)
 _op("shl", "T T", "T", "pure", ptx="shl.{b}", imm="1", fold=F.shl)
 _op("shr", "T T", "T", "pure", ptx="shr.{a}", imm="1", fold=F.shr)
-_op(
-    "mulhi",
-    "int int",
-    "T",
-    "pure commutative",
-    ptx="mul.hi.{i}",
-    imm="1",
-    fold=F.mulhi,
-    doc="high half of the full product; signedness from the type (mul.hi.s32 / mul.hi.u32, 16/32/64-bit)",
-)
+_op("mulhi", "T T", "T", "pure commutative", ptx="mul.hi.{i}", imm="1", doc="high half of the product")
 _op("mulwide", "int int", "decl", "pure commutative", ptx="mul.wide.{i0}", imm="1", fold=F.mulwide,
     doc="full-width product (mul.wide)")  # fmt: skip
 
@@ -287,17 +278,14 @@ _op("elect", "u32", "bool", "warp_collective", doc="true in exactly one active l
     imm="0", mask=0)  # fmt: skip
 _op(
     "redux",
-    "int u32",
-    "T",
+    "u32 u32",
+    "u32",
     "warp_collective",
     attrs="kind",
-    doc="redux.sync over the lanes of the mask: kind add min max (u32 / i32: signedness from the type), "
-    "and or xor (bitwise); (v, mask)",
     ptx={"kind=and|or|xor": "redux.sync.{kind}.b32", "*": "redux.sync.{kind}.{i}"},
     imm="1",
     mask=1,
     uniformity="collective",
-    fold=F.redux,
 )
 
 # --- async copies and mbarriers ----------------------------------------------------------------------

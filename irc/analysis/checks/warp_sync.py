@@ -15,11 +15,12 @@ from irc.analysis.checks.common import FunctionContext, branch_span, condition_v
 from irc.analysis.uniformity import Level, const_value, has_trait, is_named_barrier
 from irc.diagnostics import Diagnostic, Label, error
 from irc.ir.core import Op
+from irc.ir.optable import OPS
 
 CHECK = "warp-sync-divergence"
 
-# op -> index of its mask operand (ops without an entry have no mask: the whole warp, `.aligned`)
-MASK_INDEX = {"shfl": 2, "vote": 1, "elect": 0, "syncwarp": 0, "redux": 1}
+# op -> index of its mask operand, from the op table (ops without one have no mask: the whole warp, `.aligned`)
+MASK_INDEX = {n: d.mask for n, d in OPS.items() if d.mask is not None}
 _FULL = (0xFFFFFFFF, -1)
 
 

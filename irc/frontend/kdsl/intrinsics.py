@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from irc.ir.optable import ROUNDING, UNARY_MATH
 from irc.target import ARCHES, GATE_FAMILIES, family_admits
 
 # Targets and requirement families come from irc.target (the one source of target facts): "sm_80" (every
@@ -72,6 +73,11 @@ class Intrinsic:
     barrier: bool = False  # block-wide barrier (`barrier(id, n)`: a named barrier for n threads)
     pure: bool = False  # no side effects, result depends only on the arguments
     doc: str = ""
+    # the IR op this intrinsic is, when it is exactly one op of the op table: the arguments are its operands
+    # (an omitted trailing `mask` is the full mask), `op_attrs` its attributes. Lowered generically
+    # (`lower_intr`), so a new instruction needs only its op-table row and this intrinsic row.
+    op: str | None = None
+    op_attrs: tuple[tuple[str, object], ...] = ()
 
 
 def _s(name: str, *allowed: str, var: str | None = None, **kw) -> Arg:
@@ -127,22 +133,7 @@ def _table() -> dict[str, Intrinsic]:
             doc="fused multiply-add a*b+c, rounded once",
         )
     )
-    for n in (
-        "sqrt",
-        "rsqrt",
-        "rcp",
-        "exp2",
-        "log2",
-        "exp",
-        "log",
-        "sin",
-        "cos",
-        "tanh",
-        "floor",
-        "ceil",
-        "trunc",
-        "round",
-    ):
+    for n in (*UNARY_MATH, "exp", "log", *ROUNDING):  # exp / log lower to exp2 / log2 times a constant
         add(Intrinsic(n, (_v("x", FLOATS),), T_RET, pure=True, doc=f"{n} (floats)"))
     add(
         Intrinsic(

@@ -13,28 +13,14 @@ import math
 
 from irc.ir import types as ir
 from irc.ir.core import Value
+from irc.ir.optable import ROUNDING, UNARY_MATH
 
 from . import ast
 from .intrinsics import Intrinsic
 from .types import Scalar, Type
 
-_SIMPLE_MATH = (
-    "min",
-    "max",
-    "fma",
-    "sqrt",
-    "rsqrt",
-    "rcp",
-    "exp2",
-    "log2",
-    "sin",
-    "cos",
-    "tanh",
-    "floor",
-    "ceil",
-    "trunc",
-    "round",
-)
+#: Intrinsics that are the op of the same name, arguments as operands (the unary math list is the op table's).
+_SIMPLE_MATH = ("min", "max", "fma", *UNARY_MATH, *ROUNDING)
 _NULLARY = {
     "cp_async_commit": "cp_async_commit",
     "tma_store_commit": "tma_store_commit",
@@ -99,6 +85,18 @@ class IntrinsicLowering:
             return 0
         return int(v)
 
+    def _generic_op(self, intr: Intrinsic, args: list, rt) -> Value | None:  # type: ignore[no-untyped-def]
+        """An intrinsic that is one op of the op table (`Intrinsic.op`): arguments are operands, a missing
+        trailing `mask` is the full mask, `op_attrs` are the attributes."""
+        ops = list(args)
+        if len(ops) < len(intr.args) and intr.args[len(ops)].name == "mask":
+            ops.append(self.b.const(0xFFFFFFFF, ir.U32))
+        attrs = dict(intr.op_attrs) or None
+        if rt is None:
+            self.b.create(intr.op, ops, [], attrs)
+            return None
+        return self.b.value(intr.op, ops, rt, attrs)
+
     def intrinsic(self, e: ast.Call, intr: Intrinsic, t: Type):  # noqa: C901 - one arm per family
         name = intr.name
         b = self.b
@@ -114,6 +112,8 @@ class IntrinsicLowering:
         b.span = span
         rt = self.ir_type(t) if isinstance(t, Scalar) else None
 
+        if intr.op is not None:
+            return self._generic_op(intr, args, rt)
         if name in _SIMPLE_MATH:
             return b.value(name, args)
         if name == "abs":

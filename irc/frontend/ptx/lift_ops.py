@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from irc.frontend.ptx.lift_cfg import LiftScope
+from irc.frontend.ptx.lift_map import ARITH, ROUNDING_OPS, arith_op, match_positional
 from irc.frontend.ptx.lift_types import (
     ALL_TYPES,
     ATOM_KINDS,
-    BIN,
     CMP,
     CMPS,
     PACKED,
@@ -20,11 +20,11 @@ from irc.frontend.ptx.lift_types import (
     PURE_TEXT,
     ROUND,
     SPACE_OF,
-    UN,
     suffix_type,
     type_mods,
 )
 from irc.ir.core import Value
+from irc.ir.optable import OPS
 from irc.ir.types import B32, BOOL, U32, U64, ScalarType
 from irc.ptx import facts as isa
 from irc.ptx import model as P
@@ -146,24 +146,14 @@ def _h_arith(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> 
             m = L.b.value("mul", [a, b])
             L.put(d, L.b.value("add", [m, L.val(ops[3], t, sc)]), sc)
         return True
-    if base == "mul":
-        if len(ops) != 3:
-            return False
-        a, b = L.val(ops[1], t, sc), L.val(ops[2], t, sc)
-        L.put(d, L.b.value("mulhi" if "hi" in mods else "mul", [a, b]), sc)
-        return True
-    if base in BIN:
-        if len(ops) != 3 or (base in ("min", "max") and ("relu" in mods or "xorsign" in mods)):
-            return False
-        a = L.val(ops[1], t, sc)
-        b = L.val(ops[2], t, sc)
-        L.put(d, L.b.value(BIN[base], [a, b]), sc)
-        return True
-    if base in UN:
-        if len(ops) != 2:
-            return False
-        L.put(d, L.b.value(UN[base], [L.val(ops[1], t, sc)]), sc)
-        return True
+    name = arith_op(base, mods)
+    if name is None:
+        return False
+    arity = len(OPS[name].operands)
+    if len(ops) != arity + 1 or (base in ("min", "max") and ("relu" in mods or "xorsign" in mods)):
+        return False
+    L.put(d, L.b.value(name, [L.val(o, t, sc) for o in ops[1:]]), sc)
+    return True
     return False
 
 
@@ -179,6 +169,9 @@ def _h_cvt(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bo
     src = L.val(ops[1], st, sc)
     attrs = {}
     rnd = [m for m in mods if m in ROUND]
+    if rnd and dt == st and isinstance(dt, ScalarType) and dt.is_float and rnd[0] in ROUNDING_OPS:
+        L.put(ops[0], L.b.value(ROUNDING_OPS[rnd[0]], [src]), sc)  # cvt.rmi.f32.f32 is floor (op table)
+        return True
     if rnd:
         attrs["rnd"] = rnd[0]
     if "sat" in mods:
@@ -423,14 +416,14 @@ def _h_elect(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> 
 
 
 def _h_redux(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+    """`redux.sync.KIND.TYPE d, v, mask`, by the op table's template: the type keeps its signedness."""
     ops = i.operands
-    kind = next((x for x in mods if x in ("add", "min", "max", "and", "or", "xor")), None)
-    t = suffix_type(mods)
-    if "sync" not in mods or len(ops) != 3 or kind is None or t not in (U32, ScalarType("i32"), B32):
+    m = match_positional("redux", i.opcode, PTX_TYPES)
+    if m is None or len(ops) != 3 or not isinstance(ops[0], P.Reg):
         return False
-    if not isinstance(ops[0], P.Reg):
-        return False
-    r = L.b.value("redux", [L.val(ops[1], U32, sc), L.val(ops[2], U32, sc)], U32, {"kind": kind})
+    attrs, t = m
+    vt = U32 if t == B32 else t
+    r = L.b.value("redux", [L.val(ops[1], vt, sc), L.val(ops[2], U32, sc)], vt, attrs)
     L.put(ops[0], r, sc)
     return True
 
@@ -510,8 +503,7 @@ HANDLERS: dict[str, Any] = {
     "fence": _h_fence,
     "call": _h_call,
 }
-for _b in ("add", "sub", "mul", "div", "rem", "min", "max", "and", "or", "xor", "shl", "shr", "neg", "not",
-           "abs", "mad", "fma", "sqrt", "rsqrt", "rcp", "ex2", "lg2", "sin", "cos", "tanh"):  # fmt: skip
+for _b in (*ARITH, "mad", "fma"):  # the bases the op table's templates spell (lift_map), plus mad/fma
     HANDLERS[_b] = _h_arith_or_pure
 for _b in PURE_TEXT:
     if "." not in _b and _b not in HANDLERS:

@@ -38,10 +38,6 @@ SREG64 = {"clock64", "globaltimer", "gridid", "current_graph_exec"}
 CMP = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}
 CMPS = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu", "gtu",
          "geu", "num", "nan"}  # fmt: skip
-BIN = {"add": "add", "sub": "sub", "div": "div", "rem": "rem", "min": "min", "max": "max", "and": "and",
-        "or": "or", "xor": "xor", "shl": "shl", "shr": "shr"}  # fmt: skip
-UN = {"neg": "neg", "not": "not", "abs": "abs", "sqrt": "sqrt", "rsqrt": "rsqrt", "rcp": "rcp",
-       "ex2": "exp2", "lg2": "log2", "sin": "sin", "cos": "cos", "tanh": "tanh"}  # fmt: skip
 PURE_TEXT = {"lop3", "prmt", "bfe", "bfi", "brev", "popc", "clz", "shf", "bfind", "fns", "testp", "copysign",
               "cnot", "sad", "dp4a", "dp2a", "bmsk", "szext", "mul24", "mad24", "addc", "subc", "madc",
               "set", "slct", "isspacep", "createpolicy", "mapa", "getctarank", "istypep", "min", "max",
