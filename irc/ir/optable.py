@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from irc.ir import fold as F
+from irc.ir.types import ScalarType
 from irc.target import family_admits
 
 #: A PTX template: one string, a dict of variants, or a function of the op (hard cases).
@@ -163,7 +164,25 @@ _op("div", "T T", "T", "pure", ptx={"float": "div.rn.{a}", "*": "div.{i}"}, imm=
 _op("rem", "T T", "T", "pure", ptx="rem.{i}", imm="1", fold=F.rem)
 _op("shl", "T T", "T", "pure", ptx="shl.{b}", imm="1", fold=F.shl)
 _op("shr", "T T", "T", "pure", ptx="shr.{a}", imm="1", fold=F.shr)
-_op("mulhi", "T T", "T", "pure commutative", ptx="mul.hi.{i}", imm="1", doc="high half of the product")
+
+
+def _fold_mulhi(vals, rt, attrs, ots):  # type: ignore[no-untyped-def]
+    """mul.hi: the high half of the full product, operands read at the type's signedness."""
+    if not (isinstance(rt, ScalarType) and rt.is_int):
+        return None
+    return (F.as_signed(int(vals[0]), rt) * F.as_signed(int(vals[1]), rt)) >> rt.bits
+
+
+_op(
+    "mulhi",
+    "T T",
+    "T",
+    "pure commutative",
+    ptx="mul.hi.{i}",
+    imm="1",
+    fold=_fold_mulhi,
+    doc="high half of the full product (mul.hi.s32 / .u32, 16/32/64-bit; signedness from the type)",
+)
 _op("mulwide", "int int", "decl", "pure commutative", ptx="mul.wide.{i0}", imm="1", fold=F.mulwide,
     doc="full-width product (mul.wide)")  # fmt: skip
 
@@ -276,16 +295,30 @@ _op(
 _op("activemask", "", "u32", ptx="activemask.b32")
 _op("elect", "u32", "bool", "warp_collective", doc="true in exactly one active lane (elect.sync on sm_90+)",
     imm="0", mask=0)  # fmt: skip
+
+
+def _fold_redux(vals, rt, attrs, ots):  # type: ignore[no-untyped-def]
+    """redux.sync of a constant under a constant mask: every lane of the mask executes it (PTX), so it
+    reduces popcount(mask) copies of the value."""
+    n = bin(int(vals[1]) & 0xFFFFFFFF).count("1")
+    kind = attrs.get("kind")
+    if n == 0 or not (isinstance(rt, ScalarType) and rt.is_int):
+        return None
+    return {"add": int(vals[0]) * n, "xor": int(vals[0]) * (n % 2)}.get(kind, int(vals[0]))
+
+
 _op(
     "redux",
-    "u32 u32",
-    "u32",
+    "int u32",
+    "decl",
     "warp_collective",
     attrs="kind",
+    doc="redux.sync (v, mask): kind add min max on u32 / i32 (signedness from the type), and or xor (b32)",
     ptx={"kind=and|or|xor": "redux.sync.{kind}.b32", "*": "redux.sync.{kind}.{i}"},
     imm="1",
     mask=1,
     uniformity="collective",
+    fold=_fold_redux,
 )
 
 # --- async copies and mbarriers ----------------------------------------------------------------------

@@ -126,6 +126,11 @@ def _table() -> dict[str, Intrinsic]:
     add(Intrinsic("abs", (_v("x", NUMS),), T_RET, pure=True, doc="absolute value"))
     add(
         Intrinsic(
+            "mulhi", (_v("a", INTS), _v("b", INTS)), T_RET, pure=True, op="mulhi", doc="high half of a*b"
+        )
+    )
+    add(
+        Intrinsic(
             "fma",
             (_v("a", FLOATS), _v("b", FLOATS), _v("c", FLOATS)),
             T_RET,
@@ -195,6 +200,9 @@ def _table() -> dict[str, Intrinsic]:
         )
     )
     add(Intrinsic("activemask", (), _ret("u32"), doc="activemask.b32"))
+    for k in ("add", "min", "max", "and", "or", "xor"):
+        add(Intrinsic(f"redux_{k}", (_v("v", frozenset({"i32", "u32"})), MASK), T_RET, optional=1, collective=True,
+                      op="redux", op_attrs=(("kind", k),), doc=f"redux.sync.{k} over the lanes of the mask"))  # fmt: skip
     add(
         Intrinsic(
             "elect_one",
