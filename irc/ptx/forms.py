@@ -105,7 +105,7 @@ EMITTED_FORMS: tuple[EmittedForm, ...] = (
     ),
     _ef(
         "redux_sync_u32",
-        r"redux\.sync\.(add|min|max)\.u32",
+        r"redux\.sync\.(add|min|max)\.(u32|s32)",
         "7.0",
         "sm_80",
         "redux.sync.add.u32 %r1, %r2, %r3;",
