@@ -137,6 +137,7 @@ FORBIDDEN = {
     "irc.target": ("irc.",),
     "irc.ptx": ("irc.backends", "irc.frontend", "irc.emu", "irc.analysis", "irc.passes", "irc.ir"),
     "irc.ir": ("irc.backends", "irc.frontend", "irc.emu", "irc.analysis", "irc.passes", "irc.api", "irc.cli"),
+    "irc.passes": ("irc.backends", "irc.frontend", "irc.emu", "irc.analysis", "irc.api", "irc.cli"),
     "irc.frontend": ("irc.backends", "irc.emu", "irc.api", "irc.cli", "irc.compiler"),
     "irc.emu": ("irc.backends", "irc.frontend", "irc.analysis", "irc.passes", "irc.api", "irc.cli"),
     "irc.analysis": ("irc.backends", "irc.frontend", "irc.emu", "irc.api", "irc.cli", "irc.compiler"),

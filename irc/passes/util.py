@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from irc.ir.core import Block, Function, OpResult, Value
+from irc.ir.order import dominator_preorder, reverse_postorder
 from irc.ir.types import ScalarType
 
 
@@ -32,13 +33,9 @@ def wrap(n: int, t: ScalarType) -> int:
 
 def reachable(fn: Function) -> list[Block]:
     """Blocks reachable from the entry, in reverse post-order."""
-    from irc.backends.ptx.liveness import reverse_postorder
-
     return reverse_postorder(fn)
 
 
 def dom_preorder(fn: Function) -> tuple[list[Block], dict[Block, Block | None]]:
     """Dominator-tree preorder of the reachable blocks and the immediate-dominator map."""
-    from irc.backends.ptx.liveness import dominator_preorder
-
     return dominator_preorder(fn, reachable(fn))

@@ -20,6 +20,7 @@ argument is a definition at the start of its block.
 from __future__ import annotations
 
 from irc.ir.core import Block, Function, OpResult, Value
+from irc.ir.order import reverse_postorder
 from irc.ir.types import MBarrierType, PtrType, ScalarType, TensorMapType, Type
 
 #: Classes in declaration order, with their PTX register type and name prefix.
@@ -78,72 +79,6 @@ def number_values(fn: Function) -> dict[Value, int]:
             for r in op.results:
                 ids[r] = len(ids)
     return ids
-
-
-def reverse_postorder(fn: Function) -> list[Block]:
-    """Blocks reachable from the entry in reverse post-order (successors visited in terminator order)."""
-    seen: set[int] = set()
-    post: list[Block] = []
-    entry = fn.entry
-    stack: list[tuple[Block, int]] = [(entry, 0)]
-    seen.add(id(entry))
-    while stack:
-        b, i = stack[-1]
-        succs = b.successors
-        if i < len(succs):
-            stack[-1] = (b, i + 1)
-            s = succs[i]
-            if id(s) not in seen:
-                seen.add(id(s))
-                stack.append((s, 0))
-        else:
-            stack.pop()
-            post.append(b)
-    return post[::-1]
-
-
-def dominator_preorder(fn: Function, rpo: list[Block]) -> tuple[list[Block], dict[Block, Block | None]]:
-    """Cooper-Harvey-Kennedy immediate dominators; returns the dominator-tree preorder (children in RPO
-    order) and the idom map. Colouring definitions in this order is a perfect elimination order."""
-    index = {b: i for i, b in enumerate(rpo)}
-    preds: dict[Block, list[Block]] = {b: [] for b in rpo}
-    for b in rpo:
-        for s in b.successors:
-            if s in preds and b not in preds[s]:
-                preds[s].append(b)
-    idom: dict[Block, Block | None] = {rpo[0]: rpo[0]}
-    changed = True
-    while changed:
-        changed = False
-        for b in rpo[1:]:
-            new: Block | None = None
-            for p in preds[b]:
-                if p not in idom:
-                    continue
-                if new is None:
-                    new = p
-                    continue
-                a, c = p, new
-                while a is not c:
-                    while index[a] > index[c]:
-                        a = idom[a]  # type: ignore[assignment]
-                    while index[c] > index[a]:
-                        c = idom[c]  # type: ignore[assignment]
-                new = a
-            if new is not None and idom.get(b) is not new:
-                idom[b] = new
-                changed = True
-    children: dict[Block, list[Block]] = {b: [] for b in rpo}
-    for b in rpo[1:]:
-        children[idom[b]].append(b)  # type: ignore[index]
-    order: list[Block] = []
-    stack = [rpo[0]]
-    while stack:
-        b = stack.pop()
-        order.append(b)
-        stack.extend(reversed(children[b]))
-    out_idom: dict[Block, Block | None] = {b: (None if b is rpo[0] else idom[b]) for b in rpo}
-    return order, out_idom
 
 
 class Liveness:

@@ -19,9 +19,10 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 
-from irc.backends.ptx.liveness import CLASS_PREFIX, CLASSES, Liveness, dominator_preorder, reg_class
+from irc.backends.ptx.liveness import CLASS_PREFIX, CLASSES, Liveness, reg_class
 from irc.diagnostics import InternalCompilerError
 from irc.ir.core import Block, Function, Op, Value
+from irc.ir.order import dominator_preorder
 
 
 @dataclass
