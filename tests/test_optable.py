@@ -13,7 +13,7 @@ import re
 import pytest
 
 from irc.backends.ptx.emit import compile_module
-from irc.backends.ptx.isel import TYPE_RULES
+from irc.backends.ptx.isel import TYPE_RULE, TYPE_RULES
 from irc.frontend.ptx.lift import lift_ptx
 from irc.frontend.ptx.lift_map import NOT_LIFTED, variants
 from irc.ir.optable import CUSTOM_PTX, OPS, ROUNDING, UNARY_MATH
@@ -23,7 +23,6 @@ from irc.ptx.template import parse, placeholders
 from irc.ptxas import find_ptxas, run_ptxas
 
 needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="ptxas not available")
-_RULE = re.compile(r"^(a|i|s|b|w|h|sel)\d?$")
 
 
 def test_every_op_has_a_template_or_is_custom() -> None:
@@ -41,10 +40,10 @@ def test_template_is_well_formed(name: str) -> None:
     for t in variants(d.ptx):
         p = parse(t)
         for ph in placeholders(p.opcode):
-            assert _RULE.match(ph) or ph == "fpred" or ph in known_attrs, (name, ph)
-            r = _RULE.match(ph)
+            assert TYPE_RULE.match(ph) or ph == "fpred" or ph in known_attrs, (name, ph)
+            r = TYPE_RULE.match(ph)
             if r is not None:
-                assert ph.rstrip("0123456789") in TYPE_RULES
+                assert r.group(1) in TYPE_RULES
         for o in p.operands or ():
             if o.kind == "attr":
                 assert o.name in known_attrs, (name, o.name)
@@ -86,6 +85,10 @@ CASES["shfl"] = [(f'shfl %a, %l, %m {{mode = "{m}"}}', "i32") for m in ("down", 
 CASES["vote"] = [('vote %p, %m {mode = "ballot"}', "u32"), ('vote %p, %m {mode = "any"}', "bool")]
 CASES["activemask"] = [("activemask", "u32")]
 CASES["syncwarp"] = [("syncwarp %m", "void")]
+CASES["sreg"] = [('sreg {name = "ctaid.x"}', "u32"), ('sreg {name = "laneid"}', "u32")]
+CASES["fence"] = [(f'fence {{scope = "{s}"}}', "void") for s in ("block", "gpu", "sys")]
+CASES["store"] = [("store %out, %b", "void")]
+CASES["atomic_cas"] = [("atomic_cas %out, %a, %b", t) for t in ("u32", "u64")]
 CASES["redux"] = [
     (f'redux %a, %m {{kind = "{k}"}}', t) for k in ("add", "min", "max", "and", "or", "xor") for t in ("u32",)
 ]

@@ -29,10 +29,13 @@ What each row owns besides its types (the readers never keep their own per-op li
                "int" "float" "bool" on the result type, "int0" "float0" "bool0" on operand 0's,
                "ATTR=v1|v2", "*"; a None template: not selectable, an internal error). In OPCODE, `{a}` `{i}` `{s}` `{b}` `{w}` `{h}` are the
                result type as arithmetic / integer / signed / bit / exact-width bit / at-least-16-bit
-               type suffix (`{a0}`: of operand 0), `{sel}` selp's type (f16/bf16 as b16), `{fpred}` the float spelling of `pred`, any other
+               type suffix (`{a0}`: of operand 0), `{sel}` selp's type (f16/bf16 as b16), `{m1}` the memory type of operand 1, `{sp0}` the
+               state space of operand 0's pointer, `{fpred}` the float spelling of `pred`, any other
                `{name}` an attribute. OPERANDS: `%k` result k, `$k` operand k, `[$k]` its address, `{..}`
                a vector, `%*` all results, `$i..j` operands i to j, `#name` an attribute as an
-               immediate, an integer an immediate; omitted: all results, then all operands.
+               immediate, `@name` / `%@name` the symbol / special register an attribute names,
+               `[$k+name]` an address plus the offset attribute, `_|%k` a sink pair, an integer an
+               immediate; omitted: all results, then all operands.
                Ops the generic path cannot spell are on `CUSTOM_PTX` with the reason.
   imm          operand slots where PTX accepts an immediate (legalization materializes the rest);
                None: every slot
@@ -137,6 +140,7 @@ _op(
     "pure",
     attrs="name",
     doc="special register: tid.x|y|z ntid.* ctaid.* nctaid.* laneid warpid cluster_ctarank ...",
+    ptx="mov.u32 %0, %@name",
 )
 _op("copy", "T", "T", "pure", doc="a register copy (out-of-SSA, lifted mov)", imm="0")
 _op("bitcast", "any", "decl", "pure", ptx="mov.{h}", doc="reinterpret bits as another type of the same width")
@@ -238,9 +242,11 @@ _op("smem_desc", "sptr u32 u32 u32", "u64", "pure", doc="tcgen05 shared-memory m
 
 # --- memory ------------------------------------------------------------------------------------------
 _op("ptradd", "ptr int", "decl", "pure", ptx="add.{a}", imm="1", doc="pointer plus a byte offset")
-_op("shared_addr", "", "decl", "pure", attrs="sym", doc="address of a kernel's shared allocation")
+_op("shared_addr", "", "decl", "pure", attrs="sym", doc="address of a kernel's shared allocation",
+    ptx="mov.u32 %0, @sym")  # fmt: skip
 _op("load", "ptr", "decl", effect="read", opt="offset volatile nc", uniformity="load")
-_op("store", "ptr any", "", effect="write", opt="offset volatile", imm="1", shared_write=0)
+_op("store", "ptr any", "", effect="write", opt="offset volatile", imm="1", shared_write=0,
+    ptx={"volatile=True|1": "st.volatile.{sp0}.{m1} [$0+offset], $1", "*": "st.{sp0}.{m1} [$0+offset], $1"})  # fmt: skip
 _op("load_vec", "ptr", "decl", effect="read", opt="offset", uniformity="load")
 _op("store_vec", "ptr any any ...", "", effect="write", opt="offset", shared_write=0)
 _op(
@@ -253,7 +259,8 @@ _op(
     imm="1",
     shared_write=0,
 )
-_op("atomic_cas", "ptr num num", "T", effect="readwrite", imm="1 2", shared_write=0)
+_op("atomic_cas", "ptr num num", "T", effect="readwrite", imm="1 2", shared_write=0,
+    ptx="atom.{sp0}.cas.{w} %0, [$0], $1, $2")  # fmt: skip
 
 # --- synchronization and warp ops ---------------------------------------------------------------------
 _op(
@@ -267,7 +274,21 @@ _op(
     imm=None,
 )
 _op("syncwarp", "u32", "", "warp_collective", effect="readwrite", ptx="bar.warp.sync", imm="0", mask=0)
-_op("fence", "", "", effect="readwrite", attrs="scope", doc="scope: block gpu sys proxy_async mbarrier_init")
+_op(
+    "fence",
+    "",
+    "",
+    effect="readwrite",
+    attrs="scope",
+    doc="scope: block gpu sys proxy_async mbarrier_init",
+    ptx={
+        "scope=block|cta": "fence.acq_rel.cta",
+        "scope=gpu": "fence.acq_rel.gpu",
+        "scope=sys": "fence.acq_rel.sys",
+        "scope=proxy_async": "fence.proxy.async.shared::cta",
+        "scope=mbarrier_init": "fence.mbarrier_init.release.cluster",
+    },
+)
 _op(
     "shfl",
     "scalar u32 u32",
@@ -294,7 +315,7 @@ _op(
 )
 _op("activemask", "", "u32", ptx="activemask.b32")
 _op("elect", "u32", "bool", "warp_collective", doc="true in exactly one active lane (elect.sync on sm_90+)",
-    imm="0", mask=0)  # fmt: skip
+    imm="0", mask=0, ptx="elect.sync _|%0, $0")  # fmt: skip
 
 
 def _fold_redux(vals, rt, attrs, ots):  # type: ignore[no-untyped-def]
@@ -322,7 +343,8 @@ _op(
 )
 
 # --- async copies and mbarriers ----------------------------------------------------------------------
-_op("cp_async", "sptr gptr", "", "async", effect="readwrite", attrs="bytes", shared_write=0)
+_op("cp_async", "sptr gptr", "", "async", effect="readwrite", attrs="bytes", shared_write=0,
+    ptx="cp.async.ca.shared.global [$0], [$1], #bytes")  # fmt: skip
 _op("cp_async_commit", "", "", "async", effect="readwrite", ptx="cp.async.commit_group")
 _op("cp_async_wait", "", "", "async", effect="readwrite", attrs="n", ptx="cp.async.wait_group #n")
 _op("mbarrier_init", "sptr u32", "", effect="write", ptx="mbarrier.init.shared.b64 [$0], $1", imm="1",
@@ -371,7 +393,9 @@ _op("tma_prefetch", "tmap i32 ...", "", "async", effect="read", gate="sm_90")
 _op("fence_proxy_async", "", "", effect="readwrite", gate="sm_90", ptx="fence.proxy.async.shared::cta")
 
 # --- tensor cores ------------------------------------------------------------------------------------
-_op("ldmatrix", "sptr", "decl", "warp_collective", effect="read", attrs="num", opt="trans")
+_op("ldmatrix", "sptr", "decl", "warp_collective", effect="read", attrs="num", opt="trans",
+    ptx={"trans=True|1": "ldmatrix.sync.aligned.m8n8.x{num}.trans.shared.b16 {%*}, [$0]",
+         "*": "ldmatrix.sync.aligned.m8n8.x{num}.shared.b16 {%*}, [$0]"})  # fmt: skip
 _op(
     "mma_m16n8k16",
     "u32 u32 u32 u32 u32 u32 f32 f32 f32 f32",
@@ -382,9 +406,10 @@ _op(
     ptx="mma.sync.aligned.m16n8k16.row.col.f32.{ab}.{ab}.f32 {%*}, {$0..3}, {$4..5}, {$6..9}",
     uniformity="varying",
 )
-_op(
-    "wmma_load", "ptr u32", "decl", "warp_collective", effect="read", attrs="frag", doc="frag: a | b", imm="1"
-)
+_op("wmma_load", "ptr u32", "decl", "warp_collective", effect="read", attrs="frag", doc="frag: a | b | c", imm="1",
+    ptx={"frag=c": "wmma.load.c.sync.aligned.row.m16n16k16.{sp0}.f32 {%*}, [$0], $1",
+         "frag=a": "wmma.load.a.sync.aligned.row.m16n16k16.{sp0}.f16 {%*}, [$0], $1",
+         "frag=b": "wmma.load.b.sync.aligned.col.m16n16k16.{sp0}.f16 {%*}, [$0], $1"})  # fmt: skip
 _op(
     "wmma_mma",
     " ".join(["u32"] * 16 + ["f32"] * 8),
@@ -402,6 +427,7 @@ _op(
     effect="write",
     doc="(p, d0..d7, ld)",
     shared_write=0,
+    ptx="wmma.store.d.sync.aligned.row.m16n16k16.{sp0}.f32 [$0], {$1..8}, $9",
 )
 
 # --- Blackwell tensor memory -------------------------------------------------------------------------
@@ -490,29 +516,19 @@ _op(
 CUSTOM_PTX: dict[str, str] = {
     "const": "no instruction: an immediate operand of its users",
     "undef": "no instruction (legalization materializes a zero)",
-    "sreg": "the operand is the special register named by an attribute",
     "copy": "the mov type is the allocated register class, not the value type",
     "cvt": "rounding and saturation modifiers depend on the type pair; same-width pointer casts are movs",
     "unpack_half2": "legalized into cvt of the halves before selection",
     "smem_desc": "legalized into shifts and ors before selection",
-    "shared_addr": "the operand is the shared symbol named by an attribute",
     "load": "state space from the pointer type, optional volatile / nc / offset attributes",
-    "store": "state space from the pointer type, optional volatile / offset attributes",
     "load_vec": "vector width from the result count, state space from the pointer",
     "store_vec": "vector width from the operand count, state space from the pointer",
     "atomic": "the type suffix depends on the kind (b for bitwise, u32 for inc/dec, u64 for 64-bit add)",
-    "atomic_cas": "state space from the pointer type",
     "barrier": "id and count are attributes when constant, operands otherwise; arrive or sync",
-    "fence": "the scope attribute picks one of several fence instructions",
-    "elect": "the destination is the predicate half of a `_|%p` pair",
-    "cp_async": "the byte count attribute is an immediate after two addresses",
     "mbarrier_wait": "legalized into a try_wait / test_wait loop before selection",
     "tma_load": "the rank is the coordinate count; coordinates reversed into a vector in the address",
     "tma_store": "the rank is the coordinate count; coordinates reversed into a vector in the address",
     "tma_prefetch": "the rank is the coordinate count; coordinates reversed into a vector in the address",
-    "ldmatrix": "optional .trans modifier",
-    "wmma_load": "layout and element type depend on the fragment attribute; state space from the pointer",
-    "wmma_store": "state space from the pointer type",
     "br": "terminator: edge copies and fall-through decide the branches",
     "cbr": "terminator: edge copies and fall-through decide the branches",
     "ret": "terminator",

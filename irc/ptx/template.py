@@ -2,8 +2,10 @@
 
 A template is "OPCODE OPERANDS". OPCODE is a dotted PTX opcode whose `{name}` placeholders are filled by
 instruction selection (type rules or attributes); OPERANDS is a comma list of `%k` (result k), `$k`
-(operand k), `[$k]` (the address in operand k), `{...}` (a vector), `%*` (all results), `$i..j`
-(operands i..j, inside a vector), `#name` (an attribute as an immediate) and integer immediates. The same
+(operand k), `[$k]` (the address in operand k; `[$k+name]` plus the byte offset in attribute `name`),
+`{...}` (a vector), `%*` (all results), `$i..j` (operands i..j, inside a vector), `#name` (an attribute
+as an immediate), `@name` (the symbol an attribute names), `%@name` (the special register an attribute
+names), `_|%k` (result k as the predicate half of a sink pair) and integer immediates. The same
 parse serves both directions: instruction selection spells an op (`irc.backends.ptx.isel`) and the PTX
 lifter inverts the opcodes into its PTX -> IR map (`opcode_key`).
 """
@@ -21,7 +23,8 @@ _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 @dataclass(frozen=True)
 class Operand:
-    """One operand of a template: kind is res | opd | addr | vec | allres | range | attr | imm."""
+    """One operand of a template: kind is res | opd | addr | vec | allres | range | attr | imm | sym | sreg
+    | sinkpair."""
 
     kind: str
     index: int = 0
@@ -58,8 +61,16 @@ def _operand(text: str) -> Operand:
         return Operand("vec", items=tuple(_operand(x) for x in _split_top(text[1:-1])))
     if text == "%*":
         return Operand("allres")
-    if text.startswith("[$") and text.endswith("]"):
-        return Operand("addr", int(text[2:-1]))
+    m = re.fullmatch(r"\[\$(\d+)(?:\+(\w+))?\]", text)
+    if m:
+        return Operand("addr", int(m.group(1)), name=m.group(2) or "")
+    m = re.fullmatch(r"_\|%(\d+)", text)
+    if m:
+        return Operand("sinkpair", int(m.group(1)))
+    if text.startswith("%@"):
+        return Operand("sreg", name=text[2:])
+    if text.startswith("@"):
+        return Operand("sym", name=text[1:])
     m = re.fullmatch(r"\$(\d+)\.\.(\d+)", text)
     if m:
         return Operand("range", int(m.group(1)), int(m.group(2)))

@@ -125,8 +125,10 @@ TYPE_RULES: dict[str, Callable[[Type], str]] = {
     "w": lambda t: f"b{_bits(t)}",
     "h": lambda t: f"b{max(_bits(t), 16)}",
     "sel": sel_ty,
+    "m": lambda t: mem_ty(t),
+    "sp": lambda t: "shared" if isinstance(t, PtrType) and t.space == "shared" else "global",
 }
-_RULE = re.compile(r"^(a|i|s|b|w|h|sel)(\d?)$")
+TYPE_RULE = re.compile(r"^(a|i|s|b|w|h|sel|m|sp)(\d?)$")
 
 
 def _kind(t: Type) -> str:
@@ -163,7 +165,7 @@ def fill_opcode(pattern: str, op: Op) -> str:
 
     def one(m: re.Match[str]) -> str:
         name = m.group(1)
-        r = _RULE.match(name)
+        r = TYPE_RULE.match(name)
         if r is not None:
             t = op.operands[int(r.group(2))].type if r.group(2) else op.results[0].type
             return TYPE_RULES[r.group(1)](t)
@@ -481,26 +483,13 @@ class InstructionSelector:
         if n == "copy":
             cls = self.alloc.cls[res[0]]
             E(f"mov.{_MOV_TY[cls]}", [o(res[0]), o(ops[0])], ops, res)
-        elif n == "sreg":
-            E("mov.u32", [o(res[0]), Reg("%" + str(a["name"]))], [], res)
         elif n == "cvt":
             self._cvt(op)
-        elif n == "shared_addr":
-            E("mov.u32", [o(res[0]), Sym(str(a["sym"]))], [], res)
         elif n == "load":
             sp = space_of(ops[0])
             head = "ld.volatile" if a.get("volatile") else "ld"
             nc = ".nc" if a.get("nc") and sp == "global" else ""
             E(f"{head}.{sp}{nc}.{mem_ty(t)}", [o(res[0]), self.addr(ops[0], a.get("offset", 0))], ops, res)
-        elif n == "store":
-            sp = space_of(ops[0])
-            head = "st.volatile" if a.get("volatile") else "st"
-            E(
-                f"{head}.{sp}.{mem_ty(ops[1].type)}",
-                [self.addr(ops[0], a.get("offset", 0)), o(ops[1])],
-                ops,
-                res,
-            )
         elif n == "load_vec":
             sp = space_of(ops[0])
             E(
@@ -520,13 +509,6 @@ class InstructionSelector:
             )
         elif n == "atomic":
             self._atomic(op)
-        elif n == "atomic_cas":
-            E(
-                f"atom.{space_of(ops[0])}.cas.b{_bits(t)}",
-                [o(res[0]), self.addr(ops[0]), o(ops[1]), o(ops[2])],
-                ops,
-                res,
-            )
         elif n == "barrier":
             head = "bar.arrive" if a.get("kind") == "arrive" else "bar.sync"
             if ops:
@@ -536,17 +518,6 @@ class InstructionSelector:
                 if a.get("count") is not None:
                     args.append(format_imm(a["count"], ScalarType("u32")))
             E(head, args, ops, res)
-        elif n == "fence":
-            E(self._fence(str(a["scope"]), op), [], ops, res)
-        elif n == "elect":
-            E("elect.sync", [Pair(Sink(), o(res[0])), o(ops[0])], ops, res)
-        elif n == "cp_async":
-            E(
-                "cp.async.ca.shared.global",
-                [self.addr(ops[0]), self.addr(ops[1]), Imm(int(a["bytes"]), str(int(a["bytes"])))],
-                ops,
-                res,
-            )
         elif n == "tma_load":
             coords = ops[2:-1]
             idx = Vec(tuple(o(v) for v in reversed(coords)))
@@ -571,31 +542,6 @@ class InstructionSelector:
             E(
                 f"cp.async.bulk.prefetch.tensor.{len(coords)}d.L2.global.tile",
                 [Addr(Reg(self.alloc.reg(ops[0])), 0, idx)],
-                ops,
-                res,
-            )
-        elif n == "ldmatrix":
-            tr = ".trans" if a.get("trans") else ""
-            E(
-                f"ldmatrix.sync.aligned.m8n8.x{int(a['num'])}{tr}.shared.b16",
-                [self.vec(res), self.addr(ops[0])],
-                ops,
-                res,
-            )
-        elif n == "wmma_load":
-            frag = str(a["frag"])
-            sp = space_of(ops[0])
-            if frag == "c":
-                head = f"wmma.load.c.sync.aligned.row.m16n16k16.{sp}.f32"
-            else:
-                layout = "row" if frag == "a" else "col"
-                head = f"wmma.load.{frag}.sync.aligned.{layout}.m16n16k16.{sp}.f16"
-            E(head, [self.vec(res), self.addr(ops[0]), o(ops[1])], ops, res)
-        elif n == "wmma_store":
-            sp = space_of(ops[0])
-            E(
-                f"wmma.store.d.sync.aligned.row.m16n16k16.{sp}.f32",
-                [self.addr(ops[0]), self.vec(ops[1:-1]), o(ops[-1])],
                 ops,
                 res,
             )
@@ -625,7 +571,13 @@ class InstructionSelector:
         if k == "opd":
             return self.opnd(op.operands[x.index])
         if k == "addr":
-            return self.addr(op.operands[x.index])
+            return self.addr(op.operands[x.index], int(op.attrs.get(x.name, 0)) if x.name else 0)
+        if k == "sym":
+            return Sym(str(op.attrs[x.name]))
+        if k == "sreg":
+            return Reg("%" + str(op.attrs[x.name]))
+        if k == "sinkpair":
+            return Pair(Sink(), self.opnd(op.results[x.index]))
         if k == "allres":
             return self.vec(list(op.results))
         if k == "attr":
@@ -644,19 +596,6 @@ class InstructionSelector:
                     items.append(self._toperand(it, op))
             return Vec(tuple(items))
         raise InternalCompilerError(f"template operand `{k}` of `{op.name}`", op=op.name, span=op.span)
-
-    def _fence(self, scope: str, op: Op) -> str:
-        table = {
-            "block": "fence.acq_rel.cta",
-            "cta": "fence.acq_rel.cta",
-            "gpu": "fence.acq_rel.gpu",
-            "sys": "fence.acq_rel.sys",
-            "proxy_async": "fence.proxy.async.shared::cta",
-            "mbarrier_init": "fence.mbarrier_init.release.cluster",
-        }
-        if scope not in table:
-            raise InternalCompilerError(f"unknown fence scope {scope!r}", op="fence", span=op.span)
-        return table[scope]
 
     def _atomic(self, op: Op) -> None:
         kind = str(op.attrs["kind"])

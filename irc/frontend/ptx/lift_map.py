@@ -43,6 +43,12 @@ NOT_LIFTED: dict[str, str] = {
     "unpack_b32": "`mov` with a vector is a register move",
     "unpack_b64": "`mov` with a vector is a register move",
     "pack_half2": "lifted as `ptx_pure` (a packed conversion with two sources)",
+    "shared_addr": "lifted from `mov` of a shared symbol (needs a `.shared` declaration; tests/test_ptx_lift.py)",
+    "elect": "compiled for sm_80 it is emulated; `elect.sync` lifts to `elect` (tests/test_ptx_lift.py)",
+    "cp_async": "lifted as opaque until the async family is lifted as ops (issue 13)",
+    "ldmatrix": "lifted as ptx_collective (tensor-core shapes are not modelled as ops)",
+    "wmma_load": "lifted as ptx_collective (tensor-core shapes are not modelled as ops)",
+    "wmma_store": "lifted as ptx_collective (tensor-core shapes are not modelled as ops)",
     **{
         n: "lifted as opaque / ptx_collective until the async family is lifted as ops (issue 13)"
         for n in (
