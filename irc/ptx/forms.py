@@ -14,7 +14,10 @@ from irc.ptx.gates import Gate
 from irc.ptx.model import Instr
 from irc.target import GATE_FAMILIES, parse_version
 
-__all__ = ["EmittedForm", "EMITTED_FORMS", "emitted_form", "min_version_for"]
+__all__ = ["DIRECTIVE_VERSIONS", "EmittedForm", "EMITTED_FORMS", "emitted_form", "min_version_for"]
+
+#: Kernel directives the backend emits that need a `.version` above the oldest (reqnctapercluster: 7.8).
+DIRECTIVE_VERSIONS: dict[str, tuple[int, int]] = {"reqnctapercluster": (7, 8)}
 
 
 @dataclass(frozen=True)

@@ -24,11 +24,8 @@ from irc.diagnostics import CompileError, Span, warning
 from irc.ir.core import Module
 from irc.passes.manager import PassContext
 from irc.ptx import model as ptx
-from irc.ptx.forms import min_version_for
+from irc.ptx.forms import DIRECTIVE_VERSIONS, min_version_for
 from irc.target import min_ptx_version, parse_arch
-
-#: Directives with a minimum version (reqnctapercluster: PTX 7.8).
-DIRECTIVE_VERSIONS: dict[str, tuple[int, int]] = {"reqnctapercluster": (7, 8)}
 
 
 def required_version(fn: ptx.Function) -> tuple[int, int]:
