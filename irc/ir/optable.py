@@ -49,16 +49,15 @@ What each row owns besides its types (the readers never keep their own per-op li
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from irc.ir import fold as F
 from irc.ir.types import ScalarType
 from irc.target import family_admits
 
-#: A PTX template: one string, a dict of variants, or a function of the op (hard cases).
-Template = str | dict[str, str | None] | Callable[..., Any]
+#: A PTX template: one string or a dict of variants. The hard cases are not templates: they are on
+#: `CUSTOM_PTX`, and instruction selection has one function (arm) for each.
+Template = str | dict[str, str | None]
 
 
 @dataclass(frozen=True)

@@ -143,8 +143,6 @@ def select_variant(template: Template, op: Op) -> str | None:
     """The template variant that applies to `op` (see irc.ir.optable for the selectors), or None."""
     if isinstance(template, str):
         return template
-    if not isinstance(template, dict):
-        raise InternalCompilerError(f"`{op.name}` has a template that is not a string or a dict", op=op.name)
     for key, tpl in template.items():
         if key == "*":
             return tpl
