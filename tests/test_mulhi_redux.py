@@ -164,3 +164,20 @@ def test_lifted_redux_keeps_its_sign(t: str) -> None:
         ("min", "i32" if t == "s32" else "u32"),
         ("xor", "u32"),
     ]
+
+
+@needs_ptxas
+def test_lifted_mulhi_all_widths() -> None:
+    """`mul.hi` of every width lifts to `mulhi` of the suffix type (it crashed the lifter before: the op
+    table left the result type unbound)."""
+    text = (
+        ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+        "  .reg .b16 %h<4>;\n  .reg .b32 %r<4>;\n  .reg .b64 %rd<4>;\n  ld.param.u64 %rd1, [p];\n"
+        "  cvt.u32.u64 %r1, %rd1;\n  cvt.u16.u64 %h1, %rd1;\n"
+        "  mul.hi.s16 %h2, %h1, %h1;\n  mul.hi.u32 %r2, %r1, %r1;\n  mul.hi.s64 %rd2, %rd1, %rd1;\n"
+        "  mul.hi.u64 %rd3, %rd1, 7;\n  ret;\n}\n"
+    )
+    assert run_ptxas(text, "sm_80").ok
+    m, _ = lift_ptx(text, "t.ptx")
+    got = [str(op.results[0].type) for op in m.functions[0].ops() if op.name == "mulhi"]
+    assert got == ["i16", "u32", "i64", "u64"]
