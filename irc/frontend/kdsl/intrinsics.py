@@ -150,6 +150,15 @@ def _table() -> dict[str, Intrinsic]:
         add(Intrinsic(n, (_v("x", FLOATS),), T_RET, pure=True, doc=f"{n} (floats)"))
     add(
         Intrinsic(
+            "erf",
+            (_v("x", frozenset({"f32"})),),
+            T_RET,
+            pure=True,
+            doc="error function (f32; PTX has no instruction: a polynomial times ex2, abs. error < 1e-6)",
+        )
+    )
+    add(
+        Intrinsic(
             "select",
             (_s("c", "bool"), _v("a", SCALARS), _v("b", SCALARS)),
             T_RET,
@@ -483,4 +492,12 @@ INTRINSICS: dict[str, Intrinsic] = _table()
 
 # Built-in values (spec section 5): name -> (components, minimum target family).
 BUILTIN_VECTORS = ("tid", "ntid", "ctaid", "nctaid")
-BUILTIN_SCALARS = {"laneid": "sm_80", "cluster_ctarank": "sm_90"}
+BUILTIN_SCALARS = {
+    "laneid": "sm_80",
+    "cluster_ctarank": "sm_90",
+    # %lanemask_*: bit i set for lanes i below / at or below / above / at or above this lane
+    "lanemask_lt": "sm_80",
+    "lanemask_le": "sm_80",
+    "lanemask_gt": "sm_80",
+    "lanemask_ge": "sm_80",
+}

@@ -88,6 +88,27 @@ class IntrinsicLowering:
             return args[n]
         return self.b.const(0xFFFFFFFF, ir.U32)
 
+    def _erf(self, x: Value) -> Value:
+        """erf(x) for f32 from ops PTX has: Abramowitz & Stegun 7.1.26 on |x| (absolute error 1.5e-7),
+        erf(|x|) = 1 - t*(a1 + t*(a2 + ...)) * exp(-x*x) with t = 1 / (1 + p*|x|), and the sign of x
+        copied back. exp goes through ex2.approx (relative error 2^-22), so the result is within 1e-6."""
+        b = self.b
+        t32 = x.type
+
+        def c(v: float) -> Value:
+            return b.const(v, t32)
+
+        ax = b.value("abs", [x])
+        t = b.value("div", [c(1.0), b.value("fma", [c(0.3275911), ax, c(1.0)])])
+        poly = c(1.061405429)
+        for k in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+            poly = b.value("fma", [poly, t, c(k)])
+        poly = b.value("mul", [poly, t])
+        e = b.value("exp2", [b.value("mul", [b.value("mul", [ax, ax]), c(-1.4426950408889634)])])
+        r = b.value("fma", [b.value("neg", [poly]), e, c(1.0)])
+        neg = b.value("cmp", [x, c(0.0)], ir.BOOL, {"pred": "lt"})
+        return b.value("select", [neg, b.value("neg", [r]), r])
+
     def _const_arg(self, e: ast.Call, i: int) -> int:
         v = self.cval(e.args[i])
         if not isinstance(v, int):
@@ -127,6 +148,8 @@ class IntrinsicLowering:
             return b.value("mul", [b.value("log2", [x]), b.const(math.log(2.0), x.type)])
         if name == "select":
             return self.select(args[0], args[1], args[2])
+        if name == "erf":
+            return self._erf(args[0])
         if name in ("popc", "clz"):
             r = b.value(name, args)
             return r if r.type == ir.U32 else b.value("cvt", [r], ir.U32)
