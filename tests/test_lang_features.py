@@ -92,3 +92,52 @@ kernel k(o: *global u32, x: *global u32) {
     mod["k"].launch(1, 32, [out, x])
     p = x > 5
     np.testing.assert_array_equal(out, np.concatenate([[0], np.cumsum(p)[:-1]]))
+
+
+# -------------------------------------------------------------------------------------- bitcast
+def test_bitcast_roundtrip_and_sign_trick() -> None:
+    """`__float_as_uint` / `__uint_as_float`: flip the sign bit of an f32 through u32, and i64 <-> f64."""
+    mod = build(
+        """
+kernel k(o: *global f32, u: *global u32, d: *global f64, x: *global f32, y: *global i64) {
+    let i = tid.x;
+    let bits = bitcast<u32>(x[i]);
+    u[i] = bits;
+    o[i] = bitcast<f32>(bits ^ 0x80000000);
+    d[i] = bitcast<f64>(y[i]);
+    if i == 0u32 {
+        o[32] = bitcast<f32>(0x3f800000);
+    }
+}
+"""
+    )
+    x = np.random.default_rng(2).standard_normal(33).astype(np.float32)
+    y = np.random.default_rng(3).standard_normal(32).view(np.int64)
+    o, u, d = np.zeros(33, np.float32), np.zeros(32, np.uint32), np.zeros(32, np.float64)
+    mod["k"].launch(1, 32, [o, u, d, x, y])
+    np.testing.assert_array_equal(u, x[:32].view(np.uint32))
+    np.testing.assert_array_equal(o[:32], -x[:32])
+    np.testing.assert_array_equal(d, y.view(np.float64))
+    assert o[32] == 1.0
+
+
+def test_bitcast_f16_to_bf16_bits() -> None:
+    mod = build("kernel k(o: *global bf16, x: *global f16) { o[tid.x] = bitcast<bf16>(x[tid.x]); }")
+    x = np.random.default_rng(4).standard_normal(32).astype(np.float16)
+    o = np.zeros(32, np.uint16)
+    mod["k"].launch(1, 32, [o, x])
+    np.testing.assert_array_equal(o, x.view(np.uint16))
+
+
+@pytest.mark.parametrize(
+    ("expr", "message", "col"),
+    [
+        ("bitcast<u64>(x[0])", "`bitcast` from `f32` (32 bits) to `u64` (64 bits): the widths differ", 51),
+        ("bitcast<bool>(x[0])", "`bitcast` needs a numeric scalar target type, not `bool`", 59),
+        ("bitcast<u32>(x)", "`bitcast` needs a numeric scalar operand, not `*global f32`", 64),
+    ],
+)
+def test_bitcast_misuse(expr: str, message: str, col: int) -> None:
+    d = errors_of(f"kernel k(o: *global u64, x: *global f32) {{ o[0] = {expr} as u64; }}")
+    assert [(x.check, x.message) for x in d] == [("type-error", message)]
+    assert (d[0].span.line, d[0].span.col) == (1, col)

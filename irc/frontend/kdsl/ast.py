@@ -112,6 +112,7 @@ class Ternary(Expr):
 class Cast(Expr):
     operand: Expr
     target: TypeExpr
+    bits: bool = False  # `bitcast<T>(x)`: reinterpret the bits (same width), not convert the value
 
 
 @dataclass(eq=False, slots=True)

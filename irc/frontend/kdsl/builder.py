@@ -203,6 +203,10 @@ class AstBuilder:
         operand, target = c
         return ast.Cast(self._sp(), operand, target)
 
+    def bitcast(self, c: list) -> ast.Cast:
+        target, operand = c
+        return ast.Cast(self._sp(), operand, target, bits=True)
+
     def call(self, c: list) -> ast.Expr:
         callee, args = c
         if not isinstance(callee, ast.Name):

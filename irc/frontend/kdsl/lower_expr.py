@@ -107,7 +107,7 @@ class ExprLowering:
                 lt, rt = typed.types.get(e.lhs), typed.types.get(e.rhs)
                 t = lt if e.op in ("<<", ">>") or not is_untyped(lt) else rt
                 return fold.binary(e.op, a, b, t)
-            if isinstance(e, ast.Cast):
+            if isinstance(e, ast.Cast) and not e.bits:
                 v = self.cval(e.operand)
                 dst = typed.types.get(e)
                 return (
@@ -363,6 +363,9 @@ class ExprLowering:
     def _cast(self, e: ast.Cast, t: Type) -> Value:
         src = self.fe_type(e.operand)
         v = self.lower(e.operand, src)
+        if e.bits:
+            dst = self.ir_type(t)
+            return v if v.type == dst else self.b.value("bitcast", [v], dst)
         return self.convert(v, self.ir_type(t))
 
     def convert(self, v: Value, dst: ir.Type) -> Value:

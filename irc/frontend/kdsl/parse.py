@@ -38,7 +38,7 @@ _TERMINAL_NAMES = {
 }
 _STMT_KEYWORDS = ("let", "var", "shared", "if", "for", "unroll", "while", "break", "continue", "return")
 _ITEM_KEYWORDS = ("fn", "kernel", "const", "param", "@")
-_EXPR_START = ("(", "-", "!", "~", "&", "[", "true", "false", "inf", "nan")
+_EXPR_START = ("(", "-", "!", "~", "&", "[", "true", "false", "inf", "nan", "bitcast")
 _BINARY_OPS = (
     "||",
     "&&",

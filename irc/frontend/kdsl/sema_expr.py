@@ -435,6 +435,8 @@ class ExprMixin:
         return t
 
     def _cast(self, e: ast.Cast, want: Type | None) -> Type:
+        if e.bits:
+            return self._bitcast(e)
         src = self.value_expr(e.operand)
         dst = self.resolve_type(e.target, "cast")
         if isinstance(src, ErrorType) or isinstance(dst, ErrorType):
@@ -463,6 +465,44 @@ class ExprMixin:
             return dst
         if isinstance(dst, Scalar):
             self._fold(e, lambda a: fold.cast(a, src, dst), e.operand)
+        return dst
+
+    def _bitcast(self, e: ast.Cast) -> Type:
+        """`bitcast<T>(x)`: T and x are non-bool scalars of the same width. An unsuffixed literal takes the
+        same-width type of its kind (`bitcast<f32>(0x3f800000)` reads the literal as u32)."""
+        src = self.value_expr(e.operand)
+        dst = self.resolve_type(e.target, "bitcast")
+        if isinstance(src, ErrorType) or isinstance(dst, ErrorType):
+            return dst
+        if not isinstance(dst, Scalar) or dst.is_bool:
+            self.err(
+                "type-error", f"`bitcast` needs a numeric scalar target type, not `{dst}`", e.target.span
+            )
+            return ERROR
+        if is_untyped(src):
+            kind = "u" if isinstance(src, UntypedInt) else "f"
+            name = f"{kind}{dst.bits}"
+            if name not in SCALARS:
+                self.err(
+                    "type-error",
+                    f"no {dst.bits}-bit type for this literal to `bitcast` from",
+                    e.operand.span,
+                    help="bitcast a typed value (a 16-bit float, for example) instead of a literal",
+                )
+                return dst
+            src = self.coerce(e.operand, SCALARS[name])
+            if isinstance(src, ErrorType):
+                return ERROR
+        if not isinstance(src, Scalar) or src.is_bool:
+            self.err("type-error", f"`bitcast` needs a numeric scalar operand, not `{src}`", e.operand.span)
+            return dst
+        if src.bits != dst.bits:
+            self.err(
+                "type-error",
+                f"`bitcast` from `{src}` ({src.bits} bits) to `{dst}` ({dst.bits} bits): the widths differ",
+                e.span,
+                help="bitcast reinterprets bits of the same width; use `as` to convert values",
+            )
         return dst
 
     @staticmethod
