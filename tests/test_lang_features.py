@@ -141,3 +141,73 @@ def test_bitcast_misuse(expr: str, message: str, col: int) -> None:
     d = errors_of(f"kernel k(o: *global u64, x: *global f32) {{ o[0] = {expr} as u64; }}")
     assert [(x.check, x.message) for x in d] == [("type-error", message)]
     assert (d[0].span.line, d[0].span.col) == (1, col)
+
+
+# -------------------------------------------------------------------------------- static_assert
+HEADS = """param D = 48;
+static_assert(D % 32 == 0, "each lane owns D / 32 dims: D must be a multiple of 32");
+kernel k(o: *global f32, x: *global f32) {
+    static_assert(D <= 256, "at most 8 dims per lane");
+    let lane = tid.x;
+    unroll for j in 0..D / 32 {
+        o[lane + j * 32u32] = x[lane + j * 32u32] * 2.0;
+    }
+}
+"""
+
+
+def test_static_assert_catches_dropped_dims() -> None:
+    """The issue's kernel: with D = 48, `D / 32` lanes cover only dims 0..31; static_assert says so."""
+    d = errors_of(HEADS)
+    assert [(x.check, x.span.line, x.span.col) for x in d] == [("static-assert", 2, 15)]
+    assert d[0].message == ("static assertion failed: each lane owns D / 32 dims: D must be a multiple of 32")
+    assert [(lb.span.line, lb.span.col, lb.message) for lb in d[0].labels] == [(2, 15, "`D` is 48")]
+
+
+def test_static_assert_passes_and_kernel_runs() -> None:
+    mod = build(HEADS, defines={"D": 64})
+    x = np.arange(64, dtype=np.float32)
+    o = np.zeros(64, np.float32)
+    mod["k"].launch(1, 32, [o, x])
+    np.testing.assert_array_equal(o, 2 * x)
+
+
+def test_static_assert_kernel_scope_and_override() -> None:
+    d = errors_of(HEADS.replace("param D = 48;", "param D = 512;"))
+    assert [(x.check, x.span.line, x.message) for x in d] == [
+        ("static-assert", 4, "static assertion failed: at most 8 dims per lane")
+    ]
+
+
+def test_static_assert_per_unrolled_copy() -> None:
+    src = """kernel k(o: *global f32) {
+    unroll for i in 0..4 {
+        static_assert(i < 3u32);
+        o[i] = 1.0;
+    }
+}"""
+    d = errors_of(src)
+    assert [(x.check, x.span.line, x.span.col, x.message) for x in d] == [
+        ("static-assert", 3, 23, "static assertion failed")
+    ]
+    assert [lb.message for lb in d[0].labels] == ["`i` is 3"]
+
+
+@pytest.mark.parametrize(
+    ("body", "check", "message"),
+    [
+        (
+            "static_assert(o[0] > 1.0);",
+            "const-error",
+            "the condition of `static_assert` must be a compile-time",
+        ),
+        (
+            "static_assert(1u32);",
+            "type-error",
+            "the condition of `static_assert` must be `bool`, found `u32`",
+        ),
+    ],
+)
+def test_static_assert_misuse(body: str, check: str, message: str) -> None:
+    d = errors_of(f"kernel k(o: *global f32) {{ {body} }}")
+    assert d[0].check == check and d[0].message.startswith(message)

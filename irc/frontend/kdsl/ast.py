@@ -234,6 +234,14 @@ class ContinueStmt(Stmt):
 
 
 @dataclass(eq=False, slots=True)
+class StaticAssert(Stmt):
+    """`static_assert(cond, "message");` -- at module scope (in `Program.asserts`) or as a statement."""
+
+    cond: Expr
+    message: str | None
+
+
+@dataclass(eq=False, slots=True)
 class ReturnStmt(Stmt):
     value: Expr | None
 
@@ -299,3 +307,4 @@ class Program(Node):
     path: str
     items: list[Item]
     allow_comments: list[AllowComment] = field(default_factory=list)
+    asserts: list[StaticAssert] = field(default_factory=list)  # module-scope `static_assert`s

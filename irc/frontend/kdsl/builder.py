@@ -10,6 +10,7 @@ so that parsing continues.
 from __future__ import annotations
 
 import math
+import re
 
 from irc.diagnostics import Diagnostic, Span, error
 
@@ -40,7 +41,22 @@ class AstBuilder:
 
     # ------------------------------------------------------------------------------------------ items
     def start(self, c: list) -> ast.Program:
-        return ast.Program(self._sp(), self.path, [i for i in c if isinstance(i, ast.Item)])
+        return ast.Program(
+            self._sp(),
+            self.path,
+            [i for i in c if isinstance(i, ast.Item)],
+            asserts=[i for i in c if isinstance(i, ast.StaticAssert)],
+        )
+
+    def static_assert_item(self, c: list) -> ast.StaticAssert:
+        return self.static_assert_stmt(c)
+
+    def static_assert_stmt(self, c: list) -> ast.StaticAssert:
+        cond, msg = c
+        text = None
+        if msg is not None:
+            text = re.sub(r"\\(.)", r"\1", msg.value[1:-1])
+        return ast.StaticAssert(self._sp(), cond, text)
 
     def const_item(self, c: list) -> ast.ConstItem:
         name, ty, init = c

@@ -26,7 +26,7 @@ from irc.ir.core import Block, Function, Module, SharedDecl, Value
 from irc.ir.types import MBARRIER, ArrayType
 from irc.ir.verifier import verify
 
-from . import ast
+from . import ast, static_assert
 from .deep import run_deep
 from .lower_expr import ExprLowering
 from .lower_intr import IntrinsicLowering
@@ -461,6 +461,13 @@ class KernelLowering(ExprLowering, IntrinsicLowering):
     def _block_stmt(self, s: ast.Block) -> None:
         self.block(s)
 
+    def _static_assert(self, s: ast.StaticAssert) -> None:
+        """Sema checked every condition that is constant on its own; one that depends on an `unroll for`
+        variable is checked here, once per copy."""
+        if s.cond in self.typed.per_copy_const and self.cval(s.cond) is False:
+            vals = {n: self.cval(n) for n in static_assert.constant_names(s.cond)}
+            self.diags.append(static_assert.failure(s, {n: v for n, v in vals.items() if v is not None}))
+
     _stmt_handlers = {
         ast.LetStmt: _let,
         ast.AssignStmt: _assign,
@@ -474,6 +481,7 @@ class KernelLowering(ExprLowering, IntrinsicLowering):
         ast.ContinueStmt: _continue,
         ast.ReturnStmt: _return,
         ast.Block: _block_stmt,
+        ast.StaticAssert: _static_assert,
     }
 
     # ------------------------------------------------------------------------------------- inlining

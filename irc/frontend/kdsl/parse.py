@@ -34,9 +34,22 @@ _TERMINAL_NAMES = {
     "IDENT": "identifier",
     "INT": "integer literal",
     "FLOAT": "float literal",
+    "STRING": "string literal",
     END: "end of file",
 }
-_STMT_KEYWORDS = ("let", "var", "shared", "if", "for", "unroll", "while", "break", "continue", "return")
+_STMT_KEYWORDS = (
+    "let",
+    "var",
+    "shared",
+    "if",
+    "for",
+    "unroll",
+    "while",
+    "break",
+    "continue",
+    "return",
+    "static_assert",
+)
 _ITEM_KEYWORDS = ("fn", "kernel", "const", "param", "@")
 _EXPR_START = ("(", "-", "!", "~", "&", "[", "true", "false", "inf", "nan", "bitcast")
 _BINARY_OPS = (

@@ -27,6 +27,7 @@ from .intrinsics import BUILTIN_SCALARS, BUILTIN_VECTORS, INTRINSICS, TARGETS
 from .sema_calls import CallMixin
 from .sema_expr import MAX_REG_ARRAY, ExprMixin, default_type
 from .sema_stmt import LoopState, StmtMixin
+from .static_assert import StaticAssertMixin
 from .typed import (
     ARG,
     CONST,
@@ -69,7 +70,7 @@ _TYPE_ALIASES = {
 }
 
 
-class Analyzer(StmtMixin, ExprMixin, CallMixin):
+class Analyzer(StmtMixin, ExprMixin, CallMixin, StaticAssertMixin):
     def __init__(self, program: ast.Program, defines: dict[str, Value] | None, arch: str):
         self.program = program
         self.path = program.path
@@ -432,6 +433,7 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin):
         self.collect()
         for name in self.const_items:
             self._global(name)
+        self.module_static_asserts()
         for item in self.fn_items.values():
             info, allow = attrs.validate(self, item)
             self.fn_infos[item.name].allow = allow

@@ -387,6 +387,9 @@ class StmtMixin:
     def _block_stmt(self, s: ast.Block) -> None:
         self.block(s)
 
+    def _static_assert(self, s: ast.StaticAssert) -> None:
+        self.static_assert(s)
+
     _stmt_handlers = {
         ast.LetStmt: _let,
         ast.AssignStmt: _assign,
@@ -400,4 +403,5 @@ class StmtMixin:
         ast.ContinueStmt: _continue,
         ast.ReturnStmt: _return,
         ast.Block: _block_stmt,
+        ast.StaticAssert: _static_assert,
     }
