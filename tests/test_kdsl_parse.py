@@ -391,7 +391,7 @@ def test_parse_error_lists_expected_tokens() -> None:
         (1, 13, "parse-error", "expected one of `}`, a statement, found end of file")
     ]
     assert errors("let x = 1;")[0][3] == (
-        "expected one of `@`, `const`, `fn`, `kernel`, `param`, end of file, found `let`"
+        "expected one of `@`, `const`, `fn`, `kernel`, `param`, `static_assert`, end of file, found `let`"
     )
 
 
