@@ -211,3 +211,51 @@ def test_static_assert_per_unrolled_copy() -> None:
 def test_static_assert_misuse(body: str, check: str, message: str) -> None:
     d = errors_of(f"kernel k(o: *global f32) {{ {body} }}")
     assert d[0].check == check and d[0].message.startswith(message)
+
+
+# ------------------------------------------------------------------------------- readonly / .nc
+RO_SRC = """
+fn scale(p: *global readonly f32, i: u32, s: f32) -> f32 { return p[i] * s; }
+kernel k(o: *global f32, x: *global readonly f32, v: *global readonly f32) {
+    let i = ctaid.x * ntid.x + tid.x;
+    let q = load_vec(v + i * 4u32, 4);
+    o[i] = scale(x, i, 2.0) + q[0] + q[3];
+}
+"""
+
+
+def test_readonly_loads_are_non_coherent() -> None:
+    mod = build(RO_SRC)
+    ld = [ln.split()[0] for ln in mod.ptx_text.splitlines() if ln.strip().startswith("ld.global")]
+    assert ld and all(".nc" in x for x in ld), ld
+    x = np.arange(64, dtype=np.float32)
+    v = np.arange(256, dtype=np.float32)
+    o = np.zeros(64, np.float32)
+    mod["k"].launch(2, 32, [o, x, v])
+    np.testing.assert_array_equal(o, 2 * x + v[0::4] + v[3::4])
+
+
+@pytest.mark.parametrize(
+    ("stmt", "message", "col"),
+    [
+        ("x[0] = 1.0;", "cannot store through `*global readonly f32`: the pointer is `readonly`", 37),
+        (
+            "let a = atomic_add(x, 1.0);",
+            "`atomic_add` writes through `*global readonly f32`: the pointer is `readonly`",
+            56,
+        ),
+        (
+            "store_vec(x, [1.0, 2.0]);",
+            "`store_vec` writes through `*global readonly f32`: the pointer is `readonly`",
+            47,
+        ),
+    ],
+)
+def test_store_through_readonly_is_an_error(stmt: str, message: str, col: int) -> None:
+    d = errors_of(f"kernel k(x: *global readonly f32) {{ {stmt} }}")
+    assert [(e.check, e.message, e.span.col) for e in d] == [("type-error", message, col)]
+
+
+def test_readonly_shared_pointer_is_an_error() -> None:
+    d = errors_of("fn f(p: *shared readonly f32) -> f32 { return p[0]; } kernel k() { }")
+    assert d[0].check == "type-error" and "`readonly` applies to global pointers" in d[0].message

@@ -152,7 +152,7 @@ _op("ptradd", "ptr int", "decl", "pure", doc="pointer plus a byte offset")
 _op("shared_addr", "", "decl", "pure", attrs="sym", doc="address of a kernel's shared allocation")
 _op("load", "ptr", "decl", effect="read", opt="offset volatile nc")
 _op("store", "ptr any", "", effect="write", opt="offset volatile")
-_op("load_vec", "ptr", "decl", effect="read", opt="offset")
+_op("load_vec", "ptr", "decl", effect="read", opt="offset nc")
 _op("store_vec", "ptr any any ...", "", effect="write", opt="offset")
 _op(
     "atomic",

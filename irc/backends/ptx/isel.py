@@ -507,8 +507,9 @@ class InstructionSelector:
             )
         elif n == "load_vec":
             sp = space_of(ops[0])
+            nc = ".nc" if a.get("nc") and sp == "global" else ""
             E(
-                f"ld.{sp}.v{len(res)}.{mem_ty(t)}",
+                f"ld.{sp}{nc}.v{len(res)}.{mem_ty(t)}",
                 [self.vec(res), self.addr(ops[0], a.get("offset", 0))],
                 ops,
                 res,

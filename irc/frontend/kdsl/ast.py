@@ -36,6 +36,7 @@ class NamedType(TypeExpr):
 class PtrType(TypeExpr):
     space: str  # "global" | "shared" (anything else is reported by sema)
     elem: TypeExpr
+    readonly: bool = False
 
 
 @dataclass(eq=False, slots=True)

@@ -113,8 +113,8 @@ class AstBuilder:
         return c[0]
 
     def ptr_type(self, c: list) -> ast.PtrType:
-        space, elem = c
-        return ast.PtrType(self._sp(), space.value, elem)
+        space, ro, elem = c
+        return ast.PtrType(self._sp(), space.value, elem, ro is not None)
 
     def array_type(self, c: list) -> ast.ArrayType:
         elem, dims = c

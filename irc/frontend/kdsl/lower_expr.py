@@ -463,6 +463,8 @@ class ExprLowering:
             return vals[idx] if idx is not None else self.ssa.undef(self.ir_type(bt.elem))
         addr = self.place_addr(e)
         self.b.span = e.span
+        if isinstance(bt, Ptr) and bt.readonly:
+            return self.b.value("load", [addr], addr.type.elem, {"nc": True})
         return self.b.value("load", [addr], addr.type.elem)
 
     def _addr_of(self, e: ast.AddrOf, t: Type) -> Value:

@@ -188,7 +188,9 @@ class IntrinsicLowering:
         if name == "load_vec":
             n = self._const_arg(e, 1)
             elem = args[0].type.elem
-            return list(b.create("load_vec", [args[0]], [elem] * n).results)
+            pt = self.typed.types.get(e.args[0])
+            nc = {"nc": True} if getattr(pt, "readonly", False) else {}
+            return list(b.create("load_vec", [args[0]], [elem] * n, nc).results)
         if name == "store_vec":
             b.create("store_vec", [args[0], *args[1]], [])
             return None

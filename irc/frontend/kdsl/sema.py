@@ -185,7 +185,14 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin, StaticAssertMixin):
                     t.elem.span,
                 )
                 return ERROR
-            return Ptr(t.space, elem)
+            if t.readonly and t.space != "global":
+                self.err(
+                    "type-error",
+                    "`readonly` applies to global pointers (non-coherent loads, `ld.global.nc`)",
+                    t.span,
+                )
+                return ERROR
+            return Ptr(t.space, elem, t.readonly)
         if isinstance(t, ast.ArrayType):
             return self._array_type_expr(t, ctx)
         assert isinstance(t, ast.TensorMapType)
@@ -507,7 +514,7 @@ def _type_text(t: ast.TypeExpr) -> str:
     if isinstance(t, ast.NamedType):
         return t.name
     if isinstance(t, ast.PtrType):
-        return f"*{t.space} {_type_text(t.elem)}"
+        return f"*{t.space} {'readonly ' if t.readonly else ''}{_type_text(t.elem)}"
     if isinstance(t, ast.ArrayType):
         return f"[{_type_text(t.elem)}; ...]"
     return "tensormap<...>"

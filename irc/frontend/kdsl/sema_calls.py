@@ -181,6 +181,18 @@ class CallMixin:
                     )
                 self.err("type-error", f"{what} must be a {spaces} pointer, found `{t}`", a.span, help=help)
                 return False
+            if (
+                t.readonly
+                and k.name == "p"
+                and (name.startswith("atomic_") or name in ("store_vec", "wmma_store"))
+            ):
+                self.err(
+                    "type-error",
+                    f"`{name}` writes through `{t}`: the pointer is `readonly`",
+                    a.span,
+                    help="drop `readonly` from the pointer's type if the kernel writes this memory",
+                )
+                return False
             elem = "mbarrier" if isinstance(t.elem, MBarrier) else str(t.elem)
             if k.allowed and elem not in k.allowed:
                 self.err("type-error", f"{what} must point to {_names(k.allowed)}, found `{t}`", a.span)

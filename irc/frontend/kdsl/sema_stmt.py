@@ -158,6 +158,14 @@ class StmtMixin:
                     "type-error", "an mbarrier cannot be assigned; use the mbarrier intrinsics", tgt.span
                 )
                 return False
+            if bt.readonly:
+                self.err(
+                    "type-error",
+                    f"cannot store through `{bt}`: the pointer is `readonly`",
+                    tgt.span,
+                    help="drop `readonly` from the pointer's type if the kernel writes this memory",
+                )
+                return False
             return True
         if isinstance(bt, SharedArray):
             if isinstance(bt.elem, MBarrier):

@@ -63,9 +63,10 @@ class Scalar(Type):
 class Ptr(Type):
     space: str  # "global" | "shared"
     elem: Type  # Scalar or MBarrier
+    readonly: bool = False  # `*global readonly T`: read-only for the kernel's lifetime (ld.global.nc)
 
     def __str__(self) -> str:
-        return f"*{self.space} {self.elem}"
+        return f"*{self.space} {'readonly ' if self.readonly else ''}{self.elem}"
 
 
 @dataclass(frozen=True)
