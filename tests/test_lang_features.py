@@ -259,3 +259,91 @@ def test_store_through_readonly_is_an_error(stmt: str, message: str, col: int) -
 def test_readonly_shared_pointer_is_an_error() -> None:
     d = errors_of("fn f(p: *shared readonly f32) -> f32 { return p[0]; } kernel k() { }")
     assert d[0].check == "type-error" and "`readonly` applies to global pointers" in d[0].message
+
+
+# ---------------------------------------------------------------------------------- unroll(N)
+def _ref_loop(a: int, b: int, step: int, x: np.ndarray, skip: int | None, stop: int | None) -> float:
+    acc = 0.0
+    for i in range(a, b, step):
+        if stop is not None and x[i] > stop:
+            break
+        if skip is not None and i % 3 == skip:
+            continue
+        acc = acc * 0.5 + x[i]
+    return acc
+
+
+UNROLL_SRC = """
+kernel k(o: *global f32, x: *global f32, a: i32, b: i32, s: i32) {
+    var acc = 0.0;
+    unroll(N) for i in a..b step STEP {
+        if x[i] > 100.0 { break; }
+        if i % 3 == SKIP { continue; }
+        acc = acc * 0.5 + x[i];
+    }
+    o[tid.x] = acc;
+}
+"""
+
+
+@pytest.mark.parametrize("n", [1, 3, 4])
+@pytest.mark.parametrize("step", ["1", "2", "s"])
+def test_partial_unroll_matches_plain_loop(n: int, step: str) -> None:
+    """Every trip count from 0 to 13 (multiples of N and not), with break and continue in the body."""
+    src = UNROLL_SRC.replace("N", str(n)).replace("STEP", step).replace("SKIP", "1")
+    mod = build(src)
+    x = np.arange(64, dtype=np.float32)
+    for a in (0, 5):
+        for trips in range(14):
+            st = 3 if step == "s" else int(step)
+            b = a + trips * st - (st - 1 if trips else 0)
+            o = np.zeros(1, np.float32)
+            xs = x.copy()
+            stop = None
+            if trips == 11:  # a break in the middle of an unrolled group
+                xs[a + 6 * st] = 500.0
+                stop = 100
+            mod["k"].launch(1, 1, [o, xs, a, b, 3])
+            assert o[0] == np.float32(_ref_loop(a, b, st, xs, 1, stop)), (n, step, a, b)
+
+
+def test_partial_unroll_near_type_maximum() -> None:
+    """`i + (N-1)*step` would wrap near the maximum: the unsigned distance test does not."""
+    mod = build(
+        """
+kernel k(o: *global u32, a: u32, b: u32) {
+    var c = 0u32;
+    unroll(4) for i in a..b { c += 1u32; o[c] = i; }
+    o[0] = c;
+}
+"""
+    )
+    o = np.zeros(8, np.uint32)
+    mod["k"].launch(1, 1, [o, 0xFFFFFFF9, 0xFFFFFFFF])
+    assert o[0] == 6
+    np.testing.assert_array_equal(
+        o[1:7], np.arange(0xFFFFFFF9, 0xFFFFFFFF, dtype=np.uint64).astype(np.uint32)
+    )
+
+
+def test_partial_unroll_copies_the_body() -> None:
+    mod = irc.compile(
+        "kernel k(o: *global f32, n: u32) { unroll(4) for i in 0u32..n { o[i] = 1.0; } }", cache=False
+    )
+    stores = [ln for ln in mod.ptx_text.splitlines() if ln.strip().startswith("st.global")]
+    assert len(stores) == 5  # 4 copies in the main loop, 1 in the remainder
+
+
+@pytest.mark.parametrize(
+    ("factor", "check", "message"),
+    [
+        ("0", "const-error", "an unroll factor must be a positive integer, found 0"),
+        ("n", "const-error", "an unroll factor must be a compile-time constant"),
+        ("2000", "limit-error", "`unroll(2000)` exceeds the limit of 1024 copies"),
+    ],
+)
+def test_unroll_factor_misuse(factor: str, check: str, message: str) -> None:
+    d = errors_of(
+        f"kernel k(o: *global f32, n: u32) {{ unroll({factor}) for i in 0u32..n {{ o[i] = 1.0; }} }}"
+    )
+    assert [(e.check, e.message, e.span.col) for e in d] == [(check, message, 43)]

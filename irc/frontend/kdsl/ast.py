@@ -206,6 +206,7 @@ class ForStmt(Stmt):
     step: Expr | None
     body: Block
     unroll: bool
+    factor: Expr | None = None  # `unroll(N) for`: partial unrolling by N (then `unroll` is False)
 
 
 @dataclass(eq=False, slots=True)

@@ -180,8 +180,10 @@ class AstBuilder:
         return ast.ForStmt(self._sp(), var.value, self._tsp(var), start, end, step, body, False)
 
     def unroll_stmt(self, c: list) -> ast.ForStmt:
-        var, start, end, step, body = c
-        return ast.ForStmt(self._sp(), var.value, self._tsp(var), start, end, step, body, True)
+        factor, var, start, end, step, body = c
+        return ast.ForStmt(
+            self._sp(), var.value, self._tsp(var), start, end, step, body, factor is None, factor
+        )
 
     def for_list_stmt(self, c: list) -> ast.ForListStmt:
         var, items, body = c

@@ -31,6 +31,7 @@ from .deep import run_deep
 from .lower_expr import ExprLowering
 from .lower_intr import IntrinsicLowering
 from .lower_ssa import SSABuilder
+from .lower_unroll import PartialUnrollLowering
 from .parse import parse_kdsl
 from .sema import analyze
 from .typed import KernelInfo, Symbol, TypedProgram
@@ -56,7 +57,7 @@ class _Inline:
     saved_loops: list[_Loop] = field(default_factory=list)
 
 
-class KernelLowering(ExprLowering, IntrinsicLowering):
+class KernelLowering(ExprLowering, IntrinsicLowering, PartialUnrollLowering):
     """Lowers one kernel (and every function it calls, inlined) to an IR `Function`."""
 
     def __init__(self, typed: TypedProgram, info: KernelInfo, module: Module):
@@ -339,6 +340,9 @@ class KernelLowering(ExprLowering, IntrinsicLowering):
             values = self._unroll_values(s, sym)
             if values is not None:
                 self._unrolled(s, sym, values)
+            return
+        if s.factor is not None:
+            self.partial_unroll(s, sym, int(self.typed.values[s.factor]), _Loop)
             return
         start = self.lower_value(s.start, sym.type)
         end = self.lower_value(s.end, sym.type)

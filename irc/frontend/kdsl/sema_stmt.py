@@ -279,6 +279,12 @@ class StmtMixin:
             v = self.values.get(s.step)
             if isinstance(v, int) and v <= 0:
                 self.err("const-error", f"the step of a loop must be positive, found {v}", s.step.span)
+        if s.factor is not None:
+            n = self._const_dim(s.factor, "an unroll factor")
+            if n is not None and n > MAX_UNROLL:
+                self.err(
+                    "limit-error", f"`unroll({n})` exceeds the limit of {MAX_UNROLL} copies", s.factor.span
+                )
         kind = UNROLL if s.unroll else LOOP
         var = Symbol(s.var, kind, t, s.var_span, values=values, decl=s)
         self._loop_body(s.body, var, s, False)
