@@ -92,6 +92,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("-D", dest="defines", action="append", type=_define, default=[], metavar="NAME=VALUE")
     r.add_argument("--device", choices=("emu", "cuda"), default="emu")
     r.add_argument("--out-dir", default=None, help="where to write the argument arrays after the run")
+    r.add_argument(
+        "--dynamic-shared-bytes",
+        type=int,
+        default=0,
+        metavar="N",
+        help="bytes for the kernel's `shared x: [T] dynamic;` array (default 0)",
+    )
     return p
 
 

@@ -281,7 +281,7 @@ def test_shared_declarations() -> None:
     assert b.align.value == 128 and show_type(c.type) == "mbarrier" and show_type(d.type) == "[mbarrier; 4]"
     assert (
         errors("kernel k() { shared t: [f32; 4] aligned 16; }")[0][3]
-        == "expected `align` or `;`, found `aligned`"
+        == "expected `align`, `dynamic` or `;`, found `aligned`"
     )
 
 

@@ -347,3 +347,110 @@ def test_unroll_factor_misuse(factor: str, check: str, message: str) -> None:
         f"kernel k(o: *global f32, n: u32) {{ unroll({factor}) for i in 0u32..n {{ o[i] = 1.0; }} }}"
     )
     assert [(e.check, e.message, e.span.col) for e in d] == [(check, message, 43)]
+
+
+# ------------------------------------------------------------------------------ dynamic shared
+DYN_SRC = """
+kernel reverse(o: *global f32, x: *global f32, n: u32) {
+    shared flag: [u32; 4];
+    shared buf: [f32] dynamic;
+    let i = tid.x;
+    if i < 4u32 { flag[i] = i; }
+    buf[i] = x[ctaid.x * n + i];
+    barrier();
+    o[ctaid.x * n + i] = buf[n - 1u32 - i] + (flag[i % 4u32] as f32);
+}
+"""
+
+
+@pytest.mark.parametrize("n", [32, 96])
+def test_dynamic_shared_sized_at_launch(n: int) -> None:
+    mod = build(DYN_SRC)
+    assert ".extern .shared .align 16 .b8 buf[];" in mod.ptx_text
+    x = np.random.default_rng(5).standard_normal(2 * n).astype(np.float32)
+    o = np.zeros_like(x)
+    mod["reverse"].launch(2, n, [o, x, n], dynamic_shared_bytes=4 * n)
+    ref = x.reshape(2, n)[:, ::-1] + (np.arange(n) % 4).astype(np.float32)
+    np.testing.assert_array_equal(o.reshape(2, n), ref)
+
+
+def test_dynamic_shared_too_small_is_caught_by_the_emulator() -> None:
+    mod = build(DYN_SRC)
+    x = np.zeros(64, np.float32)
+    with pytest.raises(Exception, match="shared"):
+        mod["reverse"].launch(1, 64, [np.zeros_like(x), x, 64], dynamic_shared_bytes=4 * 32)
+
+
+def test_dynamic_shared_after_a_large_static_layout() -> None:
+    """Static shared memory above 48 KB moves into the dynamic window; the `dynamic` array follows it."""
+    src = """
+kernel k(o: *global f32, n: u32) {
+    shared big: [f32; 16384];
+    shared tail: [f32] dynamic;
+    big[tid.x * 128u32] = 1.0;
+    tail[tid.x] = (tid.x as f32) + big[tid.x * 128u32];
+    barrier();
+    o[tid.x] = tail[n - 1u32 - tid.x];
+}
+"""
+    mod = build(src)
+    assert mod["k"].stats["dynamic_shared_bytes"] == 65536
+    o = np.zeros(128, np.float32)
+    mod["k"].launch(1, 128, [o, 128], dynamic_shared_bytes=512)
+    np.testing.assert_array_equal(o, 1.0 + np.arange(128)[::-1])
+
+
+def test_irc_run_dynamic_shared_bytes(tmp_path) -> None:
+    from irc.cli import main
+
+    src = tmp_path / "r.kdsl"
+    src.write_text(DYN_SRC)
+    x = np.arange(64, dtype=np.float32)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "o.npy", np.zeros_like(x))
+    (tmp_path / "out").mkdir()
+    rc = main(
+        [
+            "run", str(src), "--grid", "1", "--block", "64",
+            "--arg", f"o={tmp_path / 'o.npy'}", "--arg", f"x={tmp_path / 'x.npy'}", "--arg", "n=64",
+            "--dynamic-shared-bytes", "256", "--out-dir", str(tmp_path / "out"),
+        ]
+    )  # fmt: skip
+    assert rc == 0
+    o = np.load(tmp_path / "out" / "o.npy")
+    np.testing.assert_array_equal(o, x[::-1] + (np.arange(64) % 4))
+
+
+@pytest.mark.parametrize(
+    ("decl", "check", "message"),
+    [
+        (
+            "shared b: [f32; 4] dynamic;",
+            "type-error",
+            "a `dynamic` shared array has no length: write `[f32]`",
+        ),
+        (
+            "shared b: [f32];",
+            "parse-error",
+            "an array without a length is only allowed as `shared NAME: [T] dynamic;`",
+        ),
+        (
+            "shared b: [f32] dynamic; shared c: [u32] dynamic;",
+            "type-error",
+            "a kernel has at most one `dynamic` shared array",
+        ),
+        (
+            "shared b: [mbarrier] dynamic;",
+            "type-error",
+            "dynamic shared array elements are numbers, not `mbarrier`",
+        ),
+        (
+            "let b: [f32] = 1.0;",
+            "type-error",
+            "an array without a length is only allowed as a `dynamic` shared array",
+        ),
+    ],
+)
+def test_dynamic_shared_misuse(decl: str, check: str, message: str) -> None:
+    d = errors_of(f"kernel k() {{ {decl} }}")
+    assert d[0].check == check and d[0].message.startswith(message), d

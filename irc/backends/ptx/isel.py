@@ -280,6 +280,8 @@ class InstructionSelector:
         decls: list[Stmt] = []
         if not self.layout.dynamic:
             for d in fn.shared:
+                if d.dynamic:
+                    continue  # module-level `.extern .shared` (emit.py)
                 decls.append(
                     VarDecl(
                         "shared",

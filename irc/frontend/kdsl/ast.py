@@ -48,6 +48,13 @@ class ArrayType(TypeExpr):
 
 
 @dataclass(eq=False, slots=True)
+class UnsizedType(TypeExpr):
+    """`[T]`: the type of a `shared x: [T] dynamic;` declaration (its size is set at launch)."""
+
+    elem: TypeExpr
+
+
+@dataclass(eq=False, slots=True)
 class TensorMapType(TypeExpr):
     elem: TypeExpr
     box: list[Expr]  # IntLit or Name (a const/param)
@@ -186,6 +193,7 @@ class SharedStmt(Stmt):
     name_span: Span
     type: TypeExpr
     align: Expr | None
+    dynamic: bool = False  # `shared x: [T] dynamic;`
 
 
 @dataclass(eq=False, slots=True)

@@ -120,6 +120,9 @@ class AstBuilder:
         elem, dims = c
         return ast.ArrayType(self._sp(), elem, dims)
 
+    def unsized_type(self, c: list) -> ast.UnsizedType:
+        return ast.UnsizedType(self._sp(), c[0])
+
     def tensormap_type(self, c: list) -> ast.TypeExpr:
         name, elem, *box = c
         span = self._sp()
@@ -166,10 +169,20 @@ class AstBuilder:
         return ast.ExprStmt(self._sp(), expr)
 
     def shared_stmt(self, c: list) -> ast.SharedStmt:
-        name, ty, word, align = c
-        if word is not None and word.value != "align":
-            self._err(f"expected `align` or `;`, found `{word.value}`", self._tsp(word))
-        return ast.SharedStmt(self._sp(), name.value, self._tsp(name), ty, align)
+        name, ty, word, arg = c
+        dynamic = word is not None and word.value == "dynamic"
+        if word is not None and word.value not in ("align", "dynamic"):
+            self._err(f"expected `align`, `dynamic` or `;`, found `{word.value}`", self._tsp(word))
+        elif word is not None and (arg is None) != dynamic:
+            what = "`dynamic` takes no value" if dynamic else "`align` needs a value: `align 16`"
+            self._err(what, self._tsp(word))
+        if isinstance(ty, ast.UnsizedType) and not dynamic:
+            self._err(
+                "an array without a length is only allowed as `shared NAME: [T] dynamic;`",
+                ty.span,
+                help="give the length (`[T; N]`) or size it at launch with `dynamic`",
+            )
+        return ast.SharedStmt(self._sp(), name.value, self._tsp(name), ty, None if dynamic else arg, dynamic)
 
     def if_stmt(self, c: list) -> ast.IfStmt:
         cond, then, else_ = c

@@ -112,6 +112,8 @@ class KernelLowering(ExprLowering, IntrinsicLowering, PartialUnrollLowering):
                 elem = self.ir_type(t.elem)
                 ty = ArrayType(elem, tuple(t.shape))
                 align = t.align or (8 if isinstance(t.elem, MBarrier) else t.elem.size)
+                if t.dynamic:
+                    align = max(align, 16)
             elif isinstance(t, MBarrier):
                 ty, align = MBARRIER, 8
             else:
@@ -122,7 +124,8 @@ class KernelLowering(ExprLowering, IntrinsicLowering, PartialUnrollLowering):
             used.add(name)
             self.shared_names[sym] = name
             span = sym.decl.span if sym.decl is not None else sym.span
-            self.fn.shared.append(SharedDecl(name, ty, align, span))
+            dyn = isinstance(t, SharedArray) and t.dynamic
+            self.fn.shared.append(SharedDecl(name, ty, align, span, dynamic=dyn))
 
     def _remove_unreachable(self) -> None:
         seen: set[Block] = set()

@@ -195,6 +195,24 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin, StaticAssertMixin):
             return Ptr(t.space, elem, t.readonly)
         if isinstance(t, ast.ArrayType):
             return self._array_type_expr(t, ctx)
+        if isinstance(t, ast.UnsizedType):
+            elem = self.resolve_type(t.elem, "elem")
+            if isinstance(elem, ErrorType):
+                return ERROR
+            if ctx != "shared_dynamic":
+                if ctx != "shared":  # a `shared` statement without `dynamic`: the parser reported it
+                    self.err(
+                        "type-error",
+                        "an array without a length is only allowed as a `dynamic` shared array",
+                        t.span,
+                    )
+                return ERROR
+            if not isinstance(elem, Scalar) or elem.is_bool:
+                self.err(
+                    "type-error", f"dynamic shared array elements are numbers, not `{elem}`", t.elem.span
+                )
+                return ERROR
+            return SharedArray(elem, (0,), dynamic=True)
         assert isinstance(t, ast.TensorMapType)
         return self._tensormap_type(t, ctx)
 
@@ -517,6 +535,8 @@ def _type_text(t: ast.TypeExpr) -> str:
         return f"*{t.space} {'readonly ' if t.readonly else ''}{_type_text(t.elem)}"
     if isinstance(t, ast.ArrayType):
         return f"[{_type_text(t.elem)}; ...]"
+    if isinstance(t, ast.UnsizedType):
+        return f"[{_type_text(t.elem)}]"
     return "tensormap<...>"
 
 

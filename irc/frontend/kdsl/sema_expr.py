@@ -567,7 +567,7 @@ class ExprMixin:
                 return ERROR
             for i, dim in zip(e.indices, bt.shape):
                 v = self.values.get(i)
-                if isinstance(v, int) and not 0 <= v < dim:
+                if isinstance(v, int) and not 0 <= v < (dim if not bt.dynamic else 1 << 62):
                     self.err(
                         "const-error", f"index {v} is out of bounds for a dimension of size {dim}", i.span
                     )

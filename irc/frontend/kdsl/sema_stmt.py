@@ -46,6 +46,12 @@ _KIND_TEXT = {
 }
 
 
+def _elem_text(t: ast.TypeExpr) -> str:
+    if isinstance(t, ast.ArrayType) and isinstance(t.elem, ast.NamedType):
+        return t.elem.name
+    return "T"
+
+
 @dataclass
 class LoopState:
     breaks: bool = False
@@ -186,7 +192,26 @@ class StmtMixin:
         self.finish(s.expr, t)
 
     def _shared(self, s: ast.SharedStmt) -> None:
-        t = self.resolve_type(s.type, "shared")
+        unsized = isinstance(s.type, ast.UnsizedType)
+        t = self.resolve_type(s.type, "shared_dynamic" if s.dynamic and unsized else "shared")
+        if s.dynamic and not unsized:
+            self.err(
+                "type-error",
+                f"a `dynamic` shared array has no length: write `[{_elem_text(s.type)}]`",
+                s.type.span,
+                help="its size in bytes is given at launch (`dynamic_shared_bytes`)",
+            )
+            t = ERROR
+        if s.dynamic and self.cur_kernel is not None and not isinstance(t, ErrorType):
+            prev = next((x for x in self.cur_kernel.shared if getattr(x.type, "dynamic", False)), None)
+            if prev is not None:
+                self.err(
+                    "type-error",
+                    "a kernel has at most one `dynamic` shared array (they would all start at the same address)",
+                    s.name_span,
+                    labels=[Label(prev.span, "the first one")] if prev.span else [],
+                    help="carve several arrays out of one with offsets or pointers",
+                )
         if self.cur_kernel is None:
             self.err(
                 "type-error",

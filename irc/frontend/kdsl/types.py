@@ -83,6 +83,7 @@ class SharedArray(Type):
     elem: Type  # Scalar or MBarrier
     shape: tuple[int, ...]
     align: int | None = None
+    dynamic: bool = False  # `shared x: [T] dynamic;`: shape is (0,), the length is set at launch
 
     @property
     def size(self) -> int:
@@ -92,6 +93,8 @@ class SharedArray(Type):
         return n * (8 if isinstance(self.elem, MBarrier) else self.elem.size)  # type: ignore[attr-defined]
 
     def __str__(self) -> str:
+        if self.dynamic:
+            return f"[{self.elem}] dynamic"
         return f"[{self.elem}; {', '.join(map(str, self.shape))}]"
 
 
