@@ -454,3 +454,84 @@ def test_irc_run_dynamic_shared_bytes(tmp_path) -> None:
 def test_dynamic_shared_misuse(decl: str, check: str, message: str) -> None:
     d = errors_of(f"kernel k() {{ {decl} }}")
     assert d[0].check == check and d[0].message.startswith(message), d
+
+
+# ------------------------------------------------------------------------- 2-D register arrays
+def test_two_dimensional_register_array_outer_product() -> None:
+    """A per-thread 4x4 accumulator tile: acc[i, j] += a[i] * b[j] over K, rows stored one by one."""
+    mod = build(
+        """
+const R: u32 = 4;
+fn row_sum(r: [f32; 4]) -> f32 { return r[0] + r[1] + r[2] + r[3]; }
+kernel k(o: *global f32, s: *global f32, a: *global f32, b: *global f32, kk: u32) {
+    var acc: [f32; 4, 4] = [[0.0; 4]; 4];
+    let t = tid.x;
+    for k in 0u32..kk {
+        unroll for i in 0..R {
+            let ai = a[(t * kk + k) * R + i];
+            unroll for j in 0..R {
+                acc[i, j] += ai * b[k * R + j];
+            }
+        }
+    }
+    let diag: [f32; 2, 2] = [[acc[0, 0], acc[1, 1]], [acc[2, 2], acc[3, 3]]];
+    acc[3] = [diag[0, 0], diag[0, 1], diag[1][0], diag[1, 1]];
+    unroll for i in 0..R {
+        unroll for j in 0..R {
+            o[(t * R + i) * R + j] = acc[i, j];
+        }
+        s[t * R + i] = row_sum(acc[i]);
+    }
+}
+"""
+    )
+    rng = np.random.default_rng(6)
+    nt, kk = 8, 5
+    a = rng.standard_normal((nt, kk, 4)).astype(np.float32)
+    b = rng.standard_normal((kk, 4)).astype(np.float32)
+    o = np.zeros((nt, 4, 4), np.float32)
+    s = np.zeros((nt, 4), np.float32)
+    mod["k"].launch(1, nt, [o, s, a, b, kk])
+    ref = np.zeros((nt, 4, 4), np.float32)
+    for k in range(kk):
+        ref += a[:, k, :, None] * b[k][None, None, :]
+    ref[:, 3, :] = np.stack([ref[:, 0, 0], ref[:, 1, 1], ref[:, 2, 2], ref[:, 3, 3]], axis=1)
+    np.testing.assert_allclose(o, ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(s, ref.sum(axis=2), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("body", "check", "message"),
+    [
+        (
+            "var a: [f32; 2, 3] = [[0.0; 3]; 2]; o[0] = a[2, 0];",
+            "const-error",
+            "index 2 is out of bounds for the rows of `[f32; 2, 3]`",
+        ),
+        (
+            "var a: [f32; 2, 3] = [[0.0; 3]; 2]; o[0] = a[0, 3];",
+            "const-error",
+            "index 3 is out of bounds for the columns of `[f32; 2, 3]`",
+        ),
+        (
+            "var a: [f32; 2, 3] = [[0.0; 3]; 2]; o[0] = a[0, 0, 0];",
+            "type-error",
+            "`[f32; 2, 3]` takes one or two indices, found 3",
+        ),
+        (
+            "let a = [[1.0, 2.0], [3.0]];",
+            "type-error",
+            "the rows of a two-dimensional array must all be `[f32; 2]`, found `[f32; 1]`",
+        ),
+        ("let a: [f32; 2, 2, 2] = [0.0; 8];", "type-error", "register arrays have one or two dimensions"),
+        ("var a: [f32; 2, 3] = [0.0; 6];", "type-error", "expected `[f32; 2, 3]`, found `[f32; 6]`"),
+        (
+            "var a: [u32; 2, 4] = [[0u32; 4]; 2]; store_vec(o as *global u32, a);",
+            "type-error",
+            "argument `arr` of `store_vec` must be a one-dimensional register array",
+        ),
+    ],
+)
+def test_two_dimensional_misuse(body: str, check: str, message: str) -> None:
+    d = errors_of(f"kernel k(o: *global f32) {{ {body} }}")
+    assert d[0].check == check and d[0].message.startswith(message), d

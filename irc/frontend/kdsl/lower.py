@@ -256,9 +256,15 @@ class KernelLowering(ExprLowering, IntrinsicLowering, PartialUnrollLowering):
         assert isinstance(tgt, ast.Index)
         bt = self.typed.types[tgt.base]
         if isinstance(bt, RegArray):
-            idx = self.const_index(tgt.indices[0], bt.n)
+            slots = self.reg_slots(tgt, bt)
             if isinstance(tgt.base, ast.Name) and tgt.base in self.typed.refs:
                 sym = self.typed.refs[tgt.base]
+                if bt.cols and len(tgt.indices) == 1:  # a whole row of a two-dimensional array
+                    row = self.lower_value(s.value, bt.row)
+                    for k, v in zip(slots or (), row):
+                        self.write_elem(sym, k, v)
+                    return
+                idx = slots[0] if slots is not None else None
                 if s.op == "=":
                     val = self.lower_value(s.value, bt.elem)
                 else:

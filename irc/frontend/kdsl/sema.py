@@ -232,25 +232,26 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin, StaticAssertMixin):
                 return ERROR
             return SharedArray(elem, tuple(dims))
         if ctx in ("value", "elem"):
-            if len(dims) != 1:
+            if len(dims) > 2:
                 self.err(
                     "type-error",
-                    "register arrays have one dimension: `[T; N]`",
+                    f"register arrays have one or two dimensions (`[T; N]`, `[T; R, C]`), found {len(dims)}",
                     t.span,
-                    help="multi-dimensional arrays are for `shared` declarations",
+                    help="more dimensions are for `shared` declarations",
                 )
                 return ERROR
             if not isinstance(elem, Scalar):
                 self.err("type-error", f"register array elements must be scalars, not `{elem}`", t.elem.span)
                 return ERROR
-            if dims[0] > MAX_REG_ARRAY:
+            total = dims[0] * (dims[1] if len(dims) == 2 else 1)
+            if total > MAX_REG_ARRAY:
                 self.err(
                     "limit-error",
-                    f"register array of {dims[0]} elements exceeds the limit of {MAX_REG_ARRAY}",
+                    f"register array of {total} elements exceeds the limit of {MAX_REG_ARRAY}",
                     t.span,
                 )
                 return ERROR
-            return RegArray(elem, dims[0])
+            return RegArray(elem, total, dims[1] if len(dims) == 2 else 0)
         self.err(
             "type-error",
             f"`{_type_text(t)}` is not allowed here",

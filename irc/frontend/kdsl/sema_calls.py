@@ -203,6 +203,14 @@ class CallMixin:
                 if self._is_value(a, t):
                     self.err("type-error", f"{what} must be a register array, found `{t}`", a.span)
                 return False
+            if t.cols:
+                self.err(
+                    "type-error",
+                    f"{what} must be a one-dimensional register array, found `{t}`",
+                    a.span,
+                    help="pass one row: `a[i]`",
+                )
+                return False
             if k.allowed and t.elem.name not in k.allowed:
                 self.err("type-error", f"{what} must be an array of {_names(k.allowed)}, found `{t}`", a.span)
                 return False

@@ -71,10 +71,20 @@ class Ptr(Type):
 
 @dataclass(frozen=True)
 class RegArray(Type):
+    """`[T; N]`, or with `cols` a two-dimensional `[T; R, C]` (n = R*C elements, row-major)."""
+
     elem: Scalar
     n: int
+    cols: int = 0  # 0: one-dimensional
+
+    @property
+    def row(self) -> RegArray:
+        """The type of one row of a two-dimensional array (`a[i]`)."""
+        return RegArray(self.elem, self.cols)
 
     def __str__(self) -> str:
+        if self.cols:
+            return f"[{self.elem}; {self.n // self.cols}, {self.cols}]"
         return f"[{self.elem}; {self.n}]"
 
 
