@@ -535,3 +535,76 @@ kernel k(o: *global f32, s: *global f32, a: *global f32, b: *global f32, kk: u32
 def test_two_dimensional_misuse(body: str, check: str, message: str) -> None:
     d = errors_of(f"kernel k(o: *global f32) {{ {body} }}")
     assert d[0].check == check and d[0].message.startswith(message), d
+
+
+# ---------------------------------------------------------------------------------------- half2
+HALF2 = {
+    "hadd2(a, b)": lambda a, b, c: a + b,
+    "hsub2(a, b)": lambda a, b, c: a - b,
+    "hmul2(a, b)": lambda a, b, c: a * b,
+    "hfma2(a, b, c)": lambda a, b, c: a * b + c,
+    "hmin2(a, b)": lambda a, b, c: np.minimum(a, b),
+    "hmax2(a, b)": lambda a, b, c: np.maximum(a, b),
+    "hneg2(a)": lambda a, b, c: -a,
+    "habs2(a)": lambda a, b, c: np.abs(a),
+}
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90", "sm_100a"])
+@pytest.mark.parametrize("expr", list(HALF2))
+def test_half2_arithmetic(expr: str, arch: str) -> None:
+    mod = build(
+        f"""
+kernel k(o: *global u32, x: *global u32, y: *global u32, z: *global u32) {{
+    let i = tid.x;
+    let a = x[i];
+    let b = y[i];
+    let c = z[i];
+    o[i] = {expr};
+}}
+""",
+        arch,
+    )
+    rng = np.random.default_rng(7)
+    a, b, c = (rng.standard_normal(128).astype(np.float16) for _ in range(3))
+    o = np.zeros(64, np.uint32)
+    mod["k"].launch(1, 64, [o, a.view(np.uint32), b.view(np.uint32), c.view(np.uint32)])
+    got = o.view(np.float16)
+    f32 = [v.astype(np.float32) for v in (a, b, c)]
+    if expr.startswith("hfma2"):
+        ref = (f32[0].astype(np.float64) * f32[1] + f32[2]).astype(np.float16)
+    else:
+        ref = HALF2[expr](*f32).astype(np.float16)
+    np.testing.assert_array_equal(got, ref)
+
+
+def test_half2_in_a_dot_product() -> None:
+    """Packed halves through pack/unpack: two dot products at once, accumulated in f16x2."""
+    mod = build(
+        """
+kernel k(o: *global f32, x: *global f32, y: *global f32, n: u32) {
+    var acc = pack_half2(0.0, 0.0);
+    for j in 0u32..n {
+        let a = pack_half2(x[2u32 * j], x[2u32 * j + 1u32]);
+        let b = pack_half2(y[2u32 * j], y[2u32 * j + 1u32]);
+        acc = hfma2(a, b, acc);
+    }
+    let r = unpack_half2(acc);
+    o[0] = r[0];
+    o[1] = r[1];
+}
+"""
+    )
+    x = np.array([1, 2, 3, 4, 0.5, -1], np.float32)
+    y = np.array([2, 0.5, -1, 1, 4, 3], np.float32)
+    o = np.zeros(2, np.float32)
+    mod["k"].launch(1, 1, [o, x, y, 3])
+    np.testing.assert_array_equal(o, [1 * 2 + 3 * -1 + 0.5 * 4, 2 * 0.5 + 4 * 1 + -1 * 3])
+
+
+def test_half2_needs_packed_u32() -> None:
+    d = errors_of("kernel k(o: *global f16) { let h = hadd2(o[0], o[1]); }")
+    assert [(x.check, x.message, x.span.col) for x in d] == [
+        ("type-error", "argument `a` of `hadd2` must be `u32`, found `f16`", 42),
+        ("type-error", "argument `b` of `hadd2` must be `u32`, found `f16`", 48),
+    ]

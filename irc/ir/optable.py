@@ -144,6 +144,14 @@ _op("fma", "T T T", "T", "pure")
 _op("cmp", "T T", "bool", "pure", attrs="pred", doc="pred: eq ne lt le gt ge (and PTX's ltu equ ... num nan)")
 _op("select", "bool T T", "T", "pure")
 _op("pack_half2", "f32 f32", "u32", "pure")
+_op(
+    "half2",
+    "u32 ...",
+    "u32",
+    "pure",
+    attrs="kind",
+    doc="lane-wise f16x2 arithmetic on packed halves; kind: add sub mul fma min max neg abs (PTX `.f16x2`)",
+)
 _op("unpack_half2", "u32", "f32 f32", "pure")
 _op("smem_desc", "sptr u32 u32 u32", "u64", "pure", doc="tcgen05 shared-memory matrix descriptor")
 

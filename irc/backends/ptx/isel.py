@@ -479,6 +479,10 @@ class InstructionSelector:
             if ty in ("f16", "bf16"):
                 ty = "b16"
             E(f"selp.{ty}", [o(res[0]), o(ops[1]), o(ops[2]), o(ops[0])], ops, res)
+        elif n == "half2":
+            k = str(a["kind"])
+            head = f"{k}.rn" if k in ("add", "sub", "mul", "fma") else k
+            E(f"{head}.f16x2", [o(res[0])] + [o(v) for v in ops], ops, res)
         elif n == "pack_half2":
             E("cvt.rn.f16x2.f32", [o(res[0]), o(ops[1]), o(ops[0])], ops, res)
         elif n == "unpack_b32":

@@ -115,6 +115,10 @@ def _arr(elem: str, length: int | str) -> Ret:
     return Ret("array", elem, length)
 
 
+# Packed-half arithmetic (CUDA's __hadd2 ...): name -> arity; the op is name[1:-1] (`hadd2` -> add.f16x2).
+HALF2_OPS = {"hadd2": 2, "hsub2": 2, "hmul2": 2, "hfma2": 3, "hmin2": 2, "hmax2": 2, "hneg2": 1, "habs2": 1}
+
+
 def _table() -> dict[str, Intrinsic]:
     rows: list[Intrinsic] = []
     add = rows.append
@@ -268,6 +272,16 @@ def _table() -> dict[str, Intrinsic]:
             doc="vector store of a [T; 2|4]",
         )
     )
+    for n, arity in HALF2_OPS.items():
+        add(
+            Intrinsic(
+                n,
+                tuple(_s(x, "u32") for x in "abc"[:arity]),
+                _ret("u32"),
+                pure=True,
+                doc=f"{n[1:-1]}.f16x2 on two halves packed in a u32 (pack_half2 / unpack_half2)",
+            )
+        )
     add(
         Intrinsic(
             "pack_half2", (_s("a", "f32"), _s("b", "f32")), _ret("u32"), pure=True, doc="cvt.rn.f16x2.f32"

@@ -15,7 +15,7 @@ from irc.ir import types as ir
 from irc.ir.core import Value
 
 from . import ast
-from .intrinsics import Intrinsic
+from .intrinsics import HALF2_OPS, Intrinsic
 from .types import Scalar, Type
 
 _SIMPLE_MATH = (
@@ -150,6 +150,8 @@ class IntrinsicLowering:
             return self.select(args[0], args[1], args[2])
         if name == "erf":
             return self._erf(args[0])
+        if name in HALF2_OPS:
+            return b.value("half2", args, ir.U32, {"kind": name[1:-1]})
         if name in ("popc", "clz"):
             r = b.value(name, args)
             return r if r.type == ir.U32 else b.value("cvt", [r], ir.U32)
