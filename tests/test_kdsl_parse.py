@@ -387,9 +387,7 @@ def test_parse_error_lists_expected_tokens() -> None:
     assert errors("kernel k(a: i32,, b: u32) { }") == [
         (1, 17, "parse-error", "expected one of `)`, identifier, found `,`")
     ]
-    assert errors("kernel k() {") == [
-        (1, 13, "parse-error", "expected one of `}`, a statement, found end of file")
-    ]
+    assert errors("kernel k() {") == [(1, 12, "parse-error", "unclosed `{`: the file ends before its `}`")]
     assert errors("let x = 1;")[0][3] == (
         "expected one of `@`, `const`, `fn`, `kernel`, `param`, `static_assert`, end of file, found `let`"
     )

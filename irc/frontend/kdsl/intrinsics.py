@@ -504,6 +504,53 @@ def _table() -> dict[str, Intrinsic]:
 
 INTRINSICS: dict[str, Intrinsic] = _table()
 
+# CUDA spellings authors type from habit -> the .kdsl spelling (a did-you-mean for unknown names).
+CUDA_SPELLINGS = {
+    "__syncthreads": "barrier()",
+    "__syncwarp": "syncwarp()",
+    "threadIdx": "tid",
+    "blockIdx": "ctaid",
+    "blockDim": "ntid",
+    "gridDim": "nctaid",
+    "warpSize": "32",
+    "__threadfence_block": "fence_block()",
+    "__threadfence": "fence_gpu()",
+    "__threadfence_system": "fence_system()",
+    "__shfl_sync": "shfl_idx",
+    "__shfl_down_sync": "shfl_down",
+    "__shfl_up_sync": "shfl_up",
+    "__shfl_xor_sync": "shfl_xor",
+    "__ballot_sync": "ballot",
+    "__all_sync": "vote_all",
+    "__any_sync": "vote_any",
+    "__activemask": "activemask()",
+    "__popc": "popc",
+    "__clz": "clz",
+    "__float_as_uint": "bitcast<u32>(x)",
+    "__uint_as_float": "bitcast<f32>(x)",
+    "__float_as_int": "bitcast<i32>(x)",
+    "__int_as_float": "bitcast<f32>(x)",
+    "__ldg": "a `*global readonly T` pointer",
+    "atomicAdd": "atomic_add",
+    "atomicMin": "atomic_min",
+    "atomicMax": "atomic_max",
+    "atomicExch": "atomic_exch",
+    "atomicCAS": "atomic_cas",
+    "__expf": "exp",
+    "expf": "exp",
+    "logf": "log",
+    "sqrtf": "sqrt",
+    "rsqrtf": "rsqrt",
+    "erff": "erf",
+    "fmaf": "fma",
+    "fmaxf": "max",
+    "fminf": "min",
+    "fabsf": "abs",
+    "__hadd2": "hadd2",
+    "__hmul2": "hmul2",
+    "__hfma2": "hfma2",
+}
+
 # Built-in values (spec section 5): name -> (components, minimum target family).
 BUILTIN_VECTORS = ("tid", "ntid", "ctaid", "nctaid")
 BUILTIN_SCALARS = {

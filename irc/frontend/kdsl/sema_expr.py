@@ -14,7 +14,14 @@ import difflib
 from irc.diagnostics import Label
 
 from . import ast, fold
-from .intrinsics import BUILTIN_SCALARS, BUILTIN_VECTORS, FAMILY_TEXT, INTRINSICS, target_supports
+from .intrinsics import (
+    BUILTIN_SCALARS,
+    BUILTIN_VECTORS,
+    CUDA_SPELLINGS,
+    FAMILY_TEXT,
+    INTRINSICS,
+    target_supports,
+)
 from .typed import UNROLL
 from .types import (
     BOOL,
@@ -256,6 +263,15 @@ class ExprMixin:
         return ERROR
 
     def unknown_name(self, name: str, span, kind: str = "name") -> None:
+        if name in CUDA_SPELLINGS:
+            alt = CUDA_SPELLINGS[name]
+            self.err(
+                "name-error",
+                f"unknown {kind} `{name}`",
+                span,
+                help=f"did you mean `{alt}`? (`{name}` is the CUDA spelling)",
+            )
+            return
         pool = (list(self.fn_items) + list(INTRINSICS)) if kind == "function" else self.visible_names()
         close = difflib.get_close_matches(name, pool, n=1)
         self.err(
