@@ -59,5 +59,4 @@ class KdslLexer(RegexLexer):
     aliases = ["kdsl"]
     filenames = ["*.kdsl"]
     mimetypes = ["text/x-kdsl"]
-    url = "https://github.com/irc/irc/blob/main/docs/language.md"
     tokens = _tokens()

@@ -526,6 +526,12 @@ _TOKENS = [
     "0b2",
     "1e",
     ".5",
+    "bitcast",
+    "static_assert",
+    '"msg"',
+    "readonly",
+    "dynamic",
+    "unroll(4)",
 ]
 
 

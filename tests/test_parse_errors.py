@@ -4,7 +4,11 @@ Exact line:col everywhere; one golden rendering with carets."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import irc
 from irc.diagnostics import CompileError
@@ -133,3 +137,23 @@ def test_unterminated_string_in_static_assert() -> None:
     assert (1, 21, "unterminated string literal") in [
         (d.span.line, d.span.col, d.message) for d in ei.value.diagnostics
     ]
+
+
+EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.kdsl"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(EXAMPLES), st.integers(0, 10**6))
+def test_removing_a_closing_brace_is_reported_at_an_opener(path: Path, k: int) -> None:
+    """Delete one `}` of a valid example: the program is rejected, and an "unclosed" error sits on a `{`."""
+    src = path.read_text(encoding="utf-8")
+    closers = [i for i, c in enumerate(src) if c == "}"]
+    cut = closers[k % len(closers)]
+    text = src[:cut] + src[cut + 1 :]
+    with pytest.raises(CompileError) as ei:
+        parse_kdsl(text, "k.kdsl")
+    lines = text.splitlines()
+    for d in ei.value.diagnostics:
+        assert d.check == "parse-error"
+        if d.message.startswith("unclosed `{`"):
+            assert lines[d.span.line - 1][d.span.col - 1] == "{"
