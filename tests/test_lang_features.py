@@ -608,3 +608,17 @@ def test_half2_needs_packed_u32() -> None:
         ("type-error", "argument `a` of `hadd2` must be `u32`, found `f16`", 42),
         ("type-error", "argument `b` of `hadd2` must be `u32`, found `f16`", 48),
     ]
+
+
+def test_bitcast_of_constants_folds() -> None:
+    mod = build(
+        """
+const ONE: f32 = bitcast<f32>(0x3f800000u32);
+static_assert(bitcast<u32>(-0.0) == 0x80000000u32, "the sign bit");
+static_assert(bitcast<i64>(bitcast<f64>(-5i64)) == -5i64);
+kernel k(o: *global f32) { o[0] = ONE; }
+"""
+    )
+    o = np.zeros(1, np.float32)
+    mod["k"].launch(1, 1, [o])
+    assert o[0] == 1.0

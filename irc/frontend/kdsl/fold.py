@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .types import BOOL, Scalar, Type, UntypedFloat, UntypedInt, fits, int_range, round_to, wrap_int
 
 Value = int | float | bool
@@ -122,3 +124,16 @@ def cast(v: Value, src: Type, dst: Scalar) -> Value:
 
 def untyped_kind(v: Value) -> Type:
     return UntypedFloat() if isinstance(v, float) else UntypedInt()
+
+
+_NP = {"i32": "<i4", "u32": "<u4", "i64": "<i8", "u64": "<u8", "f16": "<f2", "f32": "<f4", "f64": "<f8"}
+
+
+def bitcast(value, src: Scalar, dst: Scalar):
+    """`bitcast<dst>(value)` of a constant, or None where numpy has no such type (bf16)."""
+    if src.name not in _NP or dst.name not in _NP:
+        return None
+    with np.errstate(all="ignore"):
+        a = np.array([value], dtype=_NP[src.name])
+    out = a.view(_NP[dst.name])[0]
+    return float(out) if dst.is_float else int(out)

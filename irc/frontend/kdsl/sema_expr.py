@@ -519,6 +519,12 @@ class ExprMixin:
                 e.span,
                 help="bitcast reinterprets bits of the same width; use `as` to convert values",
             )
+            return dst
+        v = self.values.get(e.operand)
+        if v is not None:
+            folded = fold.bitcast(v, src, dst)
+            if folded is not None:
+                self.values[e] = folded
         return dst
 
     @staticmethod
