@@ -377,7 +377,9 @@ def test_dynamic_shared_sized_at_launch(n: int) -> None:
 def test_dynamic_shared_too_small_is_caught_by_the_emulator() -> None:
     mod = build(DYN_SRC)
     x = np.zeros(64, np.float32)
-    with pytest.raises(Exception, match="shared"):
+    from irc.emu.errors import MemoryAccessError
+
+    with pytest.raises(MemoryAccessError, match="out-of-bounds 4-byte shared access"):
         mod["reverse"].launch(1, 64, [np.zeros_like(x), x, 64], dynamic_shared_bytes=4 * 32)
 
 
