@@ -366,7 +366,7 @@ kernel reverse(o: *global f32, x: *global f32, n: u32) {
 @pytest.mark.parametrize("n", [32, 96])
 def test_dynamic_shared_sized_at_launch(n: int) -> None:
     mod = build(DYN_SRC)
-    assert ".extern .shared .align 16 .b8 buf[];" in mod.ptx_text
+    assert ".extern .shared .align 16 .b8 dyn$buf[];" in mod.ptx_text
     x = np.random.default_rng(5).standard_normal(2 * n).astype(np.float32)
     o = np.zeros_like(x)
     mod["reverse"].launch(2, n, [o, x, n], dynamic_shared_bytes=4 * n)
@@ -624,3 +624,18 @@ kernel k(o: *global f32) { o[0] = ONE; }
     o = np.zeros(1, np.float32)
     mod["k"].launch(1, 1, [o])
     assert o[0] == 1.0
+
+
+def test_dynamic_shared_name_does_not_capture_another_kernels_array() -> None:
+    """Kernel `a`'s own `buf` and kernel `b`'s dynamic `buf` (a module-level extern) stay apart."""
+    mod = build(
+        """
+kernel a(o: *global f32) { shared buf: [f32; 4]; buf[tid.x] = 1.0; o[tid.x] = buf[3u32 - tid.x]; }
+kernel b(o: *global f32) { shared buf: [f32] dynamic; buf[tid.x] = 2.0; o[tid.x] = buf[0]; }
+"""
+    )
+    o = np.zeros(4, np.float32)
+    mod["a"].launch(1, 4, [o])
+    np.testing.assert_array_equal(o, 1.0)
+    mod["b"].launch(1, 4, [o], dynamic_shared_bytes=16)
+    np.testing.assert_array_equal(o, 2.0)

@@ -118,7 +118,9 @@ class KernelLowering(ExprLowering, IntrinsicLowering, PartialUnrollLowering):
                 ty, align = MBARRIER, 8
             else:
                 continue
-            name, k = sym.name, 1
+            # a `dynamic` array is a module-level `.extern .shared`: `$` keeps its PTX name apart from any
+            # kernel's own (function-scope) shared names, which .kdsl identifiers cannot contain
+            name, k = (f"dyn${sym.name}" if isinstance(t, SharedArray) and t.dynamic else sym.name), 1
             while name in used:  # shadowed declarations in different scopes
                 name, k = f"{sym.name}_{k}", k + 1
             used.add(name)
