@@ -176,12 +176,11 @@ class Kernel:
         dynamic_shared_bytes: int | None = None,
         **emu_options: Any,
     ) -> Any:
-        """Run the kernel. Arrays are written back in place. Returns the emulator's stats (emu) or None.
-
-        `dynamic_shared_bytes` sizes the kernel's `shared x: [T] dynamic;` array; the dynamic shared memory the
-        kernel needs for its own static allocations (above 48 KB they live there too) is added to it."""
+        """Run the kernel. Arrays are written back in place. Returns the emulator's stats (emu) or None."""
         g, b = _dims(grid, "grid"), _dims(block, "block")
         conv = self.check_args(list(args))
+        # `dynamic_shared_bytes` sizes the kernel's `shared x: [T] dynamic;` array; the dynamic shared memory
+        # the kernel needs for its own static allocations (above 48 KB they live there too) is added to it.
         if dynamic_shared_bytes is not None and (
             not isinstance(dynamic_shared_bytes, int) or dynamic_shared_bytes < 0
         ):

@@ -87,11 +87,6 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--kernel", required=False)
     r.add_argument("--grid", required=True, help="e.g. 4 or 4,2,1")
     r.add_argument("--block", required=True, help="e.g. 128 or 16,8,1")
-    r.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE|PATH.npy")
-    r.add_argument("--arch", type=_arch, default="sm_80")
-    r.add_argument("-D", dest="defines", action="append", type=_define, default=[], metavar="NAME=VALUE")
-    r.add_argument("--device", choices=("emu", "cuda"), default="emu")
-    r.add_argument("--out-dir", default=None, help="where to write the argument arrays after the run")
     r.add_argument(
         "--dynamic-shared-bytes",
         type=int,
@@ -99,6 +94,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="bytes for the kernel's `shared x: [T] dynamic;` array (default 0)",
     )
+    r.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE|PATH.npy")
+    r.add_argument("--arch", type=_arch, default="sm_80")
+    r.add_argument("-D", dest="defines", action="append", type=_define, default=[], metavar="NAME=VALUE")
+    r.add_argument("--device", choices=("emu", "cuda"), default="emu")
+    r.add_argument("--out-dir", default=None, help="where to write the argument arrays after the run")
     return p
 
 
