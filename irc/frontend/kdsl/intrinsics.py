@@ -101,6 +101,10 @@ def _a(name: str, elem: str, length: int | str, lengths: frozenset[int] | None =
     )
 
 
+# Packed-half arithmetic (CUDA's __hadd2 ...): name -> arity; the op is name[1:-1] (`hadd2` -> add.f16x2).
+HALF2_OPS = {"hadd2": 2, "hsub2": 2, "hmul2": 2, "hfma2": 3, "hmin2": 2, "hmax2": 2, "hneg2": 1, "habs2": 1}
+
+
 U32, MASK = "u32", _s("mask", "u32")
 MBAR = _p("b", "mbarrier", spaces=("shared",))
 VOID = Ret()
@@ -113,10 +117,6 @@ def _ret(name: str) -> Ret:
 
 def _arr(elem: str, length: int | str) -> Ret:
     return Ret("array", elem, length)
-
-
-# Packed-half arithmetic (CUDA's __hadd2 ...): name -> arity; the op is name[1:-1] (`hadd2` -> add.f16x2).
-HALF2_OPS = {"hadd2": 2, "hsub2": 2, "hmul2": 2, "hfma2": 3, "hmin2": 2, "hmax2": 2, "hneg2": 1, "habs2": 1}
 
 
 def _table() -> dict[str, Intrinsic]:
