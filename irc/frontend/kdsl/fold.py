@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from .types import BOOL, Scalar, Type, UntypedFloat, UntypedInt, fits, int_range, round_to, wrap_int
 
 Value = int | float | bool
@@ -126,14 +124,18 @@ def untyped_kind(v: Value) -> Type:
     return UntypedFloat() if isinstance(v, float) else UntypedInt()
 
 
-_NP = {"i32": "<i4", "u32": "<u4", "i64": "<i8", "u64": "<u8", "f16": "<f2", "f32": "<f4", "f64": "<f8"}
+# struct formats of the scalar types (bf16 has none: its constants are not folded through bitcast)
+_STRUCT = {"i32": "<i", "u32": "<I", "i64": "<q", "u64": "<Q", "f16": "<e", "f32": "<f", "f64": "<d"}
 
 
-def bitcast(value, src: Scalar, dst: Scalar):
-    """`bitcast<dst>(value)` of a constant, or None where numpy has no such type (bf16)."""
-    if src.name not in _NP or dst.name not in _NP:
+def bitcast(value: Value, src: Scalar, dst: Scalar) -> Value | None:
+    """`bitcast<dst>(value)` of a constant (same width), or None for bf16."""
+    import struct  # local: keeps this module's import block as it is for other branches
+
+    if src.name not in _STRUCT or dst.name not in _STRUCT:
         return None
-    with np.errstate(all="ignore"):
-        a = np.array([value], dtype=_NP[src.name])
-    out = a.view(_NP[dst.name])[0]
-    return float(out) if dst.is_float else int(out)
+    if src.is_float:
+        raw = struct.pack(_STRUCT[src.name], float(value))
+    else:
+        raw = struct.pack(_STRUCT[src.name], int(value))
+    return struct.unpack(_STRUCT[dst.name], raw)[0]

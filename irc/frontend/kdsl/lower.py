@@ -26,7 +26,7 @@ from irc.ir.core import Block, Function, Module, SharedDecl, Value
 from irc.ir.types import MBARRIER, ArrayType
 from irc.ir.verifier import verify
 
-from . import ast, static_assert
+from . import ast
 from .deep import run_deep
 from .lower_expr import ExprLowering
 from .lower_intr import IntrinsicLowering
@@ -34,6 +34,7 @@ from .lower_ssa import SSABuilder
 from .lower_unroll import PartialUnrollLowering
 from .parse import parse_kdsl
 from .sema import analyze
+from .static_assert import constant_names, failure
 from .typed import KernelInfo, Symbol, TypedProgram
 from .types import MBarrier, RegArray, SharedArray
 
@@ -480,8 +481,8 @@ class KernelLowering(ExprLowering, IntrinsicLowering, PartialUnrollLowering):
         """Sema checked every condition that is constant on its own; one that depends on an `unroll for`
         variable is checked here, once per copy."""
         if s.cond in self.typed.per_copy_const and self.cval(s.cond) is False:
-            vals = {n: self.cval(n) for n in static_assert.constant_names(s.cond)}
-            self.diags.append(static_assert.failure(s, {n: v for n, v in vals.items() if v is not None}))
+            vals = {n: self.cval(n) for n in constant_names(s.cond)}
+            self.diags.append(failure(s, {n: v for n, v in vals.items() if v is not None}))
 
     _stmt_handlers = {
         ast.LetStmt: _let,
