@@ -157,3 +157,29 @@ def test_removing_a_closing_brace_is_reported_at_an_opener(path: Path, k: int) -
         assert d.check == "parse-error"
         if d.message.startswith("unclosed `{`"):
             assert lines[d.span.line - 1][d.span.col - 1] == "{"
+
+
+@pytest.mark.parametrize(
+    ("src", "where", "help"),
+    [
+        (
+            "__global__ void k(float* o) { }",
+            (1, 1),
+            "a kernel is `kernel name(p: *global f32, n: u32) { ... }`",
+        ),
+        (
+            "kernel k() {\n    __shared__ float t[32];\n}",
+            (2, 16),
+            "shared memory is `shared tile: [f32; 32, 33];`",
+        ),
+        ("kernel k() {\n    var i = 0;\n    i++;\n}", (3, 7), "`++` does not exist in .kdsl: write `x += 1`"),
+        (
+            "kernel k() {\n    float x = 1.0;\n}",
+            (2, 11),
+            "declare with `let x: f32 = ...;` (or `var` for a mutable variable)",
+        ),
+    ],
+)
+def test_cuda_syntax_habits_get_a_help_line(src: str, where: tuple[int, int], help: str) -> None:
+    d = failure(src).diagnostics
+    assert (d[0].check, (d[0].span.line, d[0].span.col), d[0].help) == ("parse-error", where, help)

@@ -27,7 +27,7 @@ from irc.diagnostics import CompileError, Diagnostic, InternalCompilerError, Spa
 from . import ast
 from .builder import AstBuilder
 from .lexer import END, Lexer, Tok
-from .parse_hints import c_style_for, unclosed_delimiter
+from .parse_hints import c_style_for, cuda_syntax_hint, unclosed_delimiter
 
 MAX_PARSE_ERRORS = 100
 
@@ -335,6 +335,7 @@ class _Driver:
         prev = self.tokens[i - 1] if i > 0 else None
         if g.t_semi in expected and prev is not None and prev.end_line < tok.line:
             help = f"is a `;` missing after `{prev.value}` on line {prev.end_line}?"
+        help = cuda_syntax_hint(self.tokens, i) or help
         return error("parse-error", msg, span, help=help)
 
     def _accepts(self, st: list, term: str) -> bool:

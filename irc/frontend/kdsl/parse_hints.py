@@ -85,3 +85,30 @@ def c_style_for(tokens: list[Tok], i: int, path: str) -> tuple[Diagnostic, int] 
                 )
                 return d, j + 1
     return None
+
+
+# Habits from CUDA C++ that stop the parser, with the .kdsl spelling (the help of the syntax error).
+_CUDA_SYNTAX = {
+    "__global__": "a kernel is `kernel name(p: *global f32, n: u32) { ... }`",
+    "__device__": "a device function is `fn name(x: f32) -> f32 { ... }`",
+    "__shared__": "shared memory is `shared tile: [f32; 32, 33];`",
+    "void": "a kernel is `kernel name(...) { ... }`; a function without a result has no `->`",
+    "float": "declare with `let x: f32 = ...;` (or `var` for a mutable variable)",
+    "int": "declare with `let x: i32 = ...;` (or `var` for a mutable variable)",
+    "unsigned": "declare with `let x: u32 = ...;` (or `var` for a mutable variable)",
+    "auto": "declare with `let x = ...;` (or `var` for a mutable variable)",
+}
+
+
+def cuda_syntax_hint(tokens: list[Tok], i: int) -> str | None:
+    """A help line for a syntax error at token `i` caused by a CUDA C++ habit, or None."""
+    t = tokens[i]
+    prev = tokens[i - 1] if i > 0 else None
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    if prev is not None and t.value in ("+", "-") and prev.value == t.value:
+        return f"`{t.value}{t.value}` does not exist in .kdsl: write `x {t.value}= 1`"
+    if t.value in ("+", "-") and nxt is not None and nxt.value == t.value:
+        return f"`{t.value}{t.value}` does not exist in .kdsl: write `x {t.value}= 1`"
+    if prev is not None and prev.value in _CUDA_SYNTAX and t.type == "IDENT":  # `float x`, `__shared__ float`
+        return _CUDA_SYNTAX[prev.value]
+    return _CUDA_SYNTAX.get(t.value)
