@@ -144,6 +144,10 @@ _op("fma", "T T T", "T", "pure")
 _op("cmp", "T T", "bool", "pure", attrs="pred", doc="pred: eq ne lt le gt ge (and PTX's ltu equ ... num nan)")
 _op("select", "bool T T", "T", "pure")
 _op("pack_half2", "f32 f32", "u32", "pure")
+_op("unpack_half2", "u32", "f32 f32", "pure")
+_op("smem_desc", "sptr u32 u32 u32", "u64", "pure", doc="tcgen05 shared-memory matrix descriptor")
+
+# --- packed halves (two f16 in a u32, as pack_half2 makes them) ---------------------------------
 _op(
     "half2",
     "u32 ...",
@@ -152,8 +156,6 @@ _op(
     attrs="kind",
     doc="lane-wise f16x2 arithmetic on packed halves; kind: add sub mul fma min max neg abs (PTX `.f16x2`)",
 )
-_op("unpack_half2", "u32", "f32 f32", "pure")
-_op("smem_desc", "sptr u32 u32 u32", "u64", "pure", doc="tcgen05 shared-memory matrix descriptor")
 
 # --- memory ------------------------------------------------------------------------------------------
 _op("ptradd", "ptr int", "decl", "pure", doc="pointer plus a byte offset")
