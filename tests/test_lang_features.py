@@ -639,3 +639,18 @@ kernel b(o: *global f32) { shared buf: [f32] dynamic; buf[tid.x] = 2.0; o[tid.x]
     np.testing.assert_array_equal(o, 1.0)
     mod["b"].launch(1, 4, [o], dynamic_shared_bytes=16)
     np.testing.assert_array_equal(o, 2.0)
+
+
+@pytest.mark.parametrize("name", ["laneid", "lanemask_lt"])
+def test_assigning_a_builtin_value_is_an_error(name: str) -> None:
+    d = errors_of(f"kernel k(o: *global u32) {{ {name} = 3u32; }}")
+    assert [(e.check, e.message, e.span.col) for e in d] == [
+        ("type-error", f"cannot assign to `{name}`: it is a built-in value", 28)
+    ]
+
+
+def test_compound_assignment_to_a_builtin_value_is_an_error() -> None:
+    d = errors_of("kernel k(o: *global u32) { laneid += 3u32; }")
+    assert [(e.check, e.message) for e in d] == [
+        ("type-error", "cannot assign to `laneid`: it is a built-in value")
+    ]

@@ -122,7 +122,10 @@ class StmtMixin:
             sym = self.lookup(tgt.ident)
             if sym is None:
                 self.finish(s.value, vt)
-                self._name_not_symbol(tgt)
+                if not isinstance(self._name_not_symbol(tgt), ErrorType):  # a built-in value
+                    self.err(
+                        "type-error", f"cannot assign to `{tgt.ident}`: it is a built-in value", tgt.span
+                    )
                 return
             self.refs[tgt] = sym
             self.types[tgt] = sym.type
@@ -139,6 +142,10 @@ class StmtMixin:
         if isinstance(tgt, ast.Name):
             sym = self.refs.get(tgt)
             if sym is None:
+                if tgt in self.builtins:  # `laneid = ...`: typed as a value, never declared
+                    self.err(
+                        "type-error", f"cannot assign to `{tgt.ident}`: it is a built-in value", tgt.span
+                    )
                 return False
             if sym.kind != VAR:
                 help = f"declare it with `var {sym.name}`" if sym.kind == LET else None
