@@ -747,7 +747,8 @@ def test_intrinsic_table_flags() -> None:
         "tmem_relinquish tmem_dealloc smem_desc tcgen05_mma_f16 tcgen05_commit tcgen05_ld_32x32b "
         "tcgen05_wait_ld tcgen05_fence_before tcgen05_fence_after"
     ).split()
-    spec_names += ["erf", "hadd2", "hsub2", "hmul2", "hfma2", "hmin2", "hmax2", "hneg2", "habs2"]  # additions
+    half2 = ["hadd2", "hsub2", "hmul2", "hfma2", "hmin2", "hmax2", "hneg2", "habs2"]
+    spec_names += ["erf", *half2, *(f"{n}_bf16" for n in half2)]  # language additions
     assert sorted(spec_names) == sorted(INTRINSICS)
 
 

@@ -654,3 +654,45 @@ def test_compound_assignment_to_a_builtin_value_is_an_error() -> None:
     assert [(e.check, e.message) for e in d] == [
         ("type-error", "cannot assign to `laneid`: it is a built-in value")
     ]
+
+
+BF16X2 = {
+    "hadd2_bf16(a, b)": lambda a, b, c: a + b,
+    "hsub2_bf16(a, b)": lambda a, b, c: a - b,
+    "hmul2_bf16(a, b)": lambda a, b, c: a * b,
+    "hfma2_bf16(a, b, c)": lambda a, b, c: a * b + c,
+    "hmin2_bf16(a, b)": lambda a, b, c: np.minimum(a, b),
+    "hmax2_bf16(a, b)": lambda a, b, c: np.maximum(a, b),
+    "hneg2_bf16(a)": lambda a, b, c: -a,
+    "habs2_bf16(a)": lambda a, b, c: np.abs(a),
+}
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+@pytest.mark.parametrize("expr", list(BF16X2))
+def test_bf16x2_arithmetic(expr: str, arch: str) -> None:
+    """bf16x2: native on sm_90+; add/sub/mul are fma forms on sm_80 (same single rounding)."""
+    from test_backend_half import bf16_bits_to_f32, f32_to_bf16_bits
+
+    mod = build(
+        f"""
+kernel k(o: *global u32, x: *global u32, y: *global u32, z: *global u32) {{
+    let a = x[tid.x];
+    let b = y[tid.x];
+    let c = z[tid.x];
+    o[tid.x] = {expr};
+}}
+""",
+        arch,
+    )
+    head = expr.split("(")[0]
+    ptx_ops = [ln.split()[0] for ln in mod.ptx_text.splitlines() if "bf16x2" in ln]
+    native = arch == "sm_90" or head[1:4] not in ("add", "sub", "mul")
+    assert ptx_ops and all(op.startswith(head[1:4] if native else "fma.rn") for op in ptx_ops), ptx_ops
+    rng = np.random.default_rng(8)
+    a, b, c = (f32_to_bf16_bits(rng.standard_normal(128).astype(np.float32)) for _ in range(3))
+    b[:8] = a[:8]  # x - x = +0, min/max of equal values
+    o = np.zeros(64, np.uint32)
+    mod["k"].launch(1, 64, [o, a.view(np.uint32), b.view(np.uint32), c.view(np.uint32)])
+    ref = f32_to_bf16_bits(BF16X2[expr](*(bf16_bits_to_f32(v) for v in (a, b, c))).astype(np.float32))
+    np.testing.assert_array_equal(o.view(np.uint16), ref)

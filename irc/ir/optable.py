@@ -154,7 +154,9 @@ _op(
     "u32",
     "pure",
     attrs="kind",
-    doc="lane-wise f16x2 arithmetic on packed halves; kind: add sub mul fma min max neg abs (PTX `.f16x2`)",
+    opt="ty",
+    doc="lane-wise arithmetic on packed halves; kind: add sub mul fma min max neg abs; ty: f16x2 (default) "
+    "or bf16x2 (add/sub/mul only on sm_90+)",
 )
 
 # --- memory ------------------------------------------------------------------------------------------

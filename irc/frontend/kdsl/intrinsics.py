@@ -103,6 +103,8 @@ def _a(name: str, elem: str, length: int | str, lengths: frozenset[int] | None =
 
 # Packed-half arithmetic (CUDA's __hadd2 ...): name -> arity; the op is name[1:-1] (`hadd2` -> add.f16x2).
 HALF2_OPS = {"hadd2": 2, "hsub2": 2, "hmul2": 2, "hfma2": 3, "hmin2": 2, "hmax2": 2, "hneg2": 1, "habs2": 1}
+# The same on two bf16 packed in a u32 (`hadd2_bf16` -> add.bf16x2; fma forms below sm_90, see lower_intr).
+HALF2_OPS.update({f"{n}_bf16": k for n, k in list(HALF2_OPS.items())})
 
 
 U32, MASK = "u32", _s("mask", "u32")
@@ -279,7 +281,8 @@ def _table() -> dict[str, Intrinsic]:
                 tuple(_s(x, "u32") for x in "abc"[:arity]),
                 _ret("u32"),
                 pure=True,
-                doc=f"{n[1:-1]}.f16x2 on two halves packed in a u32 (pack_half2 / unpack_half2)",
+                doc=f"{n[1:].split('2')[0]}.{'bf16x2' if n.endswith('_bf16') else 'f16x2'} on two halves "
+                "packed in a u32",
             )
         )
     add(

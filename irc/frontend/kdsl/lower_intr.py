@@ -109,6 +109,21 @@ class IntrinsicLowering:
         neg = b.value("cmp", [x, c(0.0)], ir.BOOL, {"pred": "lt"})
         return b.value("select", [neg, b.value("neg", [r]), r])
 
+    def _half2(self, name: str, args: list) -> Value:
+        """Packed-half arithmetic. PTX has add/sub/mul.bf16x2 only from sm_90; below, the fma form
+        computes the same single rounding: a+b = fma(a, 1, b), a-b = fma(b, -1, a), a*b = fma(a, b, -0)
+        (-0 keeps the sign of a zero product)."""
+        b = self.b
+        kind = name[1:].split("2")[0]
+        bf16 = name.endswith("_bf16")
+        attrs = {"kind": kind, "ty": "bf16x2"} if bf16 else {"kind": kind}
+        if bf16 and kind in ("add", "sub", "mul") and self.typed.arch in ("sm_80", "sm_86", "sm_89"):
+            one, neg_one, neg_zero = (b.const(c, ir.U32) for c in (0x3F803F80, 0xBF80BF80, 0x80008000))
+            x, y = args
+            ops = {"add": [x, one, y], "sub": [y, neg_one, x], "mul": [x, y, neg_zero]}[kind]
+            return b.value("half2", ops, ir.U32, {"kind": "fma", "ty": "bf16x2"})
+        return b.value("half2", args, ir.U32, attrs)
+
     def _const_arg(self, e: ast.Call, i: int) -> int:
         v = self.cval(e.args[i])
         if not isinstance(v, int):
@@ -151,7 +166,7 @@ class IntrinsicLowering:
         if name == "erf":
             return self._erf(args[0])
         if name in HALF2_OPS:
-            return b.value("half2", args, ir.U32, {"kind": name[1:-1]})
+            return self._half2(name, args)
         if name in ("popc", "clz"):
             r = b.value(name, args)
             return r if r.type == ir.U32 else b.value("cvt", [r], ir.U32)
