@@ -153,10 +153,9 @@ _op(
     "u32 ...",
     "u32",
     "pure",
-    attrs="kind",
-    opt="ty",
-    doc="lane-wise arithmetic on packed halves; kind: add sub mul fma min max neg abs; ty: f16x2 (default) "
-    "or bf16x2 (add/sub/mul only on sm_90+)",
+    attrs="kind ty",
+    doc="lane-wise arithmetic on packed halves; kind: add sub mul fma min max neg abs; ty: f16x2 or bf16x2 "
+    "(add/sub/mul.bf16x2 only on sm_90+)",
 )
 
 # --- memory ------------------------------------------------------------------------------------------

@@ -482,7 +482,7 @@ class InstructionSelector:
         elif n == "half2":
             k = str(a["kind"])
             head = f"{k}.rn" if k in ("add", "sub", "mul", "fma") else k
-            E(f"{head}.{a.get('ty', 'f16x2')}", [o(res[0])] + [o(v) for v in ops], ops, res)
+            E(f"{head}.{a['ty']}", [o(res[0])] + [o(v) for v in ops], ops, res)
         elif n == "pack_half2":
             E("cvt.rn.f16x2.f32", [o(res[0]), o(ops[1]), o(ops[0])], ops, res)
         elif n == "unpack_b32":

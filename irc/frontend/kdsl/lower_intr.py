@@ -116,7 +116,7 @@ class IntrinsicLowering:
         b = self.b
         kind = name[1:].split("2")[0]
         bf16 = name.endswith("_bf16")
-        attrs = {"kind": kind, "ty": "bf16x2"} if bf16 else {"kind": kind}
+        attrs = {"kind": kind, "ty": "bf16x2" if bf16 else "f16x2"}
         if bf16 and kind in ("add", "sub", "mul") and self.typed.arch in ("sm_80", "sm_86", "sm_89"):
             one, neg_one, neg_zero = (b.const(c, ir.U32) for c in (0x3F803F80, 0xBF80BF80, 0x80008000))
             x, y = args
