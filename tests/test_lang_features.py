@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import irc
 from irc.diagnostics import CompileError
@@ -696,3 +698,35 @@ kernel k(o: *global u32, x: *global u32, y: *global u32, z: *global u32) {{
     mod["k"].launch(1, 64, [o, a.view(np.uint32), b.view(np.uint32), c.view(np.uint32)])
     ref = f32_to_bf16_bits(BF16X2[expr](*(bf16_bits_to_f32(v) for v in (a, b, c))).astype(np.float32))
     np.testing.assert_array_equal(o.view(np.uint16), ref)
+
+
+_TRACE = None
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from([0, 7, 0x7FFFFFF0, 0xFFFFFFE0]),
+    st.integers(0, 17),
+    st.integers(1, 4),
+    st.integers(0, 3),
+)
+def test_partial_unroll_visits_exactly_the_range(a: int, trips: int, step: int, slack: int) -> None:
+    """Hypothesis: `unroll(3)` visits a, a+s, ... < b in order, for any bounds (near 2^32 too)."""
+    global _TRACE
+    if _TRACE is None:
+        _TRACE = build(
+            """
+kernel k(o: *global u32, a: u32, b: u32, s: u32) {
+    var c = 0u32;
+    unroll(3) for i in a..b step s { c += 1u32; o[c] = i; }
+    o[0] = c;
+}
+"""
+        )
+    b = min(a + trips * step + slack, 0xFFFFFFFF)
+    want = list(range(a, b, step))
+    if want and want[-1] + step > 0xFFFFFFFF:
+        return  # the loop variable itself would wrap after the last trip (as in a plain `for`)
+    o = np.zeros(32, np.uint32)
+    _TRACE["k"].launch(1, 1, [o, a, b, step])
+    assert o[0] == len(want) and list(o[1 : 1 + len(want)]) == want
