@@ -118,9 +118,13 @@ class IntrinsicLowering:
         bf16 = name.endswith("_bf16")
         attrs = {"kind": kind, "ty": "bf16x2" if bf16 else "f16x2"}
         if bf16 and kind in ("add", "sub", "mul") and self.typed.arch in ("sm_80", "sm_86", "sm_89"):
-            one, neg_one, neg_zero = (b.const(c, ir.U32) for c in (0x3F803F80, 0xBF80BF80, 0x80008000))
             x, y = args
-            ops = {"add": [x, one, y], "sub": [y, neg_one, x], "mul": [x, y, neg_zero]}[kind]
+            if kind == "add":  # bf16x2 constants: 1.0 = 0x3F80, -1.0 = 0xBF80, -0.0 = 0x8000 in each half
+                ops = [x, b.const(0x3F803F80, ir.U32), y]
+            elif kind == "sub":
+                ops = [y, b.const(0xBF80BF80, ir.U32), x]
+            else:
+                ops = [x, y, b.const(0x80008000, ir.U32)]
             return b.value("half2", ops, ir.U32, {"kind": "fma", "ty": "bf16x2"})
         return b.value("half2", args, ir.U32, attrs)
 
