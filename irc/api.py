@@ -177,11 +177,15 @@ class Kernel:
         """Run the kernel. Arrays are written back in place. Returns the emulator's stats (emu) or None."""
         g, b = _dims(grid, "grid"), _dims(block, "block")
         conv = self.check_args(list(args))
-        dyn = (
-            self.stats.get("dynamic_shared_bytes", 0)
-            if dynamic_shared_bytes is None
-            else dynamic_shared_bytes
-        )
+        # `dynamic_shared_bytes` sizes the kernel's `shared x: [T] dynamic;` array; the dynamic shared memory
+        # the kernel needs for its own static allocations (above 48 KB they live there too) is added to it.
+        if dynamic_shared_bytes is not None and (
+            not isinstance(dynamic_shared_bytes, int) or dynamic_shared_bytes < 0
+        ):
+            raise LaunchError(
+                f"dynamic_shared_bytes must be a non-negative integer, got {dynamic_shared_bytes!r}"
+            )
+        dyn = self.stats.get("dynamic_shared_bytes", 0) + (dynamic_shared_bytes or 0)
         if device == "emu":
             from irc.emu import encode_tensormap, run_kernel
 

@@ -87,6 +87,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--kernel", required=False)
     r.add_argument("--grid", required=True, help="e.g. 4 or 4,2,1")
     r.add_argument("--block", required=True, help="e.g. 128 or 16,8,1")
+    r.add_argument(
+        "--dynamic-shared-bytes",
+        type=int,
+        default=0,
+        metavar="N",
+        help="bytes for the kernel's `shared x: [T] dynamic;` array (default 0)",
+    )
     r.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE|PATH.npy")
     r.add_argument("--arch", type=_arch, default="sm_80")
     r.add_argument("-D", dest="defines", action="append", type=_define, default=[], metavar="NAME=VALUE")

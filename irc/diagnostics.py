@@ -86,6 +86,24 @@ class CompileError(Exception):
         first = self.diagnostics[0] if self.diagnostics else None
         super().__init__(f"{first.span}: {first.message}" if first else "compile error")
 
+    def __str__(self) -> str:
+        """Every diagnostic, one per line (`file:line:col: message [check]`), each followed by its labels and
+        help indented: what a log or a test failure shows should be the whole story, not the first line."""
+        if not self.diagnostics:
+            return "compile error"
+        out: list[str] = []
+        for d in self.diagnostics:
+            where = f"{d.span}: " if d.span is not None else ""
+            kind = "" if d.is_error else f"{d.severity.value}: "
+            out.append(f"{where}{kind}{d.message} [{d.check}]")
+            for lb in d.labels:
+                out.append(f"    {lb.span}: {lb.message}")
+            for n in d.notes:
+                out.append(f"    note: {n}")
+            if d.help:
+                out.append(f"    help: {d.help}")
+        return "\n".join(out)
+
 
 class InternalCompilerError(Exception):
     """A bug in irc itself (e.g. the allocation checker found a miscompile). Reported as

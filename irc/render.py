@@ -340,6 +340,7 @@ CHECK_DESCRIPTIONS: dict[str, str] = {
     "const-error": "Not a constant, literal out of range, or bad attribute value.",
     "recursion": "Recursive call (kernels cannot recurse).",
     "limit-error": "An unroll or size limit was exceeded.",
+    "static-assert": "A `static_assert` condition is false.",
     "unsupported-target": "An instruction or intrinsic the target does not have.",
     "uninitialized": "A read of a variable or register that is not assigned on every path.",
     "barrier-divergence": "A block-wide barrier that some threads of a block may not reach.",

@@ -34,6 +34,7 @@ FRONTEND_CHECKS = frozenset(
         "limit-error",
         "unsupported-target",
         "uninitialized",
+        "static-assert",
     }
 )
 # Reported while generating code (shared-memory layout, register allocation), so `irc compile` finds them

@@ -749,6 +749,8 @@ def test_intrinsic_table_flags() -> None:
     ).split()
     # irc's additions beyond the spec's list (docs/language.md): one op-table op each
     spec_names += "mulhi redux_add redux_min redux_max redux_and redux_or redux_xor".split()
+    half2 = ["hadd2", "hsub2", "hmul2", "hfma2", "hmin2", "hmax2", "hneg2", "habs2"]
+    spec_names += ["erf", *half2, *(f"{n}_bf16" for n in half2)]  # language additions
     assert sorted(spec_names) == sorted(INTRINSICS)
 
 

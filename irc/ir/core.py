@@ -332,13 +332,14 @@ class Function:
 class SharedDecl:
     """A shared-memory allocation of a kernel: `shared tile: [f16; 16, 128] align 128`."""
 
-    __slots__ = ("name", "type", "align", "span")
+    __slots__ = ("name", "type", "align", "span", "dynamic")
 
-    def __init__(self, name: str, type: Type, align: int, span: Span | None = None):
+    def __init__(self, name: str, type: Type, align: int, span: Span | None = None, dynamic: bool = False):
         self.name = name
         self.type = type
         self.align = align
         self.span = span
+        self.dynamic = dynamic  # `shared x: [T] dynamic;`: sized at launch, after every static allocation
 
 
 class Module:

@@ -239,6 +239,18 @@ _op("pack_half2", "f32 f32", "u32", "pure", ptx="cvt.rn.f16x2.f32 %0, $1, $0")
 _op("unpack_half2", "u32", "f32 f32", "pure")
 _op("smem_desc", "sptr u32 u32 u32", "u64", "pure", doc="tcgen05 shared-memory matrix descriptor")
 
+# --- packed halves (two f16 in a u32, as pack_half2 makes them) ---------------------------------
+_op(
+    "half2",
+    "u32 ...",
+    "u32",
+    "pure",
+    attrs="kind ty",
+    ptx={"kind=add|sub|mul|fma": "{kind}.rn.{ty}", "*": "{kind}.{ty}"},
+    doc="lane-wise arithmetic on packed halves; kind: add sub mul fma min max neg abs; ty: f16x2 or bf16x2 "
+    "(add/sub/mul.bf16x2 only on sm_90+)",
+)
+
 # --- memory ------------------------------------------------------------------------------------------
 _op("ptradd", "ptr int", "decl", "pure", ptx="add.{a}", imm="1", doc="pointer plus a byte offset")
 _op("shared_addr", "", "decl", "pure", attrs="sym", doc="address of a kernel's shared allocation",
@@ -246,7 +258,7 @@ _op("shared_addr", "", "decl", "pure", attrs="sym", doc="address of a kernel's s
 _op("load", "ptr", "decl", effect="read", opt="offset volatile nc", uniformity="load")
 _op("store", "ptr any", "", effect="write", opt="offset volatile", imm="1", shared_write=0,
     ptx={"volatile=True|1": "st.volatile.{sp0}.{m1} [$0+offset], $1", "*": "st.{sp0}.{m1} [$0+offset], $1"})  # fmt: skip
-_op("load_vec", "ptr", "decl", effect="read", opt="offset", uniformity="load")
+_op("load_vec", "ptr", "decl", effect="read", opt="offset nc", uniformity="load")
 _op("store_vec", "ptr any any ...", "", effect="write", opt="offset", shared_write=0)
 _op(
     "atomic",

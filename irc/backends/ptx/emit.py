@@ -114,6 +114,7 @@ def compile_module(
     version = min_ptx_version(arch)
     stats: dict[str, dict] = {}
     any_dynamic = False
+    externs: dict[str, int] = {}  # `dynamic` shared arrays: name -> alignment
     for fn in module.kernels:
         layout = layouts.get(fn.name) or layout_shared(fn, arch)
         alloc = allocate(fn)
@@ -125,19 +126,25 @@ def compile_module(
         need = required_version(pf)
         fv = max(tuple(min_ptx_version(arch)), need)
         version = max(tuple(version), need)
-        pf.meta["dynamic_shared_bytes"] = layout.total if layout.dynamic else 0
+        dyn_bytes = (layout.dyn_array_offset or layout.total) if layout.dynamic else 0
+        pf.meta["dynamic_shared_bytes"] = dyn_bytes
+        for name in layout.externs:
+            externs[name] = max(externs.get(name, 1), layout.aligns[name])
         pm.functions.append(pf)
         any_dynamic = any_dynamic or layout.dynamic
         stats[fn.name] = {
             "max_live": dict(alloc.max_live),
             "registers": alloc.registers(),
             "shared_bytes": layout.total,
-            "dynamic_shared_bytes": layout.total if layout.dynamic else 0,
+            "dynamic_shared_bytes": dyn_bytes,
+            "dynamic_shared_array": any(d.dynamic for d in fn.shared),
             "ptx_version": f"{fv[0]}.{fv[1]}",
         }
         _register_pressure(fn, stats[fn.name], ctx)
     if any_dynamic:
         pm.globals.append(ptx.VarDecl("shared", ".b8", DYN_SMEM, align=DYN_ALIGN, dims=[0], extern=True))
+    for name, align in externs.items():
+        pm.globals.append(ptx.VarDecl("shared", ".b8", name, align=align, dims=[0], extern=True))
     pm.version = f"{version[0]}.{version[1]}"
     text = print_ptx(pm)
     return EmitResult(pm, text, stats)

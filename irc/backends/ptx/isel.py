@@ -341,6 +341,8 @@ class InstructionSelector:
         decls: list[Stmt] = []
         if not self.layout.dynamic:
             for d in fn.shared:
+                if d.dynamic:
+                    continue  # module-level `.extern .shared` (emit.py)
                 decls.append(
                     VarDecl(
                         "shared",
@@ -490,8 +492,9 @@ class InstructionSelector:
             E(f"{head}.{sp}{nc}.{mem_ty(t)}", [o(res[0]), self.addr(ops[0], a.get("offset", 0))], ops, res)
         elif n == "load_vec":
             sp = space_of(ops[0])
+            nc = ".nc" if a.get("nc") and sp == "global" else ""
             E(
-                f"ld.{sp}.v{len(res)}.{mem_ty(t)}",
+                f"ld.{sp}{nc}.v{len(res)}.{mem_ty(t)}",
                 [self.vec(res), self.addr(ops[0], a.get("offset", 0))],
                 ops,
                 res,

@@ -6,6 +6,11 @@ places them); above it, PTX cannot declare the memory statically, so the whole l
 `.extern .shared .align 1024 .b8 irc_dyn_smem[]` with the computed offsets, and the kernel metadata says
 how many dynamic bytes the launch must request. Above the target's per-block maximum the kernel cannot run
 at all: a `shared-overflow` diagnostic.
+
+A `dynamic` declaration (`shared x: [T] dynamic;`, sized at launch) comes after every static byte: with a
+static layout it is its own `.extern .shared .align A .b8 x[]` (PTX places every extern array at the start
+of the dynamic window); when the static layout itself lives in `irc_dyn_smem`, it is the aligned offset just
+past the static bytes there, and the launch adds those bytes to what the caller asks for the array.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ class SharedLayout:
     aligns: dict[str, int] = field(default_factory=dict)
     total: int = 0
     dynamic: bool = False
+    externs: list[str] = field(default_factory=list)  # `dynamic` arrays declared `.extern .shared`
+    dyn_array_offset: int = 0  # bytes of dynamic shared memory before the `dynamic` array (launch adds them)
 
 
 def layout_shared(fn: Function, arch: str, diagnostics: list[Diagnostic] | None = None) -> SharedLayout:
@@ -37,6 +44,8 @@ def layout_shared(fn: Function, arch: str, diagnostics: list[Diagnostic] | None 
     lay = SharedLayout()
     off = 0
     for d in fn.shared:
+        if d.dynamic:
+            continue
         size = size_of(d.type)
         align = max(int(d.align or 1), 1)
         off = (off + align - 1) // align * align
@@ -46,6 +55,15 @@ def layout_shared(fn: Function, arch: str, diagnostics: list[Diagnostic] | None 
         off += size
     lay.total = off
     lay.dynamic = off > STATIC_SHARED_LIMIT
+    for d in fn.shared:
+        if d.dynamic:
+            lay.aligns[d.name] = max(int(d.align or 1), 16)
+            lay.sizes[d.name] = 0
+            if lay.dynamic:
+                a = lay.aligns[d.name]
+                lay.offsets[d.name] = lay.dyn_array_offset = (off + a - 1) // a * a
+            else:
+                lay.externs.append(d.name)
     limit = max_shared_per_block(arch)
     if off > limit and diagnostics is not None:
         diagnostics.append(

@@ -36,6 +36,7 @@ class NamedType(TypeExpr):
 class PtrType(TypeExpr):
     space: str  # "global" | "shared" (anything else is reported by sema)
     elem: TypeExpr
+    readonly: bool = False
 
 
 @dataclass(eq=False, slots=True)
@@ -44,6 +45,13 @@ class ArrayType(TypeExpr):
 
     elem: TypeExpr
     dims: list[Expr]
+
+
+@dataclass(eq=False, slots=True)
+class UnsizedType(TypeExpr):
+    """`[T]`: the type of a `shared x: [T] dynamic;` declaration (its size is set at launch)."""
+
+    elem: TypeExpr
 
 
 @dataclass(eq=False, slots=True)
@@ -112,6 +120,7 @@ class Ternary(Expr):
 class Cast(Expr):
     operand: Expr
     target: TypeExpr
+    bits: bool = False  # `bitcast<T>(x)`: reinterpret the bits (same width), not convert the value
 
 
 @dataclass(eq=False, slots=True)
@@ -184,6 +193,7 @@ class SharedStmt(Stmt):
     name_span: Span
     type: TypeExpr
     align: Expr | None
+    dynamic: bool = False  # `shared x: [T] dynamic;`
 
 
 @dataclass(eq=False, slots=True)
@@ -204,6 +214,7 @@ class ForStmt(Stmt):
     step: Expr | None
     body: Block
     unroll: bool
+    factor: Expr | None = None  # `unroll(N) for`: partial unrolling by N (then `unroll` is False)
 
 
 @dataclass(eq=False, slots=True)
@@ -230,6 +241,14 @@ class BreakStmt(Stmt):
 @dataclass(eq=False, slots=True)
 class ContinueStmt(Stmt):
     pass
+
+
+@dataclass(eq=False, slots=True)
+class StaticAssert(Stmt):
+    """`static_assert(cond, "message");` -- at module scope (in `Program.asserts`) or as a statement."""
+
+    cond: Expr
+    message: str | None
 
 
 @dataclass(eq=False, slots=True)
@@ -298,3 +317,4 @@ class Program(Node):
     path: str
     items: list[Item]
     allow_comments: list[AllowComment] = field(default_factory=list)
+    asserts: list[StaticAssert] = field(default_factory=list)  # module-scope `static_assert`s

@@ -10,6 +10,7 @@ so that parsing continues.
 from __future__ import annotations
 
 import math
+import re
 
 from irc.diagnostics import Diagnostic, Span, error
 
@@ -40,7 +41,22 @@ class AstBuilder:
 
     # ------------------------------------------------------------------------------------------ items
     def start(self, c: list) -> ast.Program:
-        return ast.Program(self._sp(), self.path, [i for i in c if isinstance(i, ast.Item)])
+        return ast.Program(
+            self._sp(),
+            self.path,
+            [i for i in c if isinstance(i, ast.Item)],
+            asserts=[i for i in c if isinstance(i, ast.StaticAssert)],
+        )
+
+    def static_assert_item(self, c: list) -> ast.StaticAssert:
+        return self.static_assert_stmt(c)
+
+    def static_assert_stmt(self, c: list) -> ast.StaticAssert:
+        cond, msg = c
+        text = None
+        if msg is not None:
+            text = re.sub(r"\\(.)", r"\1", msg.value[1:-1])
+        return ast.StaticAssert(self._sp(), cond, text)
 
     def const_item(self, c: list) -> ast.ConstItem:
         name, ty, init = c
@@ -97,12 +113,15 @@ class AstBuilder:
         return c[0]
 
     def ptr_type(self, c: list) -> ast.PtrType:
-        space, elem = c
-        return ast.PtrType(self._sp(), space.value, elem)
+        space, ro, elem = c
+        return ast.PtrType(self._sp(), space.value, elem, ro is not None)
 
     def array_type(self, c: list) -> ast.ArrayType:
         elem, dims = c
         return ast.ArrayType(self._sp(), elem, dims)
+
+    def unsized_type(self, c: list) -> ast.UnsizedType:
+        return ast.UnsizedType(self._sp(), c[0])
 
     def tensormap_type(self, c: list) -> ast.TypeExpr:
         name, elem, *box = c
@@ -150,10 +169,20 @@ class AstBuilder:
         return ast.ExprStmt(self._sp(), expr)
 
     def shared_stmt(self, c: list) -> ast.SharedStmt:
-        name, ty, word, align = c
-        if word is not None and word.value != "align":
-            self._err(f"expected `align` or `;`, found `{word.value}`", self._tsp(word))
-        return ast.SharedStmt(self._sp(), name.value, self._tsp(name), ty, align)
+        name, ty, word, arg = c
+        dynamic = word is not None and word.value == "dynamic"
+        if word is not None and word.value not in ("align", "dynamic"):
+            self._err(f"expected `align`, `dynamic` or `;`, found `{word.value}`", self._tsp(word))
+        elif word is not None and (arg is None) != dynamic:
+            what = "`dynamic` takes no value" if dynamic else "`align` needs a value: `align 16`"
+            self._err(what, self._tsp(word))
+        if isinstance(ty, ast.UnsizedType) and not dynamic:
+            self._err(
+                "an array without a length is only allowed as `shared NAME: [T] dynamic;`",
+                ty.span,
+                help="give the length (`[T; N]`) or size it at launch with `dynamic`",
+            )
+        return ast.SharedStmt(self._sp(), name.value, self._tsp(name), ty, None if dynamic else arg, dynamic)
 
     def if_stmt(self, c: list) -> ast.IfStmt:
         cond, then, else_ = c
@@ -164,8 +193,10 @@ class AstBuilder:
         return ast.ForStmt(self._sp(), var.value, self._tsp(var), start, end, step, body, False)
 
     def unroll_stmt(self, c: list) -> ast.ForStmt:
-        var, start, end, step, body = c
-        return ast.ForStmt(self._sp(), var.value, self._tsp(var), start, end, step, body, True)
+        factor, var, start, end, step, body = c
+        return ast.ForStmt(
+            self._sp(), var.value, self._tsp(var), start, end, step, body, factor is None, factor
+        )
 
     def for_list_stmt(self, c: list) -> ast.ForListStmt:
         var, items, body = c
@@ -202,6 +233,10 @@ class AstBuilder:
     def cast(self, c: list) -> ast.Cast:
         operand, target = c
         return ast.Cast(self._sp(), operand, target)
+
+    def bitcast(self, c: list) -> ast.Cast:
+        target, operand = c
+        return ast.Cast(self._sp(), operand, target, bits=True)
 
     def call(self, c: list) -> ast.Expr:
         callee, args = c

@@ -122,3 +122,20 @@ def cast(v: Value, src: Type, dst: Scalar) -> Value:
 
 def untyped_kind(v: Value) -> Type:
     return UntypedFloat() if isinstance(v, float) else UntypedInt()
+
+
+# struct formats of the scalar types (bf16 has none: its constants are not folded through bitcast)
+_STRUCT = {"i32": "<i", "u32": "<I", "i64": "<q", "u64": "<Q", "f16": "<e", "f32": "<f", "f64": "<d"}
+
+
+def bitcast(value: Value, src: Scalar, dst: Scalar) -> Value | None:
+    """`bitcast<dst>(value)` of a constant (same width), or None for bf16."""
+    import struct  # local: keeps this module's import block as it is for other branches
+
+    if src.name not in _STRUCT or dst.name not in _STRUCT:
+        return None
+    if src.is_float:
+        raw = struct.pack(_STRUCT[src.name], float(value))
+    else:
+        raw = struct.pack(_STRUCT[src.name], int(value))
+    return struct.unpack(_STRUCT[dst.name], raw)[0]

@@ -103,6 +103,12 @@ def _a(name: str, elem: str, length: int | str, lengths: frozenset[int] | None =
     )
 
 
+# Packed-half arithmetic (CUDA's __hadd2 ...): name -> arity; the op is name[1:-1] (`hadd2` -> add.f16x2).
+HALF2_OPS = {"hadd2": 2, "hsub2": 2, "hmul2": 2, "hfma2": 3, "hmin2": 2, "hmax2": 2, "hneg2": 1, "habs2": 1}
+# The same on two bf16 packed in a u32 (`hadd2_bf16` -> add.bf16x2; fma forms below sm_90, see lower_intr).
+HALF2_OPS.update({f"{n}_bf16": k for n, k in list(HALF2_OPS.items())})
+
+
 U32, MASK = "u32", _s("mask", "u32")
 MBAR = _p("b", "mbarrier", spaces=("shared",))
 VOID = Ret()
@@ -140,6 +146,15 @@ def _table() -> dict[str, Intrinsic]:
     )
     for n in (*UNARY_MATH, "exp", "log", *ROUNDING):  # exp / log lower to exp2 / log2 times a constant
         add(Intrinsic(n, (_v("x", FLOATS),), T_RET, pure=True, doc=f"{n} (floats)"))
+    add(
+        Intrinsic(
+            "erf",
+            (_v("x", frozenset({"f32"})),),
+            T_RET,
+            pure=True,
+            doc="error function (f32; PTX has no instruction: a polynomial times ex2, abs. error < 1e-6)",
+        )
+    )
     add(
         Intrinsic(
             "select",
@@ -254,6 +269,17 @@ def _table() -> dict[str, Intrinsic]:
             doc="vector store of a [T; 2|4]",
         )
     )
+    for n, arity in HALF2_OPS.items():
+        add(
+            Intrinsic(
+                n,
+                tuple(_s(x, "u32") for x in "abc"[:arity]),
+                _ret("u32"),
+                pure=True,
+                doc=f"{n[1:].split('2')[0]}.{'bf16x2' if n.endswith('_bf16') else 'f16x2'} on two halves "
+                "packed in a u32",
+            )
+        )
     add(
         Intrinsic(
             "pack_half2", (_s("a", "f32"), _s("b", "f32")), _ret("u32"), pure=True, doc="cvt.rn.f16x2.f32"
@@ -476,6 +502,61 @@ def _table() -> dict[str, Intrinsic]:
 
 INTRINSICS: dict[str, Intrinsic] = _table()
 
+# CUDA spellings authors type from habit -> the .kdsl spelling (a did-you-mean for unknown names).
+CUDA_SPELLINGS = {
+    "__syncthreads": "barrier()",
+    "__syncwarp": "syncwarp()",
+    "threadIdx": "tid",
+    "blockIdx": "ctaid",
+    "blockDim": "ntid",
+    "gridDim": "nctaid",
+    "warpSize": "32",
+    "__threadfence_block": "fence_block()",
+    "__threadfence": "fence_gpu()",
+    "__threadfence_system": "fence_system()",
+    "__shfl_sync": "shfl_idx",
+    "__shfl_down_sync": "shfl_down",
+    "__shfl_up_sync": "shfl_up",
+    "__shfl_xor_sync": "shfl_xor",
+    "__ballot_sync": "ballot",
+    "__all_sync": "vote_all",
+    "__any_sync": "vote_any",
+    "__activemask": "activemask()",
+    "__popc": "popc",
+    "__clz": "clz",
+    "__float_as_uint": "bitcast<u32>(x)",
+    "__uint_as_float": "bitcast<f32>(x)",
+    "__float_as_int": "bitcast<i32>(x)",
+    "__int_as_float": "bitcast<f32>(x)",
+    "__ldg": "a `*global readonly T` pointer",
+    "atomicAdd": "atomic_add",
+    "atomicMin": "atomic_min",
+    "atomicMax": "atomic_max",
+    "atomicExch": "atomic_exch",
+    "atomicCAS": "atomic_cas",
+    "__expf": "exp",
+    "expf": "exp",
+    "logf": "log",
+    "sqrtf": "sqrt",
+    "rsqrtf": "rsqrt",
+    "erff": "erf",
+    "fmaf": "fma",
+    "fmaxf": "max",
+    "fminf": "min",
+    "fabsf": "abs",
+    "__hadd2": "hadd2",
+    "__hmul2": "hmul2",
+    "__hfma2": "hfma2",
+}
+
 # Built-in values (spec section 5): name -> (components, minimum target family).
 BUILTIN_VECTORS = ("tid", "ntid", "ctaid", "nctaid")
-BUILTIN_SCALARS = {"laneid": "sm_80", "cluster_ctarank": "sm_90"}
+BUILTIN_SCALARS = {
+    "laneid": "sm_80",
+    "cluster_ctarank": "sm_90",
+    # %lanemask_*: bit i set for lanes i below / at or below / above / at or above this lane
+    "lanemask_lt": "sm_80",
+    "lanemask_le": "sm_80",
+    "lanemask_gt": "sm_80",
+    "lanemask_ge": "sm_80",
+}

@@ -82,6 +82,8 @@ class Lexer:
             ("BAD_NUMBER", _BAD_NUMBER),
             ("BAD_FLOAT", _BAD_FLOAT),
             ("IDENT", pats["IDENT"]),
+            ("STRING", pats["STRING"]),
+            ("BAD_STRING", r'"[^"\n]*'),
             ("PUNCT", puncts),
             ("BAD_CHAR", r"[^ \t\r\f]"),  # any other single character (blanks are the prefix's)
         ]
@@ -112,7 +114,7 @@ class Lexer:
                 toks.append(Tok(keywords.get(value, "IDENT"), value, line, col, line, col + len(value)))
             elif kind == "PUNCT":
                 toks.append(Tok(punct[value], value, line, col, line, col + len(value)))
-            elif kind == "INT" or kind == "FLOAT":
+            elif kind == "INT" or kind == "FLOAT" or kind == "STRING":
                 toks.append(Tok(kind, value, line, col, line, col + len(value)))
             elif kind == "WS" or kind == "BLOCK_COMMENT":
                 nl = value.count("\n")
@@ -152,6 +154,11 @@ class Lexer:
                             col + len(value),
                         )
                     )
+                elif kind == "BAD_STRING":
+                    diags.append(
+                        error("parse-error", "unterminated string literal", span, help='close it with `"`')
+                    )
+                    toks.append(Tok("STRING", '""', line, col, line, col + len(value)))
                 elif kind == "BAD_FLOAT":
                     diags.append(
                         error(

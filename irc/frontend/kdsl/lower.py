@@ -31,8 +31,10 @@ from .deep import run_deep
 from .lower_expr import ExprLowering
 from .lower_intr import IntrinsicLowering
 from .lower_ssa import SSABuilder
+from .lower_unroll import PartialUnrollLowering
 from .parse import parse_kdsl
 from .sema import analyze
+from .static_assert import constant_names, failure
 from .typed import KernelInfo, Symbol, TypedProgram
 from .types import MBarrier, RegArray, SharedArray
 
@@ -56,7 +58,7 @@ class _Inline:
     saved_loops: list[_Loop] = field(default_factory=list)
 
 
-class KernelLowering(ExprLowering, IntrinsicLowering):
+class KernelLowering(ExprLowering, IntrinsicLowering, PartialUnrollLowering):
     """Lowers one kernel (and every function it calls, inlined) to an IR `Function`."""
 
     def __init__(self, typed: TypedProgram, info: KernelInfo, module: Module):
@@ -111,17 +113,22 @@ class KernelLowering(ExprLowering, IntrinsicLowering):
                 elem = self.ir_type(t.elem)
                 ty = ArrayType(elem, tuple(t.shape))
                 align = t.align or (8 if isinstance(t.elem, MBarrier) else t.elem.size)
+                if t.dynamic:
+                    align = max(align, 16)
             elif isinstance(t, MBarrier):
                 ty, align = MBARRIER, 8
             else:
                 continue
-            name, k = sym.name, 1
+            # a `dynamic` array is a module-level `.extern .shared`: `$` keeps its PTX name apart from any
+            # kernel's own (function-scope) shared names, which .kdsl identifiers cannot contain
+            name, k = (f"dyn${sym.name}" if isinstance(t, SharedArray) and t.dynamic else sym.name), 1
             while name in used:  # shadowed declarations in different scopes
                 name, k = f"{sym.name}_{k}", k + 1
             used.add(name)
             self.shared_names[sym] = name
             span = sym.decl.span if sym.decl is not None else sym.span
-            self.fn.shared.append(SharedDecl(name, ty, align, span))
+            dyn = isinstance(t, SharedArray) and t.dynamic
+            self.fn.shared.append(SharedDecl(name, ty, align, span, dynamic=dyn))
 
     def _remove_unreachable(self) -> None:
         seen: set[Block] = set()
@@ -252,9 +259,15 @@ class KernelLowering(ExprLowering, IntrinsicLowering):
         assert isinstance(tgt, ast.Index)
         bt = self.typed.types[tgt.base]
         if isinstance(bt, RegArray):
-            idx = self.const_index(tgt.indices[0], bt.n)
+            slots = self.reg_slots(tgt, bt)
             if isinstance(tgt.base, ast.Name) and tgt.base in self.typed.refs:
                 sym = self.typed.refs[tgt.base]
+                if bt.cols and len(tgt.indices) == 1:  # a whole row of a two-dimensional array
+                    row = self.lower_value(s.value, bt.row)
+                    for k, v in zip(slots or (), row):
+                        self.write_elem(sym, k, v)
+                    return
+                idx = slots[0] if slots is not None else None
                 if s.op == "=":
                     val = self.lower_value(s.value, bt.elem)
                 else:
@@ -339,6 +352,9 @@ class KernelLowering(ExprLowering, IntrinsicLowering):
             values = self._unroll_values(s, sym)
             if values is not None:
                 self._unrolled(s, sym, values)
+            return
+        if s.factor is not None:
+            self.partial_unroll(s, sym, int(self.typed.values[s.factor]), _Loop)
             return
         start = self.lower_value(s.start, sym.type)
         end = self.lower_value(s.end, sym.type)
@@ -461,6 +477,13 @@ class KernelLowering(ExprLowering, IntrinsicLowering):
     def _block_stmt(self, s: ast.Block) -> None:
         self.block(s)
 
+    def _static_assert(self, s: ast.StaticAssert) -> None:
+        """Sema checked every condition that is constant on its own; one that depends on an `unroll for`
+        variable is checked here, once per copy."""
+        if s.cond in self.typed.per_copy_const and self.cval(s.cond) is False:
+            vals = {n: self.cval(n) for n in constant_names(s.cond)}
+            self.diags.append(failure(s, {n: v for n, v in vals.items() if v is not None}))
+
     _stmt_handlers = {
         ast.LetStmt: _let,
         ast.AssignStmt: _assign,
@@ -474,6 +497,7 @@ class KernelLowering(ExprLowering, IntrinsicLowering):
         ast.ContinueStmt: _continue,
         ast.ReturnStmt: _return,
         ast.Block: _block_stmt,
+        ast.StaticAssert: _static_assert,
     }
 
     # ------------------------------------------------------------------------------------- inlining

@@ -107,7 +107,7 @@ class ExprLowering:
                 lt, rt = typed.types.get(e.lhs), typed.types.get(e.rhs)
                 t = lt if e.op in ("<<", ">>") or not is_untyped(lt) else rt
                 return fold.binary(e.op, a, b, t)
-            if isinstance(e, ast.Cast):
+            if isinstance(e, ast.Cast) and not e.bits:
                 v = self.cval(e.operand)
                 dst = typed.types.get(e)
                 return (
@@ -166,6 +166,20 @@ class ExprLowering:
             self.err("const-error", f"index {v} is out of bounds for an array of {n} elements", e.span)
             return None
         return v
+
+    def reg_slots(self, e: ast.Index, bt: RegArray) -> range | None:
+        """The flat element positions `e` names in register array `bt`: one for `a[i]` / `a[i, j]`, a row
+        (`cols` positions) for `a[i]` of a two-dimensional array; None after an index error."""
+        if not bt.cols:
+            i = self.const_index(e.indices[0], bt.n)
+            return None if i is None else range(i, i + 1)
+        i = self.const_index(e.indices[0], bt.n // bt.cols)
+        if i is None:
+            return None
+        if len(e.indices) == 1:
+            return range(i * bt.cols, (i + 1) * bt.cols)
+        j = self.const_index(e.indices[1], bt.cols)
+        return None if j is None else range(i * bt.cols + j, i * bt.cols + j + 1)
 
     # ------------------------------------------------------------------------------------ entry points
     def lower_value(self, e: ast.Expr, want: Type | None = None) -> Value | list[Value]:
@@ -363,6 +377,9 @@ class ExprLowering:
     def _cast(self, e: ast.Cast, t: Type) -> Value:
         src = self.fe_type(e.operand)
         v = self.lower(e.operand, src)
+        if e.bits:
+            dst = self.ir_type(t)
+            return v if v.type == dst else self.b.value("bitcast", [v], dst)
         return self.convert(v, self.ir_type(t))
 
     def convert(self, v: Value, dst: ir.Type) -> Value:
@@ -448,7 +465,7 @@ class ExprLowering:
     def _index(self, e: ast.Index, t: Type):
         bt = self.typed.types.get(e.base)
         if isinstance(bt, RegArray):
-            idx = self.const_index(e.indices[0], bt.n)
+            slots = self.reg_slots(e, bt)
             if (
                 isinstance(e.base, ast.Name)
                 and e.base in self.typed.refs
@@ -457,9 +474,16 @@ class ExprLowering:
                 vals = self.read_var(self.typed.refs[e.base])
             else:
                 vals = self.lower(e.base)
-            return vals[idx] if idx is not None else self.ssa.undef(self.ir_type(bt.elem))
+            if slots is None:
+                undef = self.ssa.undef(self.ir_type(bt.elem))
+                return [undef] * bt.cols if bt.cols and len(e.indices) == 1 else undef
+            if bt.cols and len(e.indices) == 1:
+                return [vals[k] for k in slots]
+            return vals[slots[0]]
         addr = self.place_addr(e)
         self.b.span = e.span
+        if isinstance(bt, Ptr) and bt.readonly:
+            return self.b.value("load", [addr], addr.type.elem, {"nc": True})
         return self.b.value("load", [addr], addr.type.elem)
 
     def _addr_of(self, e: ast.AddrOf, t: Type) -> Value:
@@ -471,12 +495,15 @@ class ExprLowering:
 
     def _array_repeat(self, e: ast.ArrayRepeat, t: Type) -> list[Value]:
         n = self.cval(e.count)
-        v = self.lower(e.value, t.elem if isinstance(t, RegArray) else None)
-        return [v] * int(n)
+        v = self.lower(e.value, _item_type(t))
+        return (v if isinstance(v, list) else [v]) * int(n)
 
     def _array_list(self, e: ast.ArrayList, t: Type) -> list[Value]:
-        elem = t.elem if isinstance(t, RegArray) else None
-        return [self.lower(x, elem) for x in e.elems]
+        out: list[Value] = []
+        for x in e.elems:
+            v = self.lower(x, _item_type(t))
+            out.extend(v if isinstance(v, list) else [v])  # rows of a two-dimensional array, flattened
+        return out
 
     def _call(self, e: ast.Call, t: Type):
         target = self.typed.calls[e]
@@ -500,6 +527,13 @@ class ExprLowering:
         ast.ArrayList: _array_list,
         ast.Call: _call,
     }
+
+
+def _item_type(t: Type) -> Type | None:
+    """The type of each item of an array literal of type `t` (a row when `t` is two-dimensional)."""
+    if isinstance(t, RegArray):
+        return t.row if t.cols else t.elem
+    return None
 
 
 def _const_of(v: Value):

@@ -16,7 +16,7 @@ from irc.ir.core import Value
 from irc.ir.optable import ROUNDING, UNARY_MATH
 
 from . import ast
-from .intrinsics import Intrinsic
+from .intrinsics import HALF2_OPS, Intrinsic
 from .types import Scalar, Type
 
 #: Intrinsics that are the op of the same name, arguments as operands (the unary math list is the op table's).
@@ -74,6 +74,46 @@ class IntrinsicLowering:
             return args[n]
         return self.b.const(0xFFFFFFFF, ir.U32)
 
+    def _erf(self, x: Value) -> Value:
+        """erf(x) for f32 from ops PTX has: Abramowitz & Stegun 7.1.26 on |x| (absolute error 1.5e-7),
+        erf(|x|) = 1 - t*(a1 + t*(a2 + ...)) * exp(-x*x) with t = 1 / (1 + p*|x|), and the sign of x
+        copied back. exp goes through ex2.approx (relative error 2^-22), so the result is within 1e-6."""
+        b = self.b
+        t32 = x.type
+
+        def c(v: float) -> Value:
+            return b.const(v, t32)
+
+        ax = b.value("abs", [x])
+        t = b.value("div", [c(1.0), b.value("fma", [c(0.3275911), ax, c(1.0)])])
+        poly = c(1.061405429)
+        for k in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+            poly = b.value("fma", [poly, t, c(k)])
+        poly = b.value("mul", [poly, t])
+        e = b.value("exp2", [b.value("mul", [b.value("mul", [ax, ax]), c(-1.4426950408889634)])])
+        r = b.value("fma", [b.value("neg", [poly]), e, c(1.0)])
+        neg = b.value("cmp", [x, c(0.0)], ir.BOOL, {"pred": "lt"})
+        return b.value("select", [neg, b.value("neg", [r]), r])
+
+    def _half2(self, name: str, args: list) -> Value:
+        """Packed-half arithmetic. PTX has add/sub/mul.bf16x2 only from sm_90; below, the fma form
+        computes the same single rounding: a+b = fma(a, 1, b), a-b = fma(b, -1, a), a*b = fma(a, b, -0)
+        (-0 keeps the sign of a zero product)."""
+        b = self.b
+        kind = name[1:].split("2")[0]
+        bf16 = name.endswith("_bf16")
+        attrs = {"kind": kind, "ty": "bf16x2" if bf16 else "f16x2"}
+        if bf16 and kind in ("add", "sub", "mul") and self.typed.arch in ("sm_80", "sm_86", "sm_89"):
+            x, y = args
+            if kind == "add":  # bf16x2 constants: 1.0 = 0x3F80, -1.0 = 0xBF80, -0.0 = 0x8000 in each half
+                ops = [x, b.const(0x3F803F80, ir.U32), y]
+            elif kind == "sub":
+                ops = [y, b.const(0xBF80BF80, ir.U32), x]
+            else:
+                ops = [x, y, b.const(0x80008000, ir.U32)]
+            return b.value("half2", ops, ir.U32, {"kind": "fma", "ty": "bf16x2"})
+        return b.value("half2", args, ir.U32, attrs)
+
     def _const_arg(self, e: ast.Call, i: int) -> int:
         v = self.cval(e.args[i])
         if not isinstance(v, int):
@@ -127,6 +167,10 @@ class IntrinsicLowering:
             return b.value("mul", [b.value("log2", [x]), b.const(math.log(2.0), x.type)])
         if name == "select":
             return self.select(args[0], args[1], args[2])
+        if name == "erf":
+            return self._erf(args[0])
+        if name in HALF2_OPS:
+            return self._half2(name, args)
         if name in ("popc", "clz"):
             r = b.value(name, args)
             return r if r.type == ir.U32 else b.value("cvt", [r], ir.U32)
@@ -165,7 +209,9 @@ class IntrinsicLowering:
         if name == "load_vec":
             n = self._const_arg(e, 1)
             elem = args[0].type.elem
-            return list(b.create("load_vec", [args[0]], [elem] * n).results)
+            pt = self.typed.types.get(e.args[0])
+            nc = {"nc": True} if getattr(pt, "readonly", False) else {}
+            return list(b.create("load_vec", [args[0]], [elem] * n, nc).results)
         if name == "store_vec":
             b.create("store_vec", [args[0], *args[1]], [])
             return None

@@ -27,6 +27,7 @@ from irc.diagnostics import CompileError, Diagnostic, InternalCompilerError, Spa
 from . import ast
 from .builder import AstBuilder
 from .lexer import END, Lexer, Tok
+from .parse_hints import c_style_for, cuda_syntax_hint, unclosed_delimiter
 
 MAX_PARSE_ERRORS = 100
 
@@ -34,11 +35,24 @@ _TERMINAL_NAMES = {
     "IDENT": "identifier",
     "INT": "integer literal",
     "FLOAT": "float literal",
+    "STRING": "string literal",
     END: "end of file",
 }
-_STMT_KEYWORDS = ("let", "var", "shared", "if", "for", "unroll", "while", "break", "continue", "return")
+_STMT_KEYWORDS = (
+    "let",
+    "var",
+    "shared",
+    "if",
+    "for",
+    "unroll",
+    "while",
+    "break",
+    "continue",
+    "return",
+    "static_assert",
+)
 _ITEM_KEYWORDS = ("fn", "kernel", "const", "param", "@")
-_EXPR_START = ("(", "-", "!", "~", "&", "[", "true", "false", "inf", "nan")
+_EXPR_START = ("(", "-", "!", "~", "&", "[", "true", "false", "inf", "nan", "bitcast")
 _BINARY_OPS = (
     "||",
     "&&",
@@ -243,6 +257,13 @@ class _Driver:
         to continue at and whether errors there are still part of this one (not at a clean boundary)."""
         g, toks = self.g, self.tokens
         tok = toks[i]
+        c_for = c_style_for(toks, i, self.path) if report else None
+        if c_for is not None and len(self.diagnostics) < MAX_PARSE_ERRORS:
+            self.diagnostics.append(c_for[0])
+            k = self._find(st, g.is_block_state)
+            if k >= 0:
+                del st[k + 1 :], vals[k:], sps[k:]
+                return c_for[1], False
         if report:
             if len(self.diagnostics) >= MAX_PARSE_ERRORS:
                 self.truncated = True
@@ -296,6 +317,10 @@ class _Driver:
     def _syntax_error(self, st: list, i: int) -> Diagnostic:
         g = self.g
         tok = self.tokens[i]
+        if tok.type == END:
+            d = unclosed_delimiter(self.tokens, i, self.path)
+            if d is not None:
+                return d
         expected = [t for t in g.table[st[-1]] if t.isupper() and self._accepts(st, t)]
         names = _describe(g, expected)
         found = "end of file" if tok.type == END else f"`{tok.value}`"
@@ -310,6 +335,7 @@ class _Driver:
         prev = self.tokens[i - 1] if i > 0 else None
         if g.t_semi in expected and prev is not None and prev.end_line < tok.line:
             help = f"is a `;` missing after `{prev.value}` on line {prev.end_line}?"
+        help = cuda_syntax_hint(self.tokens, i) or help
         return error("parse-error", msg, span, help=help)
 
     def _accepts(self, st: list, term: str) -> bool:

@@ -27,6 +27,7 @@ from .intrinsics import BUILTIN_SCALARS, BUILTIN_VECTORS, INTRINSICS, TARGETS
 from .sema_calls import CallMixin
 from .sema_expr import MAX_REG_ARRAY, ExprMixin, default_type
 from .sema_stmt import LoopState, StmtMixin
+from .static_assert import StaticAssertMixin
 from .typed import (
     ARG,
     CONST,
@@ -69,7 +70,7 @@ _TYPE_ALIASES = {
 }
 
 
-class Analyzer(StmtMixin, ExprMixin, CallMixin):
+class Analyzer(StmtMixin, ExprMixin, CallMixin, StaticAssertMixin):
     def __init__(self, program: ast.Program, defines: dict[str, Value] | None, arch: str):
         self.program = program
         self.path = program.path
@@ -184,9 +185,34 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin):
                     t.elem.span,
                 )
                 return ERROR
-            return Ptr(t.space, elem)
+            if t.readonly and t.space != "global":
+                self.err(
+                    "type-error",
+                    "`readonly` applies to global pointers (non-coherent loads, `ld.global.nc`)",
+                    t.span,
+                )
+                return ERROR
+            return Ptr(t.space, elem, t.readonly)
         if isinstance(t, ast.ArrayType):
             return self._array_type_expr(t, ctx)
+        if isinstance(t, ast.UnsizedType):
+            elem = self.resolve_type(t.elem, "elem")
+            if isinstance(elem, ErrorType):
+                return ERROR
+            if ctx != "shared_dynamic":
+                if ctx != "shared":  # a `shared` statement without `dynamic`: the parser reported it
+                    self.err(
+                        "type-error",
+                        "an array without a length is only allowed as a `dynamic` shared array",
+                        t.span,
+                    )
+                return ERROR
+            if not isinstance(elem, Scalar) or elem.is_bool:
+                self.err(
+                    "type-error", f"dynamic shared array elements are numbers, not `{elem}`", t.elem.span
+                )
+                return ERROR
+            return SharedArray(elem, (0,), dynamic=True)
         assert isinstance(t, ast.TensorMapType)
         return self._tensormap_type(t, ctx)
 
@@ -206,25 +232,26 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin):
                 return ERROR
             return SharedArray(elem, tuple(dims))
         if ctx in ("value", "elem"):
-            if len(dims) != 1:
+            if len(dims) > 2:
                 self.err(
                     "type-error",
-                    "register arrays have one dimension: `[T; N]`",
+                    f"register arrays have one or two dimensions (`[T; N]`, `[T; R, C]`), found {len(dims)}",
                     t.span,
-                    help="multi-dimensional arrays are for `shared` declarations",
+                    help="more dimensions are for `shared` declarations",
                 )
                 return ERROR
             if not isinstance(elem, Scalar):
                 self.err("type-error", f"register array elements must be scalars, not `{elem}`", t.elem.span)
                 return ERROR
-            if dims[0] > MAX_REG_ARRAY:
+            total = dims[0] * (dims[1] if len(dims) == 2 else 1)
+            if total > MAX_REG_ARRAY:
                 self.err(
                     "limit-error",
-                    f"register array of {dims[0]} elements exceeds the limit of {MAX_REG_ARRAY}",
+                    f"register array of {total} elements exceeds the limit of {MAX_REG_ARRAY}",
                     t.span,
                 )
                 return ERROR
-            return RegArray(elem, dims[0])
+            return RegArray(elem, total, dims[1] if len(dims) == 2 else 0)
         self.err(
             "type-error",
             f"`{_type_text(t)}` is not allowed here",
@@ -432,6 +459,7 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin):
         self.collect()
         for name in self.const_items:
             self._global(name)
+        self.module_static_asserts()
         for item in self.fn_items.values():
             info, allow = attrs.validate(self, item)
             self.fn_infos[item.name].allow = allow
@@ -505,9 +533,11 @@ def _type_text(t: ast.TypeExpr) -> str:
     if isinstance(t, ast.NamedType):
         return t.name
     if isinstance(t, ast.PtrType):
-        return f"*{t.space} {_type_text(t.elem)}"
+        return f"*{t.space} {'readonly ' if t.readonly else ''}{_type_text(t.elem)}"
     if isinstance(t, ast.ArrayType):
         return f"[{_type_text(t.elem)}; ...]"
+    if isinstance(t, ast.UnsizedType):
+        return f"[{_type_text(t.elem)}]"
     return "tensormap<...>"
 
 

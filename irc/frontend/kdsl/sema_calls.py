@@ -182,6 +182,18 @@ class CallMixin:
                     )
                 self.err("type-error", f"{what} must be a {spaces} pointer, found `{t}`", a.span, help=help)
                 return False
+            if (
+                t.readonly
+                and k.name == "p"
+                and (name.startswith("atomic_") or name in ("store_vec", "wmma_store"))
+            ):
+                self.err(
+                    "type-error",
+                    f"`{name}` writes through `{t}`: the pointer is `readonly`",
+                    a.span,
+                    help="drop `readonly` from the pointer's type if the kernel writes this memory",
+                )
+                return False
             elem = "mbarrier" if isinstance(t.elem, MBarrier) else str(t.elem)
             if k.allowed and elem not in k.allowed:
                 self.err("type-error", f"{what} must point to {_names(k.allowed)}, found `{t}`", a.span)
@@ -191,6 +203,14 @@ class CallMixin:
             if not isinstance(t, RegArray):
                 if self._is_value(a, t):
                     self.err("type-error", f"{what} must be a register array, found `{t}`", a.span)
+                return False
+            if t.cols:
+                self.err(
+                    "type-error",
+                    f"{what} must be a one-dimensional register array, found `{t}`",
+                    a.span,
+                    help="pass one row: `a[i]`",
+                )
                 return False
             if k.allowed and t.elem.name not in k.allowed:
                 self.err("type-error", f"{what} must be an array of {_names(k.allowed)}, found `{t}`", a.span)

@@ -15,7 +15,13 @@ from irc.diagnostics import Label
 from irc.target import FAMILY_TEXT
 
 from . import ast, fold
-from .intrinsics import BUILTIN_SCALARS, BUILTIN_VECTORS, INTRINSICS, target_supports
+from .intrinsics import (
+    BUILTIN_SCALARS,
+    BUILTIN_VECTORS,
+    CUDA_SPELLINGS,
+    INTRINSICS,
+    target_supports,
+)
 from .typed import UNROLL
 from .types import (
     BOOL,
@@ -257,6 +263,15 @@ class ExprMixin:
         return ERROR
 
     def unknown_name(self, name: str, span, kind: str = "name") -> None:
+        if name in CUDA_SPELLINGS:
+            alt = CUDA_SPELLINGS[name]
+            self.err(
+                "name-error",
+                f"unknown {kind} `{name}`",
+                span,
+                help=f"did you mean `{alt}`? (`{name}` is the CUDA spelling)",
+            )
+            return
         pool = (list(self.fn_items) + list(INTRINSICS)) if kind == "function" else self.visible_names()
         close = difflib.get_close_matches(name, pool, n=1)
         self.err(
@@ -436,6 +451,8 @@ class ExprMixin:
         return t
 
     def _cast(self, e: ast.Cast, want: Type | None) -> Type:
+        if e.bits:
+            return self._bitcast(e)
         src = self.value_expr(e.operand)
         dst = self.resolve_type(e.target, "cast")
         if isinstance(src, ErrorType) or isinstance(dst, ErrorType):
@@ -464,6 +481,50 @@ class ExprMixin:
             return dst
         if isinstance(dst, Scalar):
             self._fold(e, lambda a: fold.cast(a, src, dst), e.operand)
+        return dst
+
+    def _bitcast(self, e: ast.Cast) -> Type:
+        """`bitcast<T>(x)`: T and x are non-bool scalars of the same width. An unsuffixed literal takes the
+        same-width type of its kind (`bitcast<f32>(0x3f800000)` reads the literal as u32)."""
+        src = self.value_expr(e.operand)
+        dst = self.resolve_type(e.target, "bitcast")
+        if isinstance(src, ErrorType) or isinstance(dst, ErrorType):
+            return dst
+        if not isinstance(dst, Scalar) or dst.is_bool:
+            self.err(
+                "type-error", f"`bitcast` needs a numeric scalar target type, not `{dst}`", e.target.span
+            )
+            return ERROR
+        if is_untyped(src):
+            kind = "u" if isinstance(src, UntypedInt) else "f"
+            name = f"{kind}{dst.bits}"
+            if name not in SCALARS:
+                self.err(
+                    "type-error",
+                    f"no {dst.bits}-bit type for this literal to `bitcast` from",
+                    e.operand.span,
+                    help="bitcast a typed value (a 16-bit float, for example) instead of a literal",
+                )
+                return dst
+            src = self.coerce(e.operand, SCALARS[name])
+            if isinstance(src, ErrorType):
+                return ERROR
+        if not isinstance(src, Scalar) or src.is_bool:
+            self.err("type-error", f"`bitcast` needs a numeric scalar operand, not `{src}`", e.operand.span)
+            return dst
+        if src.bits != dst.bits:
+            self.err(
+                "type-error",
+                f"`bitcast` from `{src}` ({src.bits} bits) to `{dst}` ({dst.bits} bits): the widths differ",
+                e.span,
+                help="bitcast reinterprets bits of the same width; use `as` to convert values",
+            )
+            return dst
+        v = self.values.get(e.operand)
+        if v is not None:
+            folded = fold.bitcast(v, src, dst)
+            if folded is not None:
+                self.values[e] = folded
         return dst
 
     @staticmethod
@@ -528,12 +589,21 @@ class ExprMixin:
                 return ERROR
             for i, dim in zip(e.indices, bt.shape):
                 v = self.values.get(i)
-                if isinstance(v, int) and not 0 <= v < dim:
+                if isinstance(v, int) and not 0 <= v < (dim if not bt.dynamic else 1 << 62):
                     self.err(
                         "const-error", f"index {v} is out of bounds for a dimension of size {dim}", i.span
                     )
             return bt.elem
         if isinstance(bt, RegArray):
+            if bt.cols:  # `a[i, j]` an element, `a[i]` a row
+                if n not in (1, 2):
+                    self.err("type-error", f"`{bt}` takes one or two indices, found {n}", e.span)
+                    return ERROR
+                self.check_reg_index(e.indices[0], RegArray(bt.elem, bt.n // bt.cols), f"the rows of `{bt}`")
+                if n == 1:
+                    return bt.row
+                self.check_reg_index(e.indices[1], bt.row, f"the columns of `{bt}`")
+                return bt.elem
             if n != 1:
                 self.err("type-error", f"a register array takes one index, found {n}", e.span)
                 return ERROR
@@ -544,14 +614,16 @@ class ExprMixin:
             self.err("type-error", f"cannot index a value of type `{bt}`", e.span)
         return ERROR
 
-    def check_reg_index(self, i: ast.Expr, arr: RegArray) -> None:
-        """Register arrays are indexed by constants; inside unrolled loops, by per-copy constants."""
+    def check_reg_index(self, i: ast.Expr, arr: RegArray, what: str | None = None) -> None:
+        """Register arrays are indexed by constants; inside unrolled loops, by per-copy constants.
+        `what` names the dimension in messages (default: the array type)."""
+        what = what or f"`{arr}`"
         if isinstance(self.types.get(i), ErrorType):
             return
         v = self.values.get(i)
         if isinstance(v, int):
             if not 0 <= v < arr.n:
-                self.err("const-error", f"index {v} is out of bounds for `{arr}`", i.span)
+                self.err("const-error", f"index {v} is out of bounds for {what}", i.span)
             return
         if i in self.per_copy:
             sym = self.refs.get(i) if isinstance(i, ast.Name) else None
@@ -560,7 +632,7 @@ class ExprMixin:
                 if bad:
                     self.err(
                         "const-error",
-                        f"index `{i.ident}` reaches {bad[0]}, out of bounds for `{arr}`",
+                        f"index `{i.ident}` reaches {bad[0]}, out of bounds for {what}",
                         i.span,
                     )
             else:
@@ -607,8 +679,8 @@ class ExprMixin:
         return ERROR
 
     def _array_repeat(self, e: ast.ArrayRepeat, want: Type | None) -> Type:
-        elem_want = want.elem if isinstance(want, RegArray) else None
-        vt = self.value_expr(e.value)
+        elem_want = _elem_want(want)
+        vt = self.value_expr(e.value, elem_want)
         ct = self.value_expr(e.count)
         if is_untyped(ct):
             self.coerce(e.count, I32)
@@ -616,13 +688,17 @@ class ExprMixin:
         return self._array_type(e, [(e.value, vt)], elem_want, n)
 
     def _array_list(self, e: ast.ArrayList, want: Type | None) -> Type:
-        elem_want = want.elem if isinstance(want, RegArray) else None
-        items = [(x, self.value_expr(x)) for x in e.elems]
+        elem_want = _elem_want(want)
+        items = [(x, self.value_expr(x, elem_want)) for x in e.elems]
         return self._array_type(e, items, elem_want, len(e.elems))
 
     def _array_type(self, e: ast.Expr, items: list, elem_want: Type | None, n: object) -> Type:
         if any(isinstance(t, ErrorType) for _, t in items):
             return ERROR
+        if any(isinstance(t, RegArray) for _, t in items):
+            return self._array2_type(e, items, n)
+        if isinstance(elem_want, RegArray):  # scalars where rows were wanted: the caller reports the mismatch
+            elem_want = None
         concrete = [t for _, t in items if not is_untyped(t)]
         elem = elem_want if elem_want is not None else concrete[0] if concrete else None
         if elem is None:
@@ -645,6 +721,30 @@ class ExprMixin:
             )
             return ERROR
         return RegArray(elem, n)
+
+    def _array2_type(self, e: ast.Expr, items: list, n: object) -> Type:
+        """A literal of rows (`[[0.0; 4]; 2]`, `[[a, b], [c, d]]`): a two-dimensional register array."""
+        row = items[0][1]
+        for x, t in items:
+            if not isinstance(t, RegArray) or t.cols or t != row:
+                self.err(
+                    "type-error",
+                    f"the rows of a two-dimensional array must all be `{row}`, found {show(t)}"
+                    if isinstance(row, RegArray) and not row.cols
+                    else "array literals nest at most two deep, with rows of one register array type",
+                    x.span,
+                )
+                return ERROR
+        if not isinstance(n, int) or isinstance(n, bool):
+            return ERROR
+        if n <= 0 or n * row.n > MAX_REG_ARRAY:
+            self.err(
+                "limit-error" if n > 0 else "const-error",
+                f"a two-dimensional array of {n} rows of `{row}` is outside 1..{MAX_REG_ARRAY} elements",
+                e.span,
+            )
+            return ERROR
+        return RegArray(row.elem, n * row.n, row.n)
 
     def _call(self, e: ast.Call, want: Type | None) -> Type:
         return self.call(e, want)
@@ -678,6 +778,13 @@ def _range_help(t: Scalar) -> str:
         lo, hi = int_range(t)
         return f"`{t}` holds {lo}..{hi}; add a suffix (`u64`, ...) or convert with `as`"
     return f"`{t}` cannot represent it; use a wider float type"
+
+
+def _elem_want(want: Type | None) -> Type | None:
+    """What each element of an array literal should be: a row of a two-dimensional array, else a scalar."""
+    if isinstance(want, RegArray):
+        return want.row if want.cols else want.elem
+    return None
 
 
 def _castable(src: Type, dst: Type) -> bool:

@@ -46,6 +46,12 @@ _KIND_TEXT = {
 }
 
 
+def _elem_text(t: ast.TypeExpr) -> str:
+    if isinstance(t, ast.ArrayType) and isinstance(t.elem, ast.NamedType):
+        return t.elem.name
+    return "T"
+
+
 @dataclass
 class LoopState:
     breaks: bool = False
@@ -116,7 +122,10 @@ class StmtMixin:
             sym = self.lookup(tgt.ident)
             if sym is None:
                 self.finish(s.value, vt)
-                self._name_not_symbol(tgt)
+                if not isinstance(self._name_not_symbol(tgt), ErrorType):  # a built-in value
+                    self.err(
+                        "type-error", f"cannot assign to `{tgt.ident}`: it is a built-in value", tgt.span
+                    )
                 return
             self.refs[tgt] = sym
             self.types[tgt] = sym.type
@@ -133,6 +142,10 @@ class StmtMixin:
         if isinstance(tgt, ast.Name):
             sym = self.refs.get(tgt)
             if sym is None:
+                if tgt in self.builtins:  # `laneid = ...`: typed as a value, never declared
+                    self.err(
+                        "type-error", f"cannot assign to `{tgt.ident}`: it is a built-in value", tgt.span
+                    )
                 return False
             if sym.kind != VAR:
                 help = f"declare it with `var {sym.name}`" if sym.kind == LET else None
@@ -158,6 +171,14 @@ class StmtMixin:
                     "type-error", "an mbarrier cannot be assigned; use the mbarrier intrinsics", tgt.span
                 )
                 return False
+            if bt.readonly:
+                self.err(
+                    "type-error",
+                    f"cannot store through `{bt}`: the pointer is `readonly`",
+                    tgt.span,
+                    help="drop `readonly` from the pointer's type if the kernel writes this memory",
+                )
+                return False
             return True
         if isinstance(bt, SharedArray):
             if isinstance(bt.elem, MBarrier):
@@ -178,7 +199,26 @@ class StmtMixin:
         self.finish(s.expr, t)
 
     def _shared(self, s: ast.SharedStmt) -> None:
-        t = self.resolve_type(s.type, "shared")
+        unsized = isinstance(s.type, ast.UnsizedType)
+        t = self.resolve_type(s.type, "shared_dynamic" if s.dynamic and unsized else "shared")
+        if s.dynamic and not unsized:
+            self.err(
+                "type-error",
+                f"a `dynamic` shared array has no length: write `[{_elem_text(s.type)}]`",
+                s.type.span,
+                help="its size in bytes is given at launch (`dynamic_shared_bytes`)",
+            )
+            t = ERROR
+        if s.dynamic and self.cur_kernel is not None and not isinstance(t, ErrorType):
+            prev = next((x for x in self.cur_kernel.shared if getattr(x.type, "dynamic", False)), None)
+            if prev is not None:
+                self.err(
+                    "type-error",
+                    "a kernel has at most one `dynamic` shared array (they would all start at the same address)",
+                    s.name_span,
+                    labels=[Label(prev.span, "the first one")] if prev.span else [],
+                    help="carve several arrays out of one with offsets or pointers",
+                )
         if self.cur_kernel is None:
             self.err(
                 "type-error",
@@ -271,6 +311,12 @@ class StmtMixin:
             v = self.values.get(s.step)
             if isinstance(v, int) and v <= 0:
                 self.err("const-error", f"the step of a loop must be positive, found {v}", s.step.span)
+        if s.factor is not None:
+            n = self._const_dim(s.factor, "an unroll factor")
+            if n is not None and n > MAX_UNROLL:
+                self.err(
+                    "limit-error", f"`unroll({n})` exceeds the limit of {MAX_UNROLL} copies", s.factor.span
+                )
         kind = UNROLL if s.unroll else LOOP
         var = Symbol(s.var, kind, t, s.var_span, values=values, decl=s)
         self._loop_body(s.body, var, s, False)
@@ -387,6 +433,9 @@ class StmtMixin:
     def _block_stmt(self, s: ast.Block) -> None:
         self.block(s)
 
+    def _static_assert(self, s: ast.StaticAssert) -> None:
+        self.static_assert(s)
+
     _stmt_handlers = {
         ast.LetStmt: _let,
         ast.AssignStmt: _assign,
@@ -400,4 +449,5 @@ class StmtMixin:
         ast.ContinueStmt: _continue,
         ast.ReturnStmt: _return,
         ast.Block: _block_stmt,
+        ast.StaticAssert: _static_assert,
     }

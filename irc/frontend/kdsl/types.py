@@ -63,17 +63,28 @@ class Scalar(Type):
 class Ptr(Type):
     space: str  # "global" | "shared"
     elem: Type  # Scalar or MBarrier
+    readonly: bool = False  # `*global readonly T`: read-only for the kernel's lifetime (ld.global.nc)
 
     def __str__(self) -> str:
-        return f"*{self.space} {self.elem}"
+        return f"*{self.space} {'readonly ' if self.readonly else ''}{self.elem}"
 
 
 @dataclass(frozen=True)
 class RegArray(Type):
+    """`[T; N]`, or with `cols` a two-dimensional `[T; R, C]` (n = R*C elements, row-major)."""
+
     elem: Scalar
     n: int
+    cols: int = 0  # 0: one-dimensional
+
+    @property
+    def row(self) -> RegArray:
+        """The type of one row of a two-dimensional array (`a[i]`)."""
+        return RegArray(self.elem, self.cols)
 
     def __str__(self) -> str:
+        if self.cols:
+            return f"[{self.elem}; {self.n // self.cols}, {self.cols}]"
         return f"[{self.elem}; {self.n}]"
 
 
@@ -82,6 +93,7 @@ class SharedArray(Type):
     elem: Type  # Scalar or MBarrier
     shape: tuple[int, ...]
     align: int | None = None
+    dynamic: bool = False  # `shared x: [T] dynamic;`: shape is (0,), the length is set at launch
 
     @property
     def size(self) -> int:
@@ -91,6 +103,8 @@ class SharedArray(Type):
         return n * (8 if isinstance(self.elem, MBarrier) else self.elem.size)  # type: ignore[attr-defined]
 
     def __str__(self) -> str:
+        if self.dynamic:
+            return f"[{self.elem}] dynamic"
         return f"[{self.elem}; {', '.join(map(str, self.shape))}]"
 
 
