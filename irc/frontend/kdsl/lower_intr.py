@@ -14,6 +14,7 @@ import math
 from irc.ir import types as ir
 from irc.ir.core import Value
 from irc.ir.optable import ROUNDING, UNARY_MATH
+from irc.target import family_admits
 
 from . import ast
 from .intrinsics import HALF2_OPS, Intrinsic
@@ -103,7 +104,7 @@ class IntrinsicLowering:
         kind = name[1:].split("2")[0]
         bf16 = name.endswith("_bf16")
         attrs = {"kind": kind, "ty": "bf16x2" if bf16 else "f16x2"}
-        if bf16 and kind in ("add", "sub", "mul") and self.typed.arch in ("sm_80", "sm_86", "sm_89"):
+        if bf16 and kind in ("add", "sub", "mul") and not family_admits("sm_90", self.typed.arch):
             x, y = args
             if kind == "add":  # bf16x2 constants: 1.0 = 0x3F80, -1.0 = 0xBF80, -0.0 = 0x8000 in each half
                 ops = [x, b.const(0x3F803F80, ir.U32), y]

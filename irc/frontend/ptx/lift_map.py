@@ -28,6 +28,7 @@ __all__ = ["ARITH", "NOT_LIFTED", "ROUNDING_OPS", "arith_op", "match_positional"
 #: Templated ops the arithmetic inversion skips, and why (the op-table test reads this list too).
 NOT_LIFTED: dict[str, str] = {
     "ptradd": "lifted PTX has no pointer types: `add.u64` is `add`",
+    "half2": "packed-half arithmetic (`add.rn.f16x2` ...) stays `ptx_pure` in lifted PTX: the inversion does not rebuild the kind/ty attributes",
     "shlw": "a legalization form: lifted `shl` keeps the operand type",
     "shrw": "a legalization form: lifted `shr` keeps the operand type",
     "popcw": "a legalization form; lifted `popc` stays `ptx_pure` (its result width differs from the suffix)",
