@@ -41,7 +41,7 @@ Known imprecision: an `undef` shared by a benign and a non-benign read is report
 redefined inside a loop between the skipped write and the read is trusted (same SSA value).
 
 Instructions irc does not model become `opaque {text}` (conservative effects); those the PTX facts table
-(`irc.backends.ptx.isa`) does not know produce one `unknown-instruction` note per opcode per file.
+(`irc.backends.ptx.isa`) does not know produce one `unknown-instruction` warning per opcode per file.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ from typing import Any
 
 from irc.backends.ptx import isa
 from irc.backends.ptx import model as P
-from irc.diagnostics import Diagnostic, Span, note
+from irc.diagnostics import Diagnostic, Span, note, warning
 from irc.ir.builder import Builder
 from irc.ir.core import Block, BlockArg, Function, Module, Op, OpResult, Value
 from irc.ir.types import (
@@ -1078,7 +1078,7 @@ class _FnLifter:
                 if instr.opcode not in self.mc.unknown:
                     self.mc.unknown.add(instr.opcode)
                     self.mc.notes.append(
-                        note(
+                        warning(  # a gap in the analysis: --werror must be able to catch it
                             "unknown-instruction",
                             f"PTX instruction `{instr.opcode}` is not modeled; treated as opaque "
                             "(conservative effects)",
