@@ -581,7 +581,12 @@ def cmd_run(a: argparse.Namespace) -> int:
             why = why.removeprefix("no CUDA driver: ")
             raise _UsageError(f"no CUDA driver: {why}")
 
-    return run_cli(a)
+    from irc.emu.errors import EmuLaunchError
+
+    try:
+        return run_cli(a)
+    except EmuLaunchError as e:  # a launch the emulator cannot run (bad grid, block or arguments)
+        raise _UsageError(f"bad launch: {e}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
