@@ -89,13 +89,34 @@ CHECKS: dict[str, CheckInfo] = {
 }
 
 
+def _registered() -> dict[str, str]:
+    """Check names registered elsewhere (the analyzer's check table, the renderer's descriptions), so a
+    check added there is known to `allow(...)`, the config and `--list-checks` before it gets an entry
+    here: name -> one-line summary."""
+    from irc.render import CHECK_DESCRIPTIONS
+
+    out = dict(CHECK_DESCRIPTIONS)
+    try:
+        from irc.analysis import TMA_CHECKS
+        from irc.analysis.checks import CHECKS as ANALYZER_CHECKS
+    except ImportError:  # pragma: no cover - a partial install
+        return out
+    for n in [*ANALYZER_CHECKS, *TMA_CHECKS]:
+        out.setdefault(n, n)
+    return out
+
+
+def all_names() -> list[str]:
+    return list(CHECKS) + [n for n in _registered() if n not in CHECKS]
+
+
 def known(name: str) -> bool:
-    return name in CHECKS
+    return name in CHECKS or name in _registered()
 
 
 def did_you_mean(name: str) -> str | None:
     """The closest check name, for typos in `allow(...)`, the config and `irc explain`."""
-    m = difflib.get_close_matches(name, list(CHECKS), n=1, cutoff=0.6)
+    m = difflib.get_close_matches(name, all_names(), n=1, cutoff=0.6)
     return m[0] if m else None
 
 
@@ -106,7 +127,7 @@ def default_severity(name: str) -> str:
 
 def summary(name: str) -> str:
     info = CHECKS.get(name)
-    return info.summary if info else name
+    return info.summary if info else _registered().get(name, name)
 
 
 _HEADING = re.compile(r"^(#{2,4})\s+(.*?)\s*$")
@@ -171,11 +192,10 @@ def help_uri(name: str, docs_url: str | None = None) -> str:
 def explain(name: str) -> str:
     """The long description of `name` as markdown text (the docs section), headed by name and severity.
     Raises KeyError (with a did-you-mean in its message) for an unknown name."""
-    if name not in CHECKS:
+    if not known(name):
         dym = did_you_mean(name)
         raise KeyError(f"no check named `{name}`" + (f"; did you mean `{dym}`?" if dym else ""))
-    info = CHECKS[name]
-    head = f"{name} ({info.severity} by default): {info.summary}"
+    head = f"{name} ({default_severity(name)} by default): {summary(name)}"
     sec = _section(name)
     if sec is None:
         return f"{head}\n\n(see {help_uri(name)})\n"
@@ -184,5 +204,6 @@ def explain(name: str) -> str:
 
 def list_checks() -> str:
     """One line per check: name, default severity, summary."""
-    w = max(len(n) for n in CHECKS)
-    return "".join(f"{c.name:<{w}}  {c.severity:<7}  {c.summary}\n" for c in CHECKS.values())
+    names = all_names()
+    w = max(len(n) for n in names)
+    return "".join(f"{n:<{w}}  {default_severity(n):<7}  {summary(n)}\n" for n in names)

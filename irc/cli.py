@@ -267,8 +267,11 @@ def cmd_compile(a: argparse.Namespace) -> int:
     except CompileError as e:
         _emit_diags(e.diagnostics, sources, a.format, 1, summary=False)
         return EXIT_ERRORS
-    if res.diagnostics:
-        _emit_diags(res.diagnostics, sources, a.format, 1, summary=False)
+    from irc import checkinfo, suppress
+
+    lint = suppress.lint(text, a.file, checkinfo.known, checkinfo.did_you_mean)  # allow(...) typos
+    if res.diagnostics or lint:
+        _emit_diags(res.diagnostics + lint, sources, a.format, 1, summary=False)
     if a.stats:
         sys.stderr.write(_format_stats(res))
     if a.emit == "cubin":

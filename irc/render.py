@@ -392,7 +392,7 @@ def _sarif_rule(rid: str, docs_url: str | None) -> dict:
     code-scanning UIs) and as `helpUri`, and the check's default level."""
     from irc import checkinfo
 
-    short = checkinfo.summary(rid) if checkinfo.known(rid) else CHECK_DESCRIPTIONS.get(rid, rid)
+    short = checkinfo.summary(rid)
     rule: dict = {"id": rid, "name": rid, "shortDescription": {"text": short}}
     if checkinfo.known(rid):
         long = checkinfo.explain(rid)

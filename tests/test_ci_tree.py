@@ -60,6 +60,10 @@ def test_configured_tree_mixed_targets_and_excludes(tree: Path, capsys: pytest.C
         ("kernels/legacy_shift.kdsl", "barrier-divergence"),
         ("ptx/opaque.sm_80.ptx", "unknown-instruction"),
     ]
+    rc, out = check(capsys, "kernels")  # excludes apply inside a directory named on the command line
+    assert out["files_checked"] == 3
+    rc, out = check(capsys, "kernels/generated/broken.kdsl")  # a file named explicitly is checked
+    assert rc == 1 and found(out) == [("kernels/generated/broken.kdsl", "parse-error")]
     rc, out = check(capsys, "--no-config", "kernels/hopper/tma_tile.kdsl")
     assert rc == 1 and {c for _, c in found(out)} == {"unsupported-target"}
     big = tree / "kernels" / "big_tile.kdsl"

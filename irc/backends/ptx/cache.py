@@ -29,7 +29,7 @@ _COMPILER_HASH: str | None = None
 
 def compiler_hash() -> str:
     """sha256 over the relative path and bytes of every `.py` and `.lark` file of the `irc` package,
-    computed once per process (about 2 ms for the whole package)."""
+    computed once per process (a few tens of ms for the whole package, paid only by a cached compile)."""
     global _COMPILER_HASH
     if _COMPILER_HASH is None:
         root = Path(irc.__file__).resolve().parent
