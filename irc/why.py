@@ -33,6 +33,22 @@ def _where(op, fallback: Span | None) -> str:
     return f"{s.line}:{s.col}" if s is not None else "?"
 
 
+_HOW = {
+    "operand": "computed from the step above",
+    "sync": "merges values after a divergent branch",
+    "temporal": "carried out of a loop that threads leave at different iterations",
+    "control": "assigned under divergent control",
+}
+
+
+def _source_line(lines: list[str], op) -> str:
+    s = op.span if op is not None else None
+    if s is None or not 0 < s.line <= len(lines):
+        return ""
+    t = " ".join(lines[s.line - 1].split())
+    return t if len(t) <= 60 else t[:57] + "..."
+
+
 def chains(text: str, path: str, arch: str, defines: dict[str, Any]) -> dict[tuple[int, int], list[str]]:
     """For each conditional branch whose condition is not uniform: (line, col) of the branch span -> the
     chain, seed first, one line per step ("`gid` (thread) at 5:8: operand")."""
@@ -44,6 +60,7 @@ def chains(text: str, path: str, arch: str, defines: dict[str, Any]) -> dict[tup
     except CompileError:
         return {}
     out: dict[tuple[int, int], list[str]] = {}
+    src_lines = text.splitlines()
     for fn in module.functions:
         if not fn.is_kernel:
             continue
@@ -59,9 +76,16 @@ def chains(text: str, path: str, arch: str, defines: dict[str, Any]) -> dict[tup
             lines = []
             for st in reversed(steps):
                 lvl = st.level.name.lower()
-                name = ctx.name(st.value)
+                r = ctx.facts.reason(st.value)
+                seed = r is not None and r.kind == "seed"
+                name = st.text if seed and not st.value.name else ctx.name(st.value)
                 opname = st.op.name if st.op is not None else "block argument"
-                lines.append(f"`{name}` = {opname} ({lvl}) at {_where(st.op, sp)}: {st.text}")
+                how = "the seed" if seed else _HOW.get(st.text, st.text)
+                code = _source_line(src_lines, st.op)
+                lines.append(
+                    f"`{name}` = {opname} ({lvl}) at {_where(st.op, sp)}: {how}"
+                    + (f"  | {code}" if code else "")
+                )
             out.setdefault((sp.line, sp.col), lines)
     if hasattr(module, "dispose"):
         module.dispose()
