@@ -3,10 +3,10 @@
 `irc check --write-baseline irc-baseline.json` records the current findings; `--baseline
 irc-baseline.json` then reports only findings that are not in it. A finding is identified by its
 fingerprint: a hash of the check name, the enclosing kernel (or function) and the normalised text of the
-source line it points at (whitespace collapsed), plus an ordinal among identical triples in the file. Line
-numbers are deliberately not part of it, so editing code above a legacy finding does not resurrect it.
-The same value goes to SARIF `partialFingerprints` (`ircFindingHash/v1`), which code-scanning tools use to
-track a result across commits.
+source line it points at (whitespace collapsed, a trailing `//` comment dropped), plus an ordinal among
+identical triples in the file. Line numbers are deliberately not part of it, so editing code above a
+legacy finding does not resurrect it. The same value goes to SARIF `partialFingerprints`
+(`ircFindingHash/v1`), which code-scanning tools use to track a result across commits.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ FINGERPRINT_KEY = "ircFindingHash/v1"
 FORMAT = "irc-baseline/1"
 
 _KERNEL = re.compile(
-    r"^\s*(?:\.visible\s+|\.weak\s+|\.extern\s+)*(?:kernel|fn|\.entry|\.func)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)"
+    r"^\s*(?:\.visible\s+|\.weak\s+|\.extern\s+)*(?:kernel|fn|\.entry|\.func)\s+"
+    r"(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)"
 )
 
 
@@ -38,7 +39,8 @@ def _kernel_at(lines: list[str], line: int) -> str:
 
 
 def _norm(text: str) -> str:
-    return " ".join(text.split())
+    """Whitespace collapsed and a trailing `//` comment dropped (editing a comment keeps the finding)."""
+    return " ".join(text.split("//", 1)[0].split())
 
 
 def fingerprints(diags: Iterable[Diagnostic], sources: Mapping[str, str]) -> list[str]:

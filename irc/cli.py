@@ -214,14 +214,16 @@ def _emit_diags(
     files_checked: int,
     summary: bool,
     docs_url: str | None = None,
+    fps: dict[int, str] | None = None,
 ) -> None:
     from irc import render
 
     diags = sorted(diags, key=Diagnostic.sort_key)
+    fp_list = [fps[id(d)] for d in diags] if fps is not None else None
     if fmt == "json":
         sys.stdout.write(render.render_json(diags, files_checked) + "\n")
     elif fmt == "sarif":
-        sys.stdout.write(render.render_sarif(diags, __version__, sources, docs_url) + "\n")
+        sys.stdout.write(render.render_sarif(diags, __version__, sources, docs_url, fp_list) + "\n")
     elif fmt == "github":
         out = render.render_github(diags)
         if out:
@@ -529,6 +531,9 @@ def cmd_check(a: argparse.Namespace) -> int:
         n = write_baseline(a.write_baseline, diags, sources, config.root)
         sys.stderr.write(f"irc: wrote {n} finding{'s' if n != 1 else ''} to {a.write_baseline}\n")
         return EXIT_ICE if ices else EXIT_OK
+    from irc.baseline import fingerprints
+
+    fps = {id(d): fp for d, fp in zip(diags, fingerprints(diags, sources))}  # before any filtering
     baseline_file = a.baseline or config.baseline
     if baseline_file:
         from irc.baseline import BaselineError, filter_new, read_baseline
@@ -543,7 +548,7 @@ def cmd_check(a: argparse.Namespace) -> int:
         diags, absorbed = filter_new(diags, sources, base, config.root)
         if absorbed and a.format == "text":
             sys.stderr.write(f"irc: {absorbed} known finding{'s' if absorbed != 1 else ''} in the baseline\n")
-    _emit_diags(diags, sources, a.format, len(files), summary=True, docs_url=config.docs_url)
+    _emit_diags(diags, sources, a.format, len(files), summary=True, docs_url=config.docs_url, fps=fps)
     if ices:
         for m in ices:
             sys.stderr.write(f"irc: internal compiler error: {m}\n")

@@ -408,22 +408,26 @@ def render_sarif(
     tool_version: str,
     sources: Mapping[str, str] | None = None,
     docs_url: str | None = None,
+    fingerprints: Sequence[str] | None = None,
 ) -> str:
     """A SARIF 2.1.0 log with one run of tool "irc". Rules are the check names used, in first-use order;
     SARIF's endColumn is exclusive like `Span.end_col`, so columns map 1:1. Help and notes go to the
     result's `properties` because SARIF has no per-result help field. With `sources`, every result gets
-    its stable fingerprint (`irc.baseline`) in `partialFingerprints`."""
+    its stable fingerprint (`irc.baseline`) in `partialFingerprints` (or the given `fingerprints`, one per
+    diagnostic, when the caller computed them before filtering the list)."""
     diags = list(diags)
     rule_ids: list[str] = []
     for d in diags:
         if d.check not in rule_ids:
             rule_ids.append(d.check)
     rules = [_sarif_rule(rid, docs_url) for rid in rule_ids]
-    fps = None
-    if sources is not None:
-        from irc.baseline import FINGERPRINT_KEY, fingerprints
+    from irc.baseline import FINGERPRINT_KEY
 
-        fps = fingerprints(diags, sources)
+    fps = list(fingerprints) if fingerprints is not None else None
+    if fps is None and sources is not None:
+        from irc.baseline import fingerprints as compute
+
+        fps = compute(diags, sources)
     results = []
     for d in diags:
         res: dict = {

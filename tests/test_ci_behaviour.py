@@ -213,3 +213,26 @@ def test_fingerprints_ignore_line_numbers_and_whitespace() -> None:
     fp = baseline.fingerprints(d, {"f.kdsl": src})
     assert len(set(fp)) == 3  # different kernels, and an ordinal for the two equal lines in `b`
     assert baseline.fingerprints(d2, {"f.kdsl": moved}) == fp
+
+
+def test_sarif_fingerprint_after_baseline_is_the_unfiltered_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two findings on equal lines differ only by their ordinal; filtering the first out through the
+    baseline must not renumber the second in SARIF."""
+    monkeypatch.chdir(tmp_path)
+    src = DATA / "check_kdsl" / "bad_parity114.kdsl"
+    k = tmp_path / "k.kdsl"
+    k.write_text(src.read_text())
+    assert main(["check", "--no-config", "k.kdsl", "--write-baseline", "b.json"]) == 0
+    k.write_text(src.read_text().replace("    barrier();", "    barrier();\n    barrier();", 1))
+    capsys.readouterr()
+
+    def sarif(*extra: str) -> list[str]:
+        main(["check", "--no-config", "k.kdsl", "--format", "sarif", *extra])
+        res = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+        return [r["partialFingerprints"]["ircFindingHash/v1"] for r in res]
+
+    full = sarif()
+    assert len(full) == 2 and full[0] != full[1]
+    assert sarif("--baseline", "b.json") == [full[1]]

@@ -156,14 +156,11 @@ def test_disable_enable_and_severity_overrides(tree: Path, capsys: pytest.Captur
     rc, out = check(capsys)  # irc.toml wins over pyproject.toml in the same directory
     assert rc == 0
     assert [(d["check"], d["severity"]) for d in out["diagnostics"]] == [("barrier-divergence", "warning")]
-    (tree / "irc.toml").write_text(
-        'include = ["kernels", "ptx"]\nexclude = ["kernels/generated"]\ndisable = ["barrier-divergence"]\n[targets]\n"kernels/hopper/**" = "sm_90a"\n'
-    )
+    rest = 'exclude = ["kernels/generated"]\n[targets]\n"kernels/hopper/**" = "sm_90a"\n'
+    (tree / "irc.toml").write_text('include = ["kernels", "ptx"]\ndisable = ["barrier-divergence"]\n' + rest)
     rc, out = check(capsys)
     assert rc == 0 and found(out) == [("ptx/opaque.sm_80.ptx", "unknown-instruction")]
-    (tree / "irc.toml").write_text(
-        'include = ["kernels"]\nexclude = ["kernels/generated"]\nenable = ["self-cancel"]\n[targets]\n"kernels/hopper/**" = "sm_90a"\n'
-    )
+    (tree / "irc.toml").write_text('include = ["kernels"]\nenable = ["self-cancel"]\n' + rest)
     rc, out = check(capsys)
     assert rc == 0 and out["diagnostics"] == []
 
