@@ -129,6 +129,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--config", metavar="FILE", help="use this irc.toml or pyproject.toml (default: search upwards)"
     )
     k.add_argument("--no-config", action="store_true", help="ignore any configuration file")
+    k.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="apply the config's exclude globs to files named on the command line too (for pre-commit)",
+    )
     k.add_argument("--werror", action="store_true", default=None, help="warnings fail the run (exit 1)")
     k.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in FILE")
     k.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE and exit 0")
@@ -374,9 +379,9 @@ def _walk(root: Path):
                 yield Path(dirpath) / f
 
 
-def collect_files(paths: Sequence[str], config=None) -> list[str]:
+def collect_files(paths: Sequence[str], config=None, force_exclude: bool = False) -> list[str]:
     """Expand directories recursively to their .kdsl and .ptx files (sorted, deterministic), leaving out
-    the configuration's `exclude` globs (a file named explicitly is always checked)."""
+    the configuration's `exclude` globs (a file named explicitly is checked unless `force_exclude`)."""
     out: list[str] = []
     for p in paths:
         pp = Path(p)
@@ -388,7 +393,8 @@ def collect_files(paths: Sequence[str], config=None) -> list[str]:
         elif pp.is_file():
             if pp.suffix not in (".kdsl", ".ptx"):
                 raise _UsageError(f"{p}: expected a .kdsl or .ptx file")
-            out.append(str(pp))
+            if not (force_exclude and config is not None and config.excluded(pp)):
+                out.append(str(pp))
         else:
             raise _UsageError(f"no such file or directory: {p}")
     return out
@@ -481,7 +487,9 @@ def cmd_check(a: argparse.Namespace) -> int:
         return EXIT_OK
     config = _load_config(a)
     if a.paths:
-        files = collect_files(a.paths, config)
+        files = collect_files(a.paths, config, a.force_exclude)
+        if not files and a.force_exclude:
+            return EXIT_OK  # every file named was excluded: nothing to do (pre-commit)
     elif config.path is not None and config.include:
         files = _configured_files(config)
     elif config.path is not None:
