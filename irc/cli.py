@@ -111,8 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--arch",
         type=_arch,
         default=None,
-        help="target for .kdsl files without an `// arch:` header (default: config `targets`/`arch`, else "
-        "sm_80); .ptx files use their own .target",
+        help="target for every .kdsl file (default: the file's `// arch:` header, else the config's "
+        "`targets`/`arch`, else sm_80); .ptx files use their own .target",
     )
     k.add_argument(
         "-D",
@@ -175,7 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE|PATH.npy",
         help="a kernel argument by parameter name: a number, or a .npy file (written back after the run)",
     )
-    r.add_argument("--arch", type=_arch, default="sm_80", help="target (default: sm_80)")
+    r.add_argument(
+        "--arch", type=_arch, default=None, help="target (default: the file's `// arch:` header, else sm_80)"
+    )
     r.add_argument(
         "-D",
         dest="defines",
@@ -415,10 +417,16 @@ def _configured_files(config) -> list[str]:
 
 
 def check_one(
-    path: str, arch: str | None, defines: dict, warn_unused: bool = False, why: bool = False
+    path: str,
+    arch: str | None,
+    defines: dict,
+    warn_unused: bool = False,
+    why: bool = False,
+    fallback: str | None = None,
 ) -> tuple[list[Diagnostic], str]:
-    """Check one file; returns (findings, source text). Used directly and by worker processes. `arch` is
-    the target for .kdsl files without an `// arch:` header (None: sm_80)."""
+    """Check one file; returns (findings, source text). Used directly and by worker processes. The target
+    of a .kdsl file: `arch` (an explicit --arch), else its `// arch:` header, else `fallback` (the
+    configuration's), else sm_80."""
     from irc import checkinfo, suppress
     from irc.compiler import check_kdsl, check_ptx
 
@@ -428,7 +436,7 @@ def check_one(
             diags = suppress.filter(check_ptx(text, path), {path: text})
             target = arch or "sm_80"
         else:
-            target = _file_arch(text, path, arch) or "sm_80"
+            target = arch or _file_arch(text, path, fallback) or "sm_80"
             diags = check_kdsl(text, path, arch=target, defines=defines)
     diags = diags + suppress.lint(text, path, checkinfo.known, checkinfo.did_you_mean)
     if warn_unused and not any(d.check in _FRONTEND for d in diags):
@@ -506,7 +514,7 @@ def cmd_check(a: argparse.Namespace) -> int:
     diags: list[Diagnostic] = []
     sources: dict[str, str] = {}
     ices: list[str] = []
-    jobs = [(f, a.arch or config.arch_for(f), defines, warn_unused, a.why) for f in files]
+    jobs = [(f, a.arch, defines, warn_unused, a.why, config.arch_for(f)) for f in files]
     show_progress = sys.stderr.isatty() and len(files) > 8 and a.format == "text"
     if a.jobs > 1 and len(files) > 1:
         from concurrent.futures import ProcessPoolExecutor
@@ -599,6 +607,12 @@ def cmd_run(a: argparse.Namespace) -> int:
 
     from irc.emu.errors import EmuLaunchError
 
+    if a.arch is None:
+        try:
+            text = Path(a.file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            text = ""  # run_cli reports the missing or unreadable file
+        a.arch = _file_arch(text, a.file, None) or "sm_80"
     try:
         return run_cli(a)
     except EmuLaunchError as e:  # a launch the emulator cannot run (bad grid, block or arguments)

@@ -17,8 +17,8 @@
 
 The file is found by walking up from the current directory: in each directory `irc.toml` wins over
 `pyproject.toml`, and a `pyproject.toml` without a `[tool.irc]` table is skipped. Globs are relative to the
-directory of the file. A `.kdsl` file's target is, in order: its own `// arch: sm_90a` header line, `--arch`,
-the first `targets` glob that matches, `arch`, sm_80.
+directory of the file. A `.kdsl` file's target is, in order: `--arch` on the command line, its own
+`// arch: sm_90a` header line, the first `targets` glob that matches, `arch`, sm_80.
 """
 
 from __future__ import annotations

@@ -236,3 +236,16 @@ def test_sarif_fingerprint_after_baseline_is_the_unfiltered_one(
     full = sarif()
     assert len(full) == 2 and full[0] != full[1]
     assert sarif("--baseline", "b.json") == [full[1]]
+
+
+def test_arch_header_sets_the_compile_target(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tma = DATA / "ci_tree" / "kernels" / "hopper" / "tma_tile.kdsl"
+    f = tmp_path / "t.kdsl"
+    f.write_text(tma.read_text())
+    assert main(["compile", str(f), "-o", str(tmp_path / "a.ptx")]) == 1  # sm_80 has no TMA
+    assert "unsupported-target" in capsys.readouterr().err
+    f.write_text("// arch: sm_90a\n" + tma.read_text())
+    assert main(["compile", str(f), "-o", str(tmp_path / "b.ptx")]) == 0
+    assert ".target sm_90a" in (tmp_path / "b.ptx").read_text()
+    assert main(["compile", str(f), "--arch", "sm_100a", "-o", str(tmp_path / "c.ptx")]) == 0
+    assert ".target sm_100a" in (tmp_path / "c.ptx").read_text()  # an explicit --arch wins for compile

@@ -75,6 +75,8 @@ def test_configured_tree_mixed_targets_and_excludes(tree: Path, capsys: pytest.C
     (tree / "no_header.kdsl").write_text(big.read_text().replace("// arch: sm_90\n", ""))
     rc, out = check(capsys, "no_header.kdsl")
     assert rc == 1 and found(out) == [("no_header.kdsl", "shared-overflow")]
+    rc, out = check(capsys, "--arch", "sm_80", "kernels/big_tile.kdsl")  # an explicit --arch beats the header
+    assert rc == 1 and found(out) == [("kernels/big_tile.kdsl", "shared-overflow")]
 
 
 def test_baseline_reports_only_the_new_finding(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
