@@ -27,7 +27,9 @@ def golden(name: str, text: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     assert path.exists(), f"missing golden file {path}; run with IRC_UPDATE_GOLDEN=1"
-    assert text == path.read_text()
+    assert text == path.read_text(), (
+        f"{path.name} differs (did a docs section change?): review, then IRC_UPDATE_GOLDEN=1 pytest {__file__}"
+    )
 
 
 def test_list_checks_golden(capsys: pytest.CaptureFixture[str]) -> None:
