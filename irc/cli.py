@@ -603,7 +603,7 @@ def cmd_run(a: argparse.Namespace) -> int:
         ok, why = driver_available()
         if not ok:
             why = why.removeprefix("no CUDA driver: ")
-            raise _UsageError(f"no CUDA driver: {why}")
+            raise _UsageError(f"no CUDA driver: {why} (the emulator needs none: --device emu)")
 
     from irc.emu.errors import EmuLaunchError
 
