@@ -106,6 +106,21 @@ def test_emit_cfg_is_valid_annotated_dot(tmp_path: Path, capsys: pytest.CaptureF
     assert any("branch on" in lab and ": thread" in lab for lab in labels)
 
 
+def test_emit_cfg_accepted_by_dot_for_every_example(tmp_path: Path) -> None:
+    """Where the `dot` binary is installed, it accepts the CFG of every example without a warning."""
+    import shutil
+    import subprocess
+
+    exe = shutil.which("dot")
+    if exe is None:
+        pytest.skip("graphviz `dot` is not installed")
+    for src in sorted((ROOT / "examples").glob("*.kdsl")):
+        out = tmp_path / (src.stem + ".dot")
+        assert main(["compile", str(src), "--arch", "sm_100a", "--emit", "cfg", "-o", str(out)]) == 0
+        r = subprocess.run([exe, "-Tsvg", str(out)], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0 and r.stderr == "" and "<svg" in r.stdout, src.name
+
+
 def test_emit_cfg_svg(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from irc.cfgdot import dot_to_svg
 
