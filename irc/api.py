@@ -341,7 +341,12 @@ def _to_cache(mod: CompiledModule) -> str:
         }
         for n, k in mod._kernels.items()
     }
-    return json.dumps({"format": 1, "ptx": mod.ptx_text, "kernels": ks}, sort_keys=True, default=str)
+    from irc.render import diagnostic_to_json
+
+    diags = [diagnostic_to_json(d) for d in mod.diagnostics]  # replayed on a hit (warnings survive)
+    return json.dumps(
+        {"format": 1, "ptx": mod.ptx_text, "kernels": ks, "diagnostics": diags}, sort_keys=True, default=str
+    )
 
 
 def _parse_type(text: str) -> Type:
@@ -361,7 +366,10 @@ def _from_cache(blob: str, arch: str) -> CompiledModule:
         n: (k["names"], [_parse_type(t) for t in k["types"]], k["stats"]) for n, k in d["kernels"].items()
     }
     attrs = {n: k["attrs"] for n, k in d["kernels"].items()}
-    return CompiledModule(d["ptx"], arch, kernels, [], attrs)
+    from irc.render import diagnostic_from_json
+
+    diags = [diagnostic_from_json(x) for x in d.get("diagnostics", [])]
+    return CompiledModule(d["ptx"], arch, kernels, diags, attrs)
 
 
 def compile_file(

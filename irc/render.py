@@ -322,6 +322,20 @@ def diagnostic_to_json(d: Diagnostic) -> dict:
     }
 
 
+def diagnostic_from_json(obj: dict) -> Diagnostic:
+    """The inverse of `diagnostic_to_json` (label end positions, which the schema omits, become one
+    character wide). Used by the compile cache to replay a compile's warnings on a hit."""
+    from irc.diagnostics import Label
+
+    span = None
+    if obj.get("file") is not None:
+        span = Span(obj["file"], obj["line"], obj["column"], obj["end_line"], obj["end_column"])
+    labels = [
+        Label(Span.point(x["file"], x["line"], x["column"]), x["message"]) for x in obj.get("labels", [])
+    ]
+    return Diagnostic(obj["check"], Severity(obj["severity"]), obj["message"], span, labels, obj.get("help"))
+
+
 def render_json(diags: Iterable[Diagnostic], files_checked: int) -> str:
     """`{"diagnostics": [...], "files_checked": N}` per spec section 9 (notes are not part of that schema)."""
     obj = {"diagnostics": [diagnostic_to_json(d) for d in diags], "files_checked": files_checked}
@@ -331,26 +345,6 @@ def render_json(diags: Iterable[Diagnostic], files_checked: int) -> str:
 # ----------------------------------------------------------------------------------------------- SARIF
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-
-#: One-line descriptions of the stable check names (spec section 8), used as SARIF rule descriptions.
-CHECK_DESCRIPTIONS: dict[str, str] = {
-    "parse-error": "The source does not parse.",
-    "name-error": "Unknown or redeclared name.",
-    "type-error": "Operand types do not fit the operation.",
-    "const-error": "Not a constant, literal out of range, or bad attribute value.",
-    "recursion": "Recursive call (kernels cannot recurse).",
-    "limit-error": "An unroll or size limit was exceeded.",
-    "static-assert": "A `static_assert` condition is false.",
-    "unsupported-target": "An instruction or intrinsic the target does not have.",
-    "uninitialized": "A read of a variable or register that is not assigned on every path.",
-    "barrier-divergence": "A block-wide barrier that some threads of a block may not reach.",
-    "warp-sync-divergence": "A warp-collective operation with a full mask under warp-divergent control.",
-    "self-cancel": "An operation whose two operands are always the same value.",
-    "mbarrier-tx-mismatch": "expect_tx byte count differs from the bytes of the TMA copies on that barrier.",
-    "tma-misaligned": "A TMA destination that is not 128-byte aligned, or a box beyond the TMA limits.",
-    "shared-overflow": "Shared memory beyond what the target allows per block.",
-    "register-pressure": "The allocation needs more registers than allowed.",
-}
 
 _SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
 
@@ -374,23 +368,47 @@ def _sarif_location(s: Span) -> dict:
     }
 
 
-def render_sarif(diags: Iterable[Diagnostic], tool_version: str) -> str:
+def _sarif_rule(rid: str, docs_url: str | None) -> dict:
+    """A reportingDescriptor: short and full description, the docs section as help (markdown, shown by
+    code-scanning UIs) and as `helpUri`, and the check's default level."""
+    from irc import checkinfo
+
+    short = checkinfo.summary(rid)
+    rule: dict = {"id": rid, "name": rid, "shortDescription": {"text": short}}
+    if checkinfo.known(rid):
+        long = checkinfo.explain(rid)
+        rule["fullDescription"] = {"text": long.split("\n\n", 2)[1] if long.count("\n\n") >= 1 else short}
+        rule["helpUri"] = checkinfo.help_uri(rid, docs_url)
+        rule["help"] = {"text": long, "markdown": long}
+        rule["defaultConfiguration"] = {"level": checkinfo.default_severity(rid)}
+    return rule
+
+
+def render_sarif(
+    diags: Iterable[Diagnostic],
+    tool_version: str,
+    sources: Mapping[str, str] | None = None,
+    docs_url: str | None = None,
+    fingerprints: Sequence[str] | None = None,
+) -> str:
     """A SARIF 2.1.0 log with one run of tool "irc". Rules are the check names used, in first-use order;
     SARIF's endColumn is exclusive like `Span.end_col`, so columns map 1:1. Help and notes go to the
-    result's `properties` because SARIF has no per-result help field."""
+    result's `properties` because SARIF has no per-result help field. With `sources`, every result gets
+    its stable fingerprint (`irc.baseline`) in `partialFingerprints` (or the given `fingerprints`, one per
+    diagnostic, when the caller computed them before filtering the list)."""
     diags = list(diags)
     rule_ids: list[str] = []
     for d in diags:
         if d.check not in rule_ids:
             rule_ids.append(d.check)
-    rules = [
-        {
-            "id": rid,
-            "name": rid,
-            "shortDescription": {"text": CHECK_DESCRIPTIONS.get(rid, rid)},
-        }
-        for rid in rule_ids
-    ]
+    rules = [_sarif_rule(rid, docs_url) for rid in rule_ids]
+    from irc.baseline import FINGERPRINT_KEY
+
+    fps = list(fingerprints) if fingerprints is not None else None
+    if fps is None and sources is not None:
+        from irc.baseline import fingerprints as compute
+
+        fps = compute(diags, sources)
     results = []
     for d in diags:
         res: dict = {
@@ -401,6 +419,8 @@ def render_sarif(diags: Iterable[Diagnostic], tool_version: str) -> str:
         }
         if d.span is not None:
             res["locations"] = [_sarif_location(d.span)]
+        if fps is not None:
+            res["partialFingerprints"] = {FINGERPRINT_KEY: fps[len(results)]}
         if d.labels:
             res["relatedLocations"] = [
                 {"id": i, **_sarif_location(lab.span), "message": {"text": lab.message}}
@@ -466,6 +486,8 @@ def render_github(diags: Iterable[Diagnostic]) -> str:
             ]
         props.append(("title", d.check))
         text = d.message
+        for lab in d.labels:  # the cause ("this condition depends on `tid.x`...") and where it is
+            text += f"\n{lab.span.file}:{lab.span.line}:{lab.span.col}: {lab.message}" if lab.message else ""
         for n in d.notes:
             text += f"\nnote: {n}"
         if d.help:

@@ -58,6 +58,8 @@ def run_cli(a: argparse.Namespace, emit_diags: Callable[..., object]) -> int:
     except CompileError as e:
         emit_diags(e.diagnostics, {a.file: text}, "text", 1, summary=False)
         return 1
+    if mod.diagnostics:  # warnings, also when replayed from the cache
+        emit_diags(mod.diagnostics, {a.file: text}, "text", 1, summary=False)
     try:
         name = a.kernel or (mod.kernels[0] if len(mod.kernels) == 1 else None)
         if name is None:

@@ -34,7 +34,6 @@ def test_version() -> None:
     "argv",
     [
         ["compile"],
-        ["check"],
         ["compile", "x.kdsl", "--arch", "sm_70"],
         ["frobnicate"],
         ["check", "x.kdsl", "--format", "xml"],
@@ -47,6 +46,14 @@ def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]
     assert e.value.code == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and "usage:" in err
+
+
+def test_check_without_paths_or_config_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["check"]) == 2
+    assert "no paths given and no configuration found" in capsys.readouterr().err
 
 
 def test_missing_files_are_usage_errors(tmp_path: Path) -> None:

@@ -66,8 +66,11 @@ def test_doc_check_commands() -> None:
     r = _irc("check", "examples/", "--arch", "sm_100a")
     assert r.returncode == 0, r.stderr
     assert "irc: no findings in 9 files" in r.stderr and "irc: no findings in 9 files" in text
-    # the default target (sm_80) rejects only the tcgen05 kernel, with unsupported-target
-    r = _irc("check", "examples/", "--format", "json")
+    # the repository config gives the sm100 kernel its target; without it, the default target (sm_80)
+    # rejects only the tcgen05 kernel, with unsupported-target
+    r = _irc("check", "examples/")
+    assert r.returncode == 0 and "irc: no findings in 9 files" in r.stderr
+    r = _irc("check", "--no-config", "examples/", "--format", "json")
     assert r.returncode == 1
     diags = json.loads(r.stdout)["diagnostics"]
     assert {d["file"] for d in diags} == {"examples/tma_gemm_sm100.kdsl"}

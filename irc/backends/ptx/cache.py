@@ -1,7 +1,8 @@
 """Content-addressed on-disk cache of compiled PTX.
 
-The key is the sha256 of everything that determines the output -- source text, options, target and the
-irc version -- so a hit is always valid and nothing ever needs invalidating. Entries live in
+The key is the sha256 of everything that determines the output -- source text, options, target, the
+irc version and a hash of irc's own source files (a changed compiler with an unchanged version number must
+not return stale PTX) -- so a hit is always valid and nothing ever needs invalidating. Entries live in
 `$IRC_CACHE_DIR` (default `~/.cache/irc`) as `<key[:2]>/<key>.ptx`, written atomically (temp file +
 rename) so that concurrent compilers never read a half-written entry.
 """
@@ -23,10 +24,35 @@ def cache_dir() -> Path:
     return Path(d) if d else Path.home() / ".cache" / "irc"
 
 
+_COMPILER_HASH: str | None = None
+
+
+def compiler_hash() -> str:
+    """sha256 over the relative path and bytes of every `.py` and `.lark` file of the `irc` package,
+    computed once per process (a few tens of ms for the whole package, paid only by a cached compile)."""
+    global _COMPILER_HASH
+    if _COMPILER_HASH is None:
+        root = Path(__file__).resolve().parents[2]  # the irc package
+        h = hashlib.sha256()
+        files = sorted(p for p in root.rglob("*") if p.suffix in (".py", ".lark") and p.is_file())
+        for p in files:
+            h.update(p.relative_to(root).as_posix().encode() + b"\0")
+            h.update(p.read_bytes() + b"\0")
+        _COMPILER_HASH = h.hexdigest()
+    return _COMPILER_HASH
+
+
 def make_key(source: str, options: dict | None, target: str) -> str:
-    """sha256 over (source, options, target, irc.__version__); options are serialized with sorted keys."""
+    """sha256 over (source, options, target, irc.__version__, compiler_hash()); options are serialized
+    with sorted keys."""
     payload = json.dumps(
-        {"source": source, "options": options or {}, "target": target, "version": __version__},
+        {
+            "source": source,
+            "options": options or {},
+            "target": target,
+            "version": __version__,
+            "compiler": compiler_hash(),
+        },
         sort_keys=True,
         default=str,
     )

@@ -31,7 +31,7 @@ Uninitialized registers: reading a register with no write on some path reads `un
 predication (`@%p1 ld %f1` ... `@%p1 st %f1`) is recognized by `irc.analysis.benign_undef`.
 
 Instructions irc does not model become `opaque {text}` (conservative effects); those the PTX facts table
-(`irc.ptx.facts`) does not know produce one `unknown-instruction` note per opcode per file.
+(`irc.ptx.facts`) does not know produce one `unknown-instruction` warning per opcode per file.
 
 The lifter is split by concern: `lift_cfg` (blocks, branches, predication), `lift_ssa` (SSA construction),
 `lift_ops` (op handlers), `lift_types` (type facts); the benign-undef dataflow is an analysis
@@ -44,7 +44,7 @@ import gc
 import sys
 from typing import Any
 
-from irc.diagnostics import Diagnostic, Span, note
+from irc.diagnostics import Diagnostic, Span, warning
 from irc.frontend.ptx.lift_cfg import CfgMixin, LiftScope, PBlock
 from irc.frontend.ptx.lift_ops import HANDLERS
 from irc.frontend.ptx.lift_ssa import SsaMixin
@@ -432,7 +432,7 @@ class FnLifter(CfgMixin, SsaMixin):
                 if instr.opcode not in self.mc.unknown:
                     self.mc.unknown.add(instr.opcode)
                     self.mc.notes.append(
-                        note(
+                        warning(  # a gap in the analysis: --werror must be able to catch it
                             "unknown-instruction",
                             f"PTX instruction `{instr.opcode}` is not modeled; treated as opaque "
                             "(conservative effects)",

@@ -1,0 +1,271 @@
+"""Project configuration for `irc check`: `[tool.irc]` in `pyproject.toml`, or an `irc.toml` file.
+
+    [tool.irc]
+    include = ["kernels/**", "ptx/**/*.ptx"]   # what `irc check` with no paths checks
+    exclude = ["kernels/generated/**"]         # skipped, also inside directories given on the command line
+    arch = "sm_80"                             # default target for .kdsl files
+    werror = true                              # warnings fail the run (exit 1)
+    disable = ["self-cancel"]                  # or `enable = [...]`: only those checks
+    baseline = "irc-baseline.json"             # report only findings not in this baseline
+    warn-unused-allow = true
+
+    [tool.irc.targets]                         # per-path targets for .kdsl; the first matching glob wins
+    "kernels/hopper/**" = "sm_90a"
+
+    [tool.irc.severity]                        # severity overrides: error, warning, note or off
+    register-pressure = "error"
+
+The file is found by walking up from the current directory: in each directory `irc.toml` wins over
+`pyproject.toml`, and a `pyproject.toml` without a `[tool.irc]` table is skipped. Globs are relative to the
+directory of the file. A `.kdsl` file's target is, in order: `--arch` on the command line, its own
+`// arch: sm_90a` header line, the first `targets` glob that matches, `arch`, sm_80.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+#: Checks whose findings mean "this does not compile": they cannot be disabled or downgraded.
+FRONTEND_ERRORS = frozenset(
+    {"parse-error", "name-error", "type-error", "const-error", "recursion", "limit-error"}
+)
+_SEVERITIES = ("error", "warning", "note", "off")
+_KEYS = {
+    "include",
+    "exclude",
+    "arch",
+    "werror",
+    "enable",
+    "disable",
+    "baseline",
+    "targets",
+    "severity",
+    "warn-unused-allow",
+    "docs-url",
+}
+
+
+class ConfigError(Exception):
+    """A configuration mistake: reported as a usage error (exit 2) naming the file and the key."""
+
+
+@dataclass
+class Config:
+    root: Path  # globs are relative to this directory
+    path: Path | None = None  # the file it came from (None: no configuration)
+    include: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    arch: str | None = None
+    werror: bool = False
+    enable: list[str] | None = None
+    disable: list[str] = field(default_factory=list)
+    baseline: str | None = None
+    targets: list[tuple[str, str]] = field(default_factory=list)
+    severity: dict[str, str] = field(default_factory=dict)
+    warn_unused_allow: bool = False
+    docs_url: str | None = None
+
+    def rel(self, path: str | Path) -> str | None:
+        """`path` relative to the config root in posix form, or None when it lies outside."""
+        try:
+            return Path(path).resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return None
+
+    def excluded(self, path: str | Path) -> bool:
+        r = self.rel(path)
+        return r is not None and any(glob_match(g, r) for g in self.exclude)
+
+    def included(self, path: str | Path) -> bool:
+        r = self.rel(path)
+        return r is not None and any(glob_match(g, r) for g in self.include)
+
+    def arch_for(self, path: str | Path) -> str | None:
+        """The target the `targets` table gives `path`, else `arch`."""
+        r = self.rel(path)
+        if r is not None:
+            for g, a in self.targets:
+                if glob_match(g, r):
+                    return a
+        return self.arch
+
+    def check_enabled(self, check: str) -> bool:
+        if self.severity.get(check) == "off" or check in self.disable:
+            return False
+        return self.enable is None or check in self.enable or check in FRONTEND_ERRORS
+
+
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    out = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def glob_match(pattern: str, rel: str) -> bool:
+    """Match a root-relative posix path against a glob: `*` and `?` stay within one path segment, `**`
+    spans segments. A pattern that matches a parent directory matches everything under it (`legacy` and
+    `legacy/**` are the same)."""
+    pattern = pattern.strip("/").removeprefix("./")
+    rx = _glob_regex(pattern)
+    parts = rel.split("/")
+    return any(rx.match("/".join(parts[:n])) for n in range(len(parts), 0, -1))
+
+
+def find_config(start: Path | None = None) -> Path | None:
+    """The nearest `irc.toml`, or `pyproject.toml` with a `[tool.irc]` table, from `start` upwards."""
+    d = (start or Path.cwd()).resolve()
+    for cur in (d, *d.parents):
+        f = cur / "irc.toml"
+        if f.is_file():
+            return f
+        f = cur / "pyproject.toml"
+        if f.is_file():
+            try:
+                data = tomllib.loads(f.read_text(encoding="utf-8"))
+            except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+                continue
+            if isinstance(data.get("tool"), dict) and "irc" in data["tool"]:
+                return f
+    return None
+
+
+def _str_list(v: Any, key: str, where: str) -> list[str]:
+    if isinstance(v, str):
+        return [v]
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise ConfigError(f"{where}: `{key}` must be a list of strings")
+    return list(v)
+
+
+def _known_check(name: str, key: str, where: str) -> None:
+    from irc import checkinfo
+
+    if not checkinfo.known(name):
+        dym = checkinfo.did_you_mean(name)
+        raise ConfigError(
+            f"{where}: `{key}` names an unknown check `{name}`" + (f"; did you mean `{dym}`?" if dym else "")
+        )
+
+
+def _arch(value: Any, key: str, where: str) -> str:
+    from irc.target import parse_arch
+
+    if not isinstance(value, str):
+        raise ConfigError(f'{where}: `{key}` must be a string like "sm_90a"')
+    try:
+        return parse_arch(value).name
+    except ValueError as e:
+        raise ConfigError(f"{where}: `{key}`: {e}") from None
+
+
+def parse_config(table: dict[str, Any], root: Path, where: str, path: Path | None = None) -> Config:
+    """Validate a `[tool.irc]` table (or a whole irc.toml) into a Config; mistakes raise ConfigError."""
+    cfg = Config(root=root, path=path)
+    unknown = sorted(set(table) - _KEYS)
+    if unknown:
+        raise ConfigError(f"{where}: unknown key `{unknown[0]}` (known: {', '.join(sorted(_KEYS))})")
+    if "include" in table:
+        cfg.include = _str_list(table["include"], "include", where)
+    if "exclude" in table:
+        cfg.exclude = _str_list(table["exclude"], "exclude", where)
+    if "arch" in table:
+        cfg.arch = _arch(table["arch"], "arch", where)
+    for key in ("werror", "warn-unused-allow"):
+        if key in table:
+            if not isinstance(table[key], bool):
+                raise ConfigError(f"{where}: `{key}` must be true or false")
+            setattr(cfg, key.replace("-", "_"), table[key])
+    if "enable" in table:
+        cfg.enable = _str_list(table["enable"], "enable", where)
+        for n in cfg.enable:
+            _known_check(n, "enable", where)
+    if "disable" in table:
+        cfg.disable = _str_list(table["disable"], "disable", where)
+        for n in cfg.disable:
+            _known_check(n, "disable", where)
+            if n in FRONTEND_ERRORS:
+                raise ConfigError(f"{where}: `{n}` cannot be disabled (the kernel would not compile)")
+    for key in ("baseline", "docs-url"):
+        if key in table:
+            if not isinstance(table[key], str):
+                raise ConfigError(f"{where}: `{key}` must be a string")
+            setattr(cfg, key.replace("-", "_"), table[key])
+    targets = table.get("targets", {})
+    if not isinstance(targets, dict):
+        raise ConfigError(f'{where}: `targets` must be a table of "glob" = "arch"')
+    cfg.targets = [(g, _arch(a, f"targets.{g}", where)) for g, a in targets.items()]
+    sev = table.get("severity", {})
+    if not isinstance(sev, dict):
+        raise ConfigError(f'{where}: `severity` must be a table of check = "error|warning|note|off"')
+    for n, s in sev.items():
+        _known_check(n, "severity", where)
+        if s not in _SEVERITIES:
+            raise ConfigError(f"{where}: severity of `{n}` must be one of {', '.join(_SEVERITIES)}")
+        if n in FRONTEND_ERRORS and s != "error":
+            raise ConfigError(f"{where}: `{n}` is always an error (the kernel would not compile)")
+        cfg.severity[n] = s
+    return cfg
+
+
+def load_config(path: Path | None = None, start: Path | None = None) -> Config:
+    """The configuration in `path`, or the nearest one from `start` (default: the current directory).
+    With none found: an empty Config rooted at the current directory."""
+    path = path or find_config(start)
+    if path is None:
+        return Config(root=(start or Path.cwd()).resolve())
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"no such config file: {path}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"cannot read {path}: {e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    if path.name == "pyproject.toml":
+        table = data.get("tool", {}).get("irc", {})
+        where = f"{path} [tool.irc]"
+    else:
+        table = data.get("tool", {}).get("irc", data) if "tool" in data else data
+        where = str(path)
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: must be a table")
+    return parse_config(table, path.parent.resolve(), where, path)
+
+
+_ARCH_HEADER = re.compile(r"^\s*//\s*arch\s*:\s*(\S+)")
+
+
+def header_arch(text: str) -> str | None:
+    """The target named by a `// arch: sm_90a` comment among the first five lines of a .kdsl file (the
+    convention the test corpus already uses), or None."""
+    for line in text.splitlines()[:5]:
+        m = _ARCH_HEADER.match(line)
+        if m:
+            return m.group(1)
+    return None
