@@ -53,6 +53,7 @@ from typing import Any
 from irc.backends.ptx import isa
 from irc.backends.ptx import model as P
 from irc.diagnostics import Diagnostic, Span, note
+from irc.frontend.ptx.immediates import float_imm_bits
 from irc.ir.builder import Builder
 from irc.ir.core import Block, BlockArg, Function, Module, Op, OpResult, Value
 from irc.ir.types import (
@@ -645,8 +646,9 @@ class _FnLifter:
                 return self.const(float(o.value), t)
             if t == BOOL:
                 return self.const(bool(o.value), t)
-            if isinstance(o.value, float):
-                return self.const(int(o.value), t)
+            if isinstance(o.value, float):  # a float bit pattern in an integer operand: its bits
+                bits = t.bits if isinstance(t, ScalarType) else 64
+                return self.const(_uint(float_imm_bits(o.value, o.text, bits), t), t)
             return self.const(_uint(o.value, t), t)
         if isinstance(o, P.Neg):
             v = self.val(o.inner, BOOL, scope)
