@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from emu_util import HEADER, REGS, ptx_kernel
 
 from irc.backends.ptx import isa
 from irc.backends.ptx.isa_list import ALL_STEMS, EXTRA_ROWS, ISA_STEMS
@@ -14,7 +15,6 @@ from irc.compiler import check_ptx
 from irc.emu import run_kernel
 from irc.frontend.ptx.lift import lift_module
 from irc.frontend.ptx.parser import parse_ptx
-from emu_util import HEADER, REGS, ptx_kernel
 
 
 @pytest.mark.parametrize("stem", ALL_STEMS)
