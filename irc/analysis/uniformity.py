@@ -57,6 +57,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
+from irc.analysis import collectives, linear_tid, shared_loc
 from irc.analysis.cfg import CFG, Loop
 from irc.ir.core import Block, Function, Op, OpResult, Value
 from irc.ir.types import PtrType, ScalarType
@@ -338,6 +339,13 @@ class _Solver:
         self.exit = facts._exit
         self.tid_off: dict[Value, int] = {}  # v == tid.x + k
         self.aligned: set[Value] = set()  # v % 32 == 0
+        # v == 32 * w + lane with w uniform per warp and the offset an unknown multiple of 32 (linear thread
+        # ids, `ctaid.x * ntid.x + tid.x`); `exact` marks those that need no block-shape assumption
+        self.lane_form: set[Value] = set()
+        self.exact: set[Value] = set()
+        self.suni: set[Value] = set()  # structurally uniform per block: consts, params, ntid/ctaid, pure ops
+        self.bfly: dict[Value, int] = {}  # xor-butterfly offsets (bit mask) a value has combined
+        self.bfly_chain: dict[Value, tuple[Op, ...]] = {}  # ... and the shuffles that did it
         self.def_block: dict[Value, Block] = {}
         self.dependents = self.cfg.dependents()
         self.join_of: dict[Block, list[Block]] = {}  # join block -> branches it joins
@@ -352,6 +360,8 @@ class _Solver:
 
     # -- setup -------------------------------------------------------------------------------------
     def _prepare(self) -> None:
+        entry = self.cfg.entry
+        self.suni.update(entry.args)
         for b in self.cfg.rpo:
             for a in b.args:
                 self.def_block[a] = b
@@ -389,6 +399,12 @@ class _Solver:
             return
         r = op.results[0]
         n = op.name
+        linear_tid.structural(self, op, r)
+        collectives.structural(self, op)
+        self._structural_base(op, r, n)
+        linear_tid.propagate_exact(self, op, r)
+
+    def _structural_base(self, op: Op, r: Value, n: str) -> None:
         if n == "sreg":
             name = op.attrs.get("name")
             if name == "tid.x":
@@ -549,6 +565,13 @@ class _Solver:
         if not has_trait(op, "pure"):
             return [(Level.THREAD, Reason("seed", f"the result of `{n}`"))] * nres
         lvl, why = self._operand_meet(op, op.operands)
+        if lvl < Level.WARP and op.results[0] in self.bfly and collectives.all_reduced(self, op):
+            return [
+                (
+                    Level.WARP,
+                    Reason("seed", "a full xor-butterfly all-reduce (every lane holds the same value)"),
+                )
+            ] * nres
         return [(lvl, why)] * nres
 
     def _sreg(self, op: Op) -> tuple[Level, Reason | None]:
@@ -620,12 +643,17 @@ class _Solver:
 
     def _warp_form(self, op: Op) -> tuple[Level, Reason | None] | None:
         """Known-bits rules that prove WARP for functions of the warp index (see module docstring)."""
-        if not self.f.warp_structure or len(op.operands) != 2:
+        if len(op.operands) != 2:
+            return None
+        if not self.f.warp_structure and not any(o in self.exact for o in op.operands):
             return None
         n = op.name
         a, b = op.operands
         res = (Level.WARP, Reason("seed", "tid.x (uniform per warp: a function of the warp index)"))
         if n in ("shr", "div", "and"):
+            lf = linear_tid.warp_index(self, op)
+            if lf is not None:
+                return lf
             k = self.tid_off.get(a)
             c = _int_const(b)
             if n == "and" and k is None:
@@ -692,11 +720,14 @@ class _Solver:
         if r is not None:
             return r
         sym = shared_base(load.operands[0])
+        loc = shared_loc.location(load) if sym is not None else None
         b = load.block
         assert b is not None
         pos = b.ops.index(load)
 
         def conflicts(w: object) -> bool:
+            if isinstance(w, tuple):  # a store at a known location (per byte range)
+                return sym is None or (shared_loc.overlap(loc, w) if loc is not None else w[0] == sym)
             return w == _ANY or sym is None or w == sym
 
         ok = True
@@ -760,6 +791,10 @@ class _Solver:
         control_ops: dict[Block, list[Op]] = {}
         for b in cfg.rpo:
             control_ops[b] = [op for op in b.ops if op.name in _CONTROL_SENSITIVE]
+        for r, chain in self.bfly_chain.items():  # a butterfly's result depends on its shuffles' control
+            for sh in chain:
+                if sh.block in control_ops and isinstance(r, OpResult):
+                    control_ops[sh.block].append(r.op)
 
         def push(x: object) -> None:
             if id(x) not in in_work:
@@ -890,7 +925,12 @@ def _shared_write(op: Op) -> object | None:
             return None
         if not isinstance(t, PtrType):
             return _ANY
-        return shared_base(p) or _ANY
+        base = shared_base(p)
+        if base is None:
+            return _ANY
+        if op.name in ("store", "store_vec"):
+            return shared_loc.location(op) or base
+        return base
     if op.name == "call":
         return _ANY
     if op.name == "opaque":

@@ -1,0 +1,90 @@
+"""Values made uniform by a warp collective: the full xor-butterfly all-reduce.
+
+Why: `for d in [16, 8, 4, 2, 1] { m = max(m, shfl_xor(m, d)); }` leaves *every* lane with a bitwise
+identical value. Each step combines `a op b` in one lane with `b op a` in its partner (lane ^ d); for a
+commutative `op` these are the same bits, so after the step the lanes of each xor-closed group of size
+2^k agree, and once all five offsets 1, 2, 4, 8, 16 are used the whole warp agrees. Masked softmax then
+branches on the all-reduced row max (`if m == -inf`) and shuffles inside, which is correct.
+
+The rule is structural (computed once before the fixpoint): a chain `r = op(x, shfl.bfly(x, d))` with
+`op` commutative (add, mul, max, min, and, or, xor), a constant power-of-two offset d < 32 used once, a
+full mask and the whole warp as segment (`c` = 31 or absent). Only a chain covering all five offsets
+makes the result WARP, and only while every shuffle of the chain runs under warp-uniform control (the
+solver re-evaluates the combining op when the control of a shuffle's block gets less uniform). A
+half-warp butterfly (offsets 8, 4, 2, 1) or one missing a step is not uniform.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from irc.ir.core import Op, OpResult, Value
+
+if TYPE_CHECKING:
+    from irc.analysis.uniformity import _Solver
+
+_COMMUTATIVE = frozenset({"add", "mul", "max", "min", "and", "or", "xor"})
+_FULL = (0xFFFFFFFF, -1)
+ALL_OFFSETS = 0b11111
+
+
+def _strip(v: Value) -> Value:
+    for _ in range(16):
+        if isinstance(v, OpResult) and v.op.name in ("copy", "bitcast") and v.op.operands:
+            v = v.op.operands[0]
+        else:
+            break
+    return v
+
+
+def _bfly_step(x: Value, y: Value) -> tuple[int, Op] | None:
+    """(offset, shfl op) when y is `shfl.bfly(x, offset)` over the full warp, else None."""
+    from irc.analysis.uniformity import const_value
+
+    y = _strip(y)
+    if not (isinstance(y, OpResult) and y.op.name == "shfl" and y.op.attrs.get("mode") == "bfly"):
+        return None
+    sh = y.op
+    if len(sh.operands) < 2 or _strip(sh.operands[0]) is not _strip(x):
+        return None
+    d = const_value(sh.operands[1])
+    if isinstance(d, bool) or not isinstance(d, int) or d <= 0 or d >= 32 or d & (d - 1):
+        return None
+    if len(sh.operands) > 2:
+        m = const_value(sh.operands[2])
+        if isinstance(m, bool) or m not in _FULL:
+            return None
+    c = sh.attrs.get("c")
+    if c is not None and c != 31:
+        return None
+    return d, sh
+
+
+def structural(s: _Solver, op: Op) -> None:
+    """Record the butterfly offsets covered by `op`'s result (s.bfly) and the shuffles of its chain."""
+    if op.name not in _COMMUTATIVE or len(op.operands) != 2 or not op.results:
+        return
+    a, b = op.operands
+    for x, y in ((a, b), (b, a)):
+        step = _bfly_step(x, y)
+        if step is None:
+            continue
+        d, sh = step
+        xs = _strip(x)
+        prev = s.bfly.get(xs, 0)
+        if prev & d:
+            continue
+        r = op.results[0]
+        s.bfly[r] = prev | d
+        s.bfly_chain[r] = s.bfly_chain.get(xs, ()) + (sh,)
+        return
+
+
+def all_reduced(s: _Solver, op: Op) -> bool:
+    """`op` completes a full butterfly whose shuffles all run under warp-uniform control."""
+    from irc.analysis.uniformity import Level
+
+    r = op.results[0] if op.results else None
+    if r is None or s.bfly.get(r) != ALL_OFFSETS:
+        return False
+    return all(s.blk.get(sh.block, Level.GRID) >= Level.WARP for sh in s.bfly_chain[r])  # type: ignore[arg-type]
