@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from irc.analysis.checks.barrier import check_barrier_divergence
+from irc.analysis.checks.calls import NOTE_CHECK, check_calls
 from irc.analysis.checks.common import FunctionContext
 from irc.analysis.checks.self_cancel import check_self_cancel
 from irc.analysis.checks.uninit import check_uninitialized
@@ -18,11 +19,15 @@ from irc.diagnostics import Diagnostic
 CheckFn = Callable[[FunctionContext], list[Diagnostic]]
 
 CHECKS: dict[str, CheckFn] = {
-    "barrier-divergence": check_barrier_divergence,
-    "warp-sync-divergence": check_warp_sync_divergence,
+    # barriers and collectives written in the kernel, and those its calls run (callee summaries)
+    "barrier-divergence": lambda ctx: check_barrier_divergence(ctx) + check_calls(ctx, "barrier-divergence"),
+    "warp-sync-divergence": lambda ctx: (
+        check_warp_sync_divergence(ctx) + check_calls(ctx, "warp-sync-divergence")
+    ),
     "self-cancel": check_self_cancel,
     "uninitialized": check_uninitialized,
+    NOTE_CHECK: lambda ctx: check_calls(ctx, NOTE_CHECK),
 }
-UNIFORMITY_CHECKS = frozenset({"barrier-divergence", "warp-sync-divergence"})
+UNIFORMITY_CHECKS = frozenset({"barrier-divergence", "warp-sync-divergence", NOTE_CHECK})
 
 __all__ = ["CHECKS", "UNIFORMITY_CHECKS", "CheckFn", "FunctionContext"]

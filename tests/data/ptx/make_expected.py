@@ -29,9 +29,10 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 OPCODES = {
-    "barrier-divergence": re.compile(r"^(bar|barrier)\.(sync|red)\b|^bar\s"),
+    # a call counts as the barrier / collective its callee runs (interprocedural summaries)
+    "barrier-divergence": re.compile(r"^(bar|barrier)\.(sync|red)\b|^bar\s|^call\b"),
     "warp-sync-divergence": re.compile(
-        r"^(shfl\.sync|vote\.sync|match\.sync|redux\.sync|bar\.warp\.sync|elect\.sync)\b"
+        r"^(shfl\.sync|vote\.sync|match\.sync|redux\.sync|bar\.warp\.sync|elect\.sync|call)\b"
     ),
     "self-cancel": re.compile(r"^(sub|div|max|min|xor|rem)\."),
 }
