@@ -53,6 +53,9 @@ def check_function(
     tma = {n for n in TMA_CHECKS if n in wanted and n not in allow}
     if tma and fn.is_kernel:
         out.extend(d for d in check_tma(fn, arch) if d.check in tma)
+    for d in out:
+        if d.kernel is None:
+            d.kernel = fn.name
     return out
 
 

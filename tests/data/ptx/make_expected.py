@@ -14,7 +14,8 @@ How lines are found (deterministic, no heuristics beyond these):
     An instruction matches a marker when its `.loc` (or the `inlined_at` part) points at the marker's
     line of that .cu file and its opcode belongs to the check (table OPCODES). Every marker must match
     at least one instruction in every .ptx compiled from the .cu (otherwise the bug is not visible in
-    the PTX and this script fails); copies made by unrolling all count.
+    the PTX and this script fails). Copies made by unrolling or inlining are one finding (the analyzer
+    groups them, "(N instances)"): the first copy's line is recorded.
   * builder/: the table BUILDER gives, per file, a regular expression that must match exactly one line.
   * triton/ and every other file: no findings (all kernels there are correct).
 """
@@ -91,6 +92,7 @@ def nvcc_findings(ptx_path: str) -> list[dict]:
     }
     found = []
     hit = set()
+    first: set[tuple[str, str, int]] = set()
     locs: set[int] = set()
     for i, text in enumerate(lines):
         m = LOC.match(text)
@@ -107,8 +109,12 @@ def nvcc_findings(ptx_path: str) -> list[dict]:
         for src_line in locs:
             check = markers.get(src_line)
             if check and OPCODES[check].match(op):
-                found.append({"check": check, "kernel": entry_at(lines, i), "line": i + 1})
+                kernel = entry_at(lines, i)
                 hit.add(src_line)
+                if (check, kernel, src_line) in first:
+                    continue  # an unrolled / inlined copy: the analyzer reports one finding per source line
+                first.add((check, kernel, src_line))
+                found.append({"check": check, "kernel": kernel, "line": i + 1})
     missing = set(markers) - hit
     if missing:
         raise ValueError(
