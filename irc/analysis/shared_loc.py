@@ -126,6 +126,13 @@ def address(v: Value) -> tuple[str, int | None, int | None] | None:
     return None
 
 
+def symbol(v: Value) -> str | None:
+    """The shared symbol pointer `v` points into, also through integer address arithmetic (PTX's 32-bit
+    shared addresses: `mov %r, sym; add %r2, %r, %off`)."""
+    a = address(v)
+    return a[0] if a is not None else None
+
+
 def _width(op: Op, value: Value | None) -> int | None:
     if op.name in ("load_vec", "store_vec"):
         vals = op.results if op.name == "load_vec" else op.operands[1:]

@@ -719,7 +719,7 @@ class _Solver:
         r = self._shared_ok.get(key)
         if r is not None:
             return r
-        sym = shared_base(load.operands[0])
+        sym = shared_base(load.operands[0]) or shared_loc.symbol(load.operands[0])
         loc = shared_loc.location(load) if sym is not None else None
         b = load.block
         assert b is not None
@@ -925,7 +925,7 @@ def _shared_write(op: Op) -> object | None:
             return None
         if not isinstance(t, PtrType):
             return _ANY
-        base = shared_base(p)
+        base = shared_base(p) or shared_loc.symbol(p)
         if base is None:
             return _ANY
         if op.name in ("store", "store_vec"):
