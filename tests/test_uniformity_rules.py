@@ -119,3 +119,11 @@ DONE:
     assert errors(kernel(body)) == []
     near = body.replace("shr.u32 %r8, %r7, 5;", "shr.u32 %r8, %r7, 3;")
     assert [c for c, _ in errors(kernel(near))] == ["warp-sync-divergence"]
+
+
+def test_warp_size_constant_divides_like_32() -> None:
+    """nvcc writes `/ warpSize` as a division by PTX's predefined `WARP_SZ` (= 32)."""
+    cond = "  mov.u32 %r9, WARP_SZ;\n  div.u32 %r8, %r7, %r9;\n  setp.ge.u32 %p1, %r8, %r30;"
+    assert errors(kernel(GRID_LINEAR + guarded(cond))) == []
+    near = cond.replace("div.u32 %r8, %r7, %r9;", "shr.u32 %r9, %r9, 1;\n  div.u32 %r8, %r7, %r9;")
+    assert [c for c, _ in errors(kernel(GRID_LINEAR + guarded(near)))] == ["warp-sync-divergence"]

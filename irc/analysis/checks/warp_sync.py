@@ -72,7 +72,8 @@ def _report(ctx: FunctionContext, op: Op, d, named: bool) -> Diagnostic:  # type
             "named barriers count whole warps: put them under control that is uniform across each warp"
         )
     else:
-        msg = f"`{op.name}` with a full mask may run with only some lanes of the warp"
+        what = op.attrs.get("text") if op.name == "ptx_collective" else None  # the PTX opcode
+        msg = f"`{what or op.name}` with a full mask may run with only some lanes of the warp"
         help_text = (
             "run the collective with every lane of the warp (hoist it out of the branch or loop and "
             "select the result), or pass the mask of exactly the lanes that take this path"

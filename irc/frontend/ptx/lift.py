@@ -675,6 +675,8 @@ class _FnLifter:
 
     def sym_addr(self, name: str, t: Type) -> Value:
         """The address of a variable or parameter symbol: uniform, pure."""
+        if name == "WARP_SZ" and name not in self.mc.gvars:  # PTX's predefined constant (`warpSize`)
+            return self.const(32, t if isinstance(t, ScalarType) else U32)
         if name in self.params:
             space = "param"
         elif name in self.local_vars:
