@@ -23,7 +23,7 @@ from irc.ir.core import Op, OpResult, Value
 if TYPE_CHECKING:
     from irc.analysis.uniformity import _Solver
 
-_COMMUTATIVE = frozenset({"add", "mul", "max", "min", "and", "or", "xor"})
+COMMUTATIVE = frozenset({"add", "mul", "max", "min", "and", "or", "xor"})
 _FULL = (0xFFFFFFFF, -1)
 ALL_OFFSETS = 0b11111
 
@@ -62,7 +62,7 @@ def _bfly_step(x: Value, y: Value) -> tuple[int, Op] | None:
 
 def structural(s: _Solver, op: Op) -> None:
     """Record the butterfly offsets covered by `op`'s result (s.bfly) and the shuffles of its chain."""
-    if op.name not in _COMMUTATIVE or len(op.operands) != 2 or not op.results:
+    if op.name not in COMMUTATIVE or len(op.operands) != 2 or not op.results:
         return
     a, b = op.operands
     for x, y in ((a, b), (b, a)):

@@ -28,6 +28,20 @@ if TYPE_CHECKING:  # the solver imports this module
 
 _UNIFORM_SREG_PREFIXES = ("ntid.", "nctaid.", "ctaid.", "cluster", "nclusterid.", "clusterid.", "smid")
 _THROUGH = ("copy", "bitcast", "cvt")
+# the ops whose results these facts can describe (integer arithmetic on ids); others are skipped early
+NAMES = frozenset(
+    {"const", "sreg", "copy", "bitcast", "cvt", "add", "sub", "mul", "shl", "shr", "and", "or", "xor", "div",
+     "rem", "min", "max", "neg", "not", "select", "mulwide"}
+)  # fmt: skip
+_PURE: dict[str, bool] = {}
+
+
+def has_trait(op: Op, trait: str) -> bool:
+    """`op.has_trait(trait)` memoized per op name (the solver's hot path); only used for "pure"."""
+    r = _PURE.get(op.name)
+    if r is None:
+        r = _PURE[op.name] = op.has_trait(trait)
+    return r
 
 
 def _strip(v: Value) -> Value:
@@ -96,21 +110,19 @@ def structural(s: _Solver, op: Op, r: Value) -> None:
     """Record `suni` / `lane_form` / `exact` facts for the first result `r` of `op`."""
     n = op.name
     ops = op.operands
+    suni = s.suni
     if n == "const":
-        s.suni.add(r)
+        suni.add(r)
         return
     if n == "sreg":
         if str(op.attrs.get("name", "")).startswith(_UNIFORM_SREG_PREFIXES):
-            s.suni.add(r)
+            suni.add(r)
         return
-    if (
-        ops
-        and n not in ("load", "load_vec", "undef")
-        and op.has_trait("pure")
-        and all(o in s.suni for o in ops)
-    ):
-        s.suni.add(r)
-    if n in _THROUGH and ops:
+    if not ops:
+        return
+    if ops[0] in suni and all(o in suni for o in ops) and has_trait(op, "pure"):
+        suni.add(r)
+    if n in _THROUGH:
         t = r.type
         if isinstance(t, ScalarType) and t.is_int and t.bits >= 16 and ops[0] in s.lane_form:
             s.lane_form.add(r)

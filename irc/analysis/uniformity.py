@@ -399,10 +399,13 @@ class _Solver:
             return
         r = op.results[0]
         n = op.name
-        linear_tid.structural(self, op, r)
-        collectives.structural(self, op)
+        if n in linear_tid.NAMES:
+            linear_tid.structural(self, op, r)
+        if n in collectives.COMMUTATIVE:
+            collectives.structural(self, op)
         self._structural_base(op, r, n)
-        linear_tid.propagate_exact(self, op, r)
+        if self.exact and (r in self.tid_off or r in self.lane_form):
+            linear_tid.propagate_exact(self, op, r)
 
     def _structural_base(self, op: Op, r: Value, n: str) -> None:
         if n == "sreg":

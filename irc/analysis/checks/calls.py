@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import weakref
 
-from irc.analysis.callgraph import CallGraph
+from irc.analysis.callgraph import _EMPTY, CallGraph
 from irc.analysis.checks.common import FunctionContext, branch_span, condition_value, describe_dependence
 from irc.analysis.uniformity import Level
 from irc.diagnostics import Diagnostic, Label, error, note
@@ -64,12 +64,14 @@ def check_calls(ctx: FunctionContext, which: str) -> list[Diagnostic]:
     if not calls:
         return []
     g = _graph(ctx)
+    relevant = [(op, s) for op in calls if (s := g.summary_of_call(op)) != _EMPTY]
+    if not relevant:
+        return []  # callees that synchronize nobody: no uniformity facts needed
     facts = ctx.facts
     out: list[Diagnostic] = []
-    for op in calls:
+    for op, s in relevant:
         b = op.block
         assert b is not None
-        s = g.summary_of_call(op)
         callee = op.attrs.get("callee", "?")
         if which == "barrier-divergence" and s.barrier is not None:
             ds = facts.controlling_branches(b, Level.BLOCK)
