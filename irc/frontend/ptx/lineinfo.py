@@ -75,12 +75,13 @@ class LineInfo:
         return out
 
     def at(self, ptx_line: int) -> tuple[str, int, int] | None:
-        """The first location of the chain in the user's code (not a toolkit header)."""
+        """The first location of the chain in the user's code (not a toolkit header); for a kernel that
+        is itself a toolkit template (cub, thrust), the outermost location (the statement in its body)."""
         ch = self.chain(ptx_line)
         for loc in ch:
             if not is_system(loc[0]):
                 return loc
-        return None
+        return ch[-1] if ch else None
 
 
 def resolve(path: str, ptx_path: str) -> str:

@@ -1,0 +1,109 @@
+"""When a maybe-unwritten PTX register read is not an `uninitialized` finding (precision over recall).
+
+Why: nvcc and cub keep per-thread arrays in registers and fill them under guards
+(`if (i < valid) items[i] = in[i];`), then use each element under the same guard, or store the whole
+array to shared memory where only the valid part is read back. The value is unwritten on some path, but
+no computation depends on it. We cannot see the consumer of a value parked in memory, and the guard of a
+later read is usually a recomputed copy of the write's condition, so:
+
+- `silent(v, op)` when `op` only moves `v` (the value operand of a store, directly or through copies,
+  conversions and shuffles whose results are only moved or dead): copying an unwritten register to memory
+  or across lanes (struct padding) is not a use we can judge. This also applies to values never written;
+- or when `op`'s block is control dependent on a branch whose condition is the same as the condition of a
+  branch that lets `v` arrive unwritten ("written and read under the same guard"). Conditions are the
+  same when they are one SSA value, or comparisons with the same predicate of the same operands (looking
+  through copies), or a negation of either.
+
+Known gap (documented): a read under the *opposite* polarity of the same guard (read exactly when not
+written) is silenced too.
+"""
+
+from __future__ import annotations
+
+from irc.analysis.checks.common import FunctionContext, condition_value
+from irc.ir.core import BlockArg, Op, OpResult, Value
+
+_STORES = {"store": 1, "store_vec": 1}
+_PASS = frozenset({"copy", "bitcast", "cvt", "ptx_pure"})
+
+
+def _strip(v: Value) -> Value:
+    for _ in range(16):
+        if isinstance(v, OpResult) and v.op.name in ("copy", "bitcast") and v.op.operands:
+            v = v.op.operands[0]
+        elif isinstance(v, OpResult) and v.op.name == "not" and v.op.operands:
+            v = v.op.operands[0]  # polarity is not tracked (documented gap)
+        else:
+            return v
+    return v
+
+
+def _cond_key(v: Value) -> object:
+    v = _strip(v)
+    if isinstance(v, OpResult) and v.op.name == "cmp" and len(v.op.operands) == 2:
+        a, b = (_strip(o) for o in v.op.operands)
+        return ("cmp", v.op.attrs.get("pred"), id(a), id(b))
+    return ("v", id(v))
+
+
+class GuardedReads:
+    def __init__(self, ctx: FunctionContext, undef: dict[Value, bool]):
+        self.ctx = ctx
+        self.undef = undef
+        self._guards: dict[int, set[object]] = {}
+        self._only_stored: dict[int, bool] = {}
+
+    def _undef_guards(self, v: Value, depth: int = 0) -> set[object]:
+        """Condition keys of the branches from which `v` (a block argument) may arrive unwritten."""
+        hit = self._guards.get(id(v))
+        if hit is not None:
+            return hit
+        self._guards[id(v)] = set()
+        out: set[object] = set()
+        if isinstance(v, BlockArg) and depth < 8:
+            cfg = self.ctx.cfg
+            for p in cfg.preds.get(v.block, []):
+                t = p.terminator
+                if t is None:
+                    continue
+                for s, args in zip(t.successors, t.succ_args):
+                    if s is v.block and v.index < len(args) and args[v.index] in self.undef:
+                        for d in cfg.cd_closure(p) | ({p} if len(t.successors) > 1 else set()):
+                            c = condition_value(d)
+                            if c is not None:
+                                out.add(_cond_key(c))
+                        inner = args[v.index]
+                        if isinstance(inner, BlockArg):
+                            out |= self._undef_guards(inner, depth + 1)
+        self._guards[id(v)] = out
+        return out
+
+    def _stored_only(self, v: Value, op: Op, depth: int = 0) -> bool:
+        """`op` only moves `v` somewhere nobody computes with it: the value of a store, or a copy /
+        conversion / shuffled value (cub shuffles whole structs, padding words included) whose results are
+        themselves only moved or dead."""
+        i = _STORES.get(op.name)
+        if i is not None:
+            return all(o is not v for o in op.operands[:i])  # not the address
+        moves = op.name in _PASS or (op.name == "shfl" and op.operands and op.operands[0] is v and
+                                     all(o is not v for o in op.operands[1:]))  # fmt: skip
+        if moves and depth < 6:
+            return all(self._stored_only(r, u, depth + 1) for r in op.results for u in r.users)
+        return False
+
+    def moved_only(self, v: Value, op: Op) -> bool:
+        return self._stored_only(v, op)
+
+    def silent(self, v: Value, op: Op) -> bool:
+        """`op` reads `v` under the same guard as the branch that lets `v` arrive unwritten."""
+        b = op.block
+        if b is None:
+            return False
+        guards = self._undef_guards(v)
+        if not guards:
+            return False
+        for d in self.ctx.cfg.cd_closure(b):
+            c = condition_value(d)
+            if c is not None and _cond_key(c) in guards:
+                return True
+        return False
