@@ -11,6 +11,7 @@ from collections.abc import Callable
 from irc.analysis.checks.barrier import check_barrier_divergence
 from irc.analysis.checks.calls import NOTE_CHECK, check_calls
 from irc.analysis.checks.common import FunctionContext
+from irc.analysis.checks.grid_sync import check_grid_sync
 from irc.analysis.checks.self_cancel import check_self_cancel
 from irc.analysis.checks.uninit import check_uninitialized
 from irc.analysis.checks.warp_sync import check_warp_sync_divergence
@@ -20,7 +21,9 @@ CheckFn = Callable[[FunctionContext], list[Diagnostic]]
 
 CHECKS: dict[str, CheckFn] = {
     # barriers and collectives written in the kernel, and those its calls run (callee summaries)
-    "barrier-divergence": lambda ctx: check_barrier_divergence(ctx) + check_calls(ctx, "barrier-divergence"),
+    "barrier-divergence": lambda ctx: (
+        check_barrier_divergence(ctx) + check_calls(ctx, "barrier-divergence") + check_grid_sync(ctx)
+    ),
     "warp-sync-divergence": lambda ctx: (
         check_warp_sync_divergence(ctx) + check_calls(ctx, "warp-sync-divergence")
     ),

@@ -11,8 +11,9 @@ sub.f32 for self-cancel) and `kernel` is the (mangled) name of the enclosing `.e
 How lines are found (deterministic, no heuristics beyond these):
   * nvcc/: each buggy `name.cu` marks the offending source line with `// EXPECT: <check>`. nvcc was run
     with -lineinfo, so every instruction follows a `.loc FILE LINE COL[, ..., inlined_at FILE LINE COL]`.
-    An instruction matches a marker when its `.loc` (or the `inlined_at` part) points at the marker's
-    line of that .cu file and its opcode belongs to the check (table OPCODES). Every marker must match
+    An instruction matches a marker when its `.loc` or any level of its inlining chain (each `inlined_at`
+    location is itself a `.loc` seen earlier, with its own `inlined_at`) points at the marker's line of that
+    .cu file and its opcode belongs to the check (table OPCODES). Every marker must match
     at least one instruction in every .ptx compiled from the .cu (otherwise the bug is not visible in
     the PTX and this script fails). Copies made by unrolling or inlining are one finding (the analyzer
     groups them, "(N instances)"): the first copy's line is recorded.
@@ -45,7 +46,7 @@ BUILDER = {
 
 MARKER = re.compile(r"//\s*EXPECT:\s*([a-z-]+)")
 ENTRY = re.compile(r"\.entry\s+([A-Za-z_$][\w$]*)")
-LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+(?:.*inlined_at\s+(\d+)\s+(\d+)\s+\d+)?")
+LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:.*inlined_at\s+(\d+)\s+(\d+)\s+(\d+))?")
 FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"')
 
 
@@ -94,14 +95,23 @@ def nvcc_findings(ptx_path: str) -> list[dict]:
     hit = set()
     first: set[tuple[str, str, int]] = set()
     locs: set[int] = set()
+    parent: dict[tuple[str, str, str], tuple[str, str, str]] = {}
     for i, text in enumerate(lines):
         m = LOC.match(text)
         if m:
+            # the whole inlining chain: nvcc repeats the .loc of every level, innermost last
+            here = (m.group(1), m.group(2), m.group(3))
+            up = (m.group(4), m.group(5), m.group(6)) if m.group(4) else None
+            if up is not None:
+                parent[here] = up
             locs = set()
-            if m.group(1) in cu_files:
-                locs.add(int(m.group(2)))
-            if m.group(3) in cu_files:
-                locs.add(int(m.group(4)))
+            w: tuple[str, str, str] | None = here
+            seen: set[tuple[str, str, str]] = set()
+            while w is not None and w not in seen:
+                seen.add(w)
+                if w[0] in cu_files:
+                    locs.add(int(w[1]))
+                w = up if w == here else parent.get(w)
             continue
         op = instruction(text)
         if op is None:
