@@ -34,7 +34,11 @@ def _graph(ctx: FunctionContext) -> CallGraph:
 
 
 def _calls(ctx: FunctionContext) -> list[Op]:
-    return [op for b in ctx.cfg.rpo for op in b.ops if op.name == "call"]
+    """The kernel's calls (computed once per kernel; no CFG needed when there are none)."""
+    hit = ctx.cache.get("calls")
+    if hit is None:
+        hit = ctx.cache["calls"] = [op for op in ctx.fn.ops() if op.name == "call" and op.block is not None]
+    return hit  # type: ignore[return-value]
 
 
 def _cond_label(ctx: FunctionContext, d: Block, scope: str) -> list[Label]:

@@ -34,14 +34,18 @@ def _from_envreg(v: Value, depth: int = 0) -> bool:
 
 
 def _grid_atomics(ctx: FunctionContext) -> list[Op]:
-    if not any(op.name == "sreg" and op.attrs.get("name") in _ENV for op in ctx.fn.ops()):
+    atomics = []
+    env = False
+    for op in ctx.fn.ops():
+        n = op.name
+        if n == "atomic":
+            atomics.append(op)
+        elif n == "sreg" and not env:
+            env = op.attrs.get("name") in _ENV
+    if not env or not atomics:
         return []
-    return [
-        op
-        for b in ctx.cfg.rpo
-        for op in b.ops
-        if op.name == "atomic" and op.operands and _from_envreg(op.operands[0])
-    ]
+    reach = ctx.cfg.reachable
+    return [op for op in atomics if op.block in reach and op.operands and _from_envreg(op.operands[0])]
 
 
 def _entry_barrier(ctx: FunctionContext, atom: Op) -> Op | None:
