@@ -127,3 +127,21 @@ def test_warp_size_constant_divides_like_32() -> None:
     assert errors(kernel(GRID_LINEAR + guarded(cond))) == []
     near = cond.replace("div.u32 %r8, %r7, %r9;", "shr.u32 %r9, %r9, 1;\n  div.u32 %r8, %r7, %r9;")
     assert [c for c, _ in errors(kernel(GRID_LINEAR + guarded(near)))] == ["warp-sync-divergence"]
+
+
+def test_match_with_a_computed_mask_is_the_authors_choice() -> None:
+    """`match.any.sync` with the `activemask` of a coalesced group names its lanes: not flagged; the same
+    instruction with a full constant mask under the divergent branch is."""
+    body = (
+        GRID_LINEAR
+        + """  setp.ge.u32 %p1, %r7, %r30;
+  @%p1 bra SKIP;
+  activemask.b32 %r9;
+  match.any.sync.b32 %r10, %r7, %r9;
+  st.global.u32 [%rd1], %r10;
+SKIP:
+"""
+    )
+    assert errors(kernel(body)) == []
+    full = body.replace("match.any.sync.b32 %r10, %r7, %r9;", "match.any.sync.b32 %r10, %r7, -1;")
+    assert [c for c, _ in errors(kernel(full))] == ["warp-sync-divergence"]

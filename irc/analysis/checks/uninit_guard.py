@@ -11,8 +11,8 @@ later read is usually a recomputed copy of the write's condition, so:
   or across lanes (struct padding) is not a use we can judge. This also applies to values never written;
 - or when `op`'s block is control dependent on a branch whose condition is the same as the condition of a
   branch that lets `v` arrive unwritten ("written and read under the same guard"). Conditions are the
-  same when they are one SSA value, or comparisons with the same predicate of the same operands (looking
-  through copies), or a negation of either.
+  same when they are one SSA value, or the same pure expression (comparisons, integer arithmetic,
+  special registers, constants: `tid + blockDim.x < n` recomputed), or a negation of either.
 
 Known gap (documented): a read under the *opposite* polarity of the same guard (read exactly when not
 written) is silenced too.
@@ -38,12 +38,30 @@ def _strip(v: Value) -> Value:
     return v
 
 
-def _cond_key(v: Value) -> object:
+_STRUCTURAL = frozenset(
+    {"cmp", "add", "sub", "mul", "shl", "shr", "and", "or", "xor", "cvt", "sreg", "const"}
+)
+
+
+def _expr_key(v: Value, depth: int = 0) -> object:
+    """A structural key: equal keys mean equal values in one thread (pure integer expressions of the same
+    special registers, constants and SSA values; nvcc recomputes `tid + blockDim.x` for a second guard)."""
     v = _strip(v)
-    if isinstance(v, OpResult) and v.op.name == "cmp" and len(v.op.operands) == 2:
-        a, b = (_strip(o) for o in v.op.operands)
-        return ("cmp", v.op.attrs.get("pred"), id(a), id(b))
-    return ("v", id(v))
+    if not isinstance(v, OpResult) or depth > 4:
+        return ("v", id(v))
+    op = v.op
+    n = op.name
+    if n == "const":
+        return ("c", op.attrs.get("value"))
+    if n == "sreg":
+        return ("s", op.attrs.get("name"))
+    if n not in _STRUCTURAL or len(op.operands) > 2:
+        return ("v", id(v))
+    return (n, op.attrs.get("pred"), tuple(_expr_key(o, depth + 1) for o in op.operands))
+
+
+def _cond_key(v: Value) -> object:
+    return _expr_key(v)
 
 
 class GuardedReads:

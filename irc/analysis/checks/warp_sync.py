@@ -26,6 +26,9 @@ _FULL = (0xFFFFFFFF, -1)
 def has_full_mask(op: Op) -> bool:
     """Whether `op` provably needs all 32 lanes."""
     i = MASK_INDEX.get(op.name)
+    if i is None and op.name == "ptx_collective":  # lifted generically: the lifter marks a register mask
+        m = op.attrs.get("mask_operand")
+        i = m if isinstance(m, int) and ".sync" in str(op.attrs.get("text", "")) else None
     if i is None or len(op.operands) <= i:
         return True
     c = const_value(op.operands[i])

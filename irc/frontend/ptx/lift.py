@@ -1106,7 +1106,16 @@ class _FnLifter:
         for r in uses:
             ops.append(self.val(r, None, scope))
         rtypes = [self.regtype(self.key(r, scope)) if not self.is_special(r.name) else U32 for r in defs]
-        op = self.b.create(opname, ops, rtypes, {"text": instr.opcode})
+        attrs: dict[str, Any] = {"text": instr.opcode}
+        if (
+            opname == "ptx_collective"
+            and ".sync" in instr.opcode
+            and ".aligned" not in instr.opcode
+            and ops
+            and isinstance(instr.operands[-1], P.Reg)
+        ):
+            attrs["mask_operand"] = len(ops) - 1  # `match/vote/redux.sync ..., %mask`: the lanes named
+        op = self.b.create(opname, ops, rtypes, attrs)
         for r, v in zip(defs, op.results):
             self.put(r, v, scope)
 
