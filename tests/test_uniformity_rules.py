@@ -145,3 +145,11 @@ SKIP:
     assert errors(kernel(body)) == []
     full = body.replace("match.any.sync.b32 %r10, %r7, %r9;", "match.any.sync.b32 %r10, %r7, -1;")
     assert [c for c, _ in errors(kernel(full))] == ["warp-sync-divergence"]
+
+
+def test_shifted_thread_rank_compare() -> None:
+    """nvcc writes a tile's `meta_group_rank() == 0` as `(thread_rank << 11) > 65535`: warp 0 exactly."""
+    cond = "  shl.b32 %r8, %r7, 11;\n  setp.gt.u32 %p1, %r8, 65535;"
+    assert errors(kernel(LINEAR + guarded(cond))) == []
+    near = cond.replace("65535", "32767")  # thread_rank > 15: splits warp 0
+    assert [c for c, _ in errors(kernel(LINEAR + guarded(near)))] == ["warp-sync-divergence"]

@@ -176,3 +176,38 @@ def warp_index(s: _Solver, op: Op) -> tuple[Level, Reason | None] | None:
     if not ok:
         return None
     return Level.WARP, Reason("seed", "the linear thread id (uniform per warp: a function of the warp index)")
+
+
+def shifted_compare(s: _Solver, op: Op) -> tuple[Level, Reason | None] | None:
+    """`(L << sh) < c` (and `<=`, `>`, `>=`) with `L = tid + k` a thread index (below 1024 + k): the same
+    as comparing `L` with `ceil(c / 2^sh)`, a warp boundary when that minus k is a multiple of 32. nvcc
+    writes `meta_group_rank() == 0` of a cooperative-groups tile as `(thread_rank << 11) > 65535`."""
+    from irc.analysis.uniformity import Level, Reason, _int_const
+
+    a, b = op.operands
+    pred = op.attrs.get("pred")
+    flip = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le"}
+    c = _int_const(b)
+    x = _strip(a)
+    if c is None:
+        c, x, pred = _int_const(a), _strip(b), flip.get(str(pred))
+    if c is None or pred not in ("lt", "ge", "le", "gt") or c < 0:
+        return None
+    if not (isinstance(x, OpResult) and x.op.name == "shl" and len(x.op.operands) == 2):
+        return None
+    sh = _int_const(x.op.operands[1])
+    base = _strip(x.op.operands[0])
+    k = s.tid_off.get(base)
+    if sh is None or not 0 <= sh < 32 or k is None or k < 0 or k % 32:
+        return None
+    if not (s.f.warp_structure or base in s.exact):
+        return None
+    t = x.type
+    bits = t.bits if isinstance(t, ScalarType) else 32
+    if ((1023 + k) << sh) >= (1 << (bits - 1)):
+        return None  # the shift could wrap
+    step = 1 << sh
+    bound = -(-c // step) if pred in ("lt", "ge") else c // step + 1  # x < bound
+    if (bound - k) % 32:
+        return None
+    return Level.WARP, Reason("seed", "the linear thread id (uniform per warp: a function of the warp index)")

@@ -672,6 +672,9 @@ class _Solver:
             return None
         if n != "cmp":
             return None
+        shifted = linear_tid.shifted_compare(self, op)
+        if shifted is not None:
+            return shifted
         pred = op.attrs.get("pred")
         flip = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le"}
         if a in self.tid_off:

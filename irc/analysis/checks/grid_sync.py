@@ -8,7 +8,9 @@ registers `%envreg1`/`%envreg2` (the cooperative launch workspace). So a grid ba
 atomic whose address is computed from `envreg1`/`envreg2`; the grid barrier's entry is the nearest block
 barrier that dominates that atomic. The block barrier check already reports control that is not uniform
 across the *block*; this check adds control that is uniform per block but not across the grid
-(`if (blockIdx.x % 2 == 0) grid.sync();`).
+(`if (blockIdx.x % 2 == 0) grid.sync();`). Only conditions computed from the block index alone are judged:
+a value loaded from global memory after a grid barrier (a convergence test `while (r > tol)` on a dot
+product every block reads) is uniform across the grid, which the per-value rule cannot see.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 from irc.analysis.checks.common import FunctionContext, branch_span, condition_value, describe_dependence
 from irc.analysis.uniformity import Level, is_block_barrier
 from irc.diagnostics import Diagnostic, Label, error
-from irc.ir.core import Op, OpResult, Value
+from irc.ir.core import BlockArg, Op, OpResult, Value
 
 CHECK = "barrier-divergence"
 _ENV = ("envreg1", "envreg2")
@@ -46,6 +48,42 @@ def _grid_atomics(ctx: FunctionContext) -> list[Op]:
         return []
     reach = ctx.cfg.reachable
     return [op for op in atomics if op.block in reach and op.operands and _from_envreg(op.operands[0])]
+
+
+_BLOCK_SREGS = ("ctaid.", "clusterid.", "cluster_ctaid.", "cluster_ctarank", "smid")
+
+
+def _block_seeded(v: Value, preds: dict, seen: set[int] | None = None) -> tuple[bool, bool]:
+    """(depends on the block index, depends on memory) for a branch condition. A value read from global
+    memory after a grid barrier is uniform across the grid although the per-value rule calls loads
+    BLOCK at best, so only conditions built from the block index alone are judged."""
+    seen = seen if seen is not None else set()
+    if id(v) in seen or len(seen) > 256:
+        return False, False
+    seen.add(id(v))
+    ins: list[Value] = []
+    if isinstance(v, OpResult):
+        op = v.op
+        if op.name == "sreg":
+            return str(op.attrs.get("name", "")).startswith(_BLOCK_SREGS), False
+        if op.name in ("load", "load_vec", "atomic", "atomic_cas", "opaque", "call"):
+            return False, True
+        ins = list(op.operands)
+    elif isinstance(v, BlockArg) and v.block is not None:
+        for p in preds.get(v.block, []):
+            t = p.terminator
+            if t is None:
+                continue
+            for succ, args in zip(t.successors, t.succ_args):
+                if succ is v.block and v.index < len(args):
+                    ins.append(args[v.index])
+        if not ins:
+            return False, True  # unknown incoming values: do not judge
+    blk = mem = False
+    for o in ins:
+        b, m = _block_seeded(o, preds, seen)
+        blk, mem = blk or b, mem or m
+    return blk, mem
 
 
 def _entry_barrier(ctx: FunctionContext, atom: Op) -> Op | None:
@@ -79,9 +117,11 @@ def check_grid_sync(ctx: FunctionContext) -> list[Diagnostic]:
             d
             for d in facts.controlling_branches(bar.block, Level.GRID)
             if facts.branch_level(d) == Level.BLOCK
+            and (c := condition_value(d)) is not None
+            and _block_seeded(c, ctx.cfg.preds) == (True, False)
         ]
         if not ds:
-            continue  # thread-varying control is the block barrier check's finding
+            continue  # thread-varying control is the block barrier check's; memory-driven is not judged
         d = ds[0]
         cond = condition_value(d)
         dep, extra = describe_dependence(ctx, cond) if cond is not None else ("is not uniform", [])
