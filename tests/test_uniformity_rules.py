@@ -153,3 +153,40 @@ def test_shifted_thread_rank_compare() -> None:
     assert errors(kernel(LINEAR + guarded(cond))) == []
     near = cond.replace("65535", "32767")  # thread_rank > 15: splits warp 0
     assert [c for c, _ in errors(kernel(LINEAR + guarded(near)))] == ["warp-sync-divergence"]
+
+
+def test_full_activemask_test_is_warp_uniform() -> None:
+    """`if (__activemask() == ~0u) ballot(full)`: every lane sees the full mask or none does."""
+    body = """  activemask.b32 %r9;
+  setp.ne.s32 %p1, %r9, -1;
+  @%p1 bra SKIP;
+  shfl.sync.bfly.b32 %r20, %r9, 1, 31, -1;
+  st.global.u32 [%rd1], %r20;
+SKIP:
+"""
+    assert errors(kernel(body)) == []
+    near = body.replace("setp.ne.s32 %p1, %r9, -1;", "setp.ne.s32 %p1, %r9, 65535;")
+    assert [c for c, _ in errors(kernel(near))] == ["warp-sync-divergence"]
+
+
+FULL_REGION = """  setp.ge.u32 %p3, %r7, %r30;
+  @%p3 bra DONE;
+  activemask.b32 %r9;
+  setp.ne.s32 %p1, %r9, -1;
+  @%p1 bra DONE;
+  shfl.sync.bfly.b32 %r20, %r9, 1, 31, -1;
+  st.global.u32 [%rd1], %r20;
+DONE:
+"""
+
+
+def test_full_activemask_region_after_an_early_exit() -> None:
+    """nvcc's coalesced-group specialization: after `if (gid >= n) return;`, the branch on
+    `activemask() == ~0u` leads to code where every lane is present; full-mask collectives there are fine,
+    but a divergent branch inside that region is still reported."""
+    assert errors(kernel(GRID_LINEAR + FULL_REGION)) == []
+    inside = FULL_REGION.replace(
+        "  shfl.sync.bfly",
+        "  and.b32 %r11, %r7, 1;\n  setp.ne.s32 %p2, %r11, 0;\n  @%p2 bra DONE;\n  shfl.sync.bfly",
+    )
+    assert [c for c, _ in errors(kernel(GRID_LINEAR + inside))] == ["warp-sync-divergence"]

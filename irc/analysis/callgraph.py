@@ -110,8 +110,8 @@ class CallGraph:
         if hit is not None:
             return hit
         fn = self.fns.get(name)
-        if fn is None:
-            return _EMPTY if name in SAFE_EXTERNS else Summary(unknown=name)
+        if fn is None:  # the CUDA device runtime (CDP) entry points synchronize nobody either
+            return _EMPTY if name in SAFE_EXTERNS or name.startswith("__cudaCDP") else Summary(unknown=name)
         if name in self.active:
             return Summary(unknown=name)  # recursion: not analysed
         self.active.add(name)

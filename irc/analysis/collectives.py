@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from irc.ir.core import Op, OpResult, Value
 
 if TYPE_CHECKING:
-    from irc.analysis.uniformity import _Solver
+    from irc.analysis.uniformity import Level, Reason, _Solver
 
 COMMUTATIVE = frozenset({"add", "mul", "max", "min", "and", "or", "xor"})
 _FULL = (0xFFFFFFFF, -1)
@@ -88,3 +88,56 @@ def all_reduced(s: _Solver, op: Op) -> bool:
     if r is None or s.bfly.get(r) != ALL_OFFSETS:
         return False
     return all(s.blk.get(sh.block, Level.GRID) >= Level.WARP for sh in s.bfly_chain[r])  # type: ignore[arg-type]
+
+
+def full_activemask_test(op: Op) -> tuple[Level, Reason | None] | None:
+    """`activemask() == 0xffffffff` (or `!=`) is uniform across the warp: a lane sees the full mask only
+    when all 32 lanes execute that instruction together, and then every lane sees it. nvcc specializes
+    coalesced-group code on it (`if (__activemask() == ~0u)` then full-mask ballots)."""
+    from irc.analysis.uniformity import Level, Reason, const_value
+
+    if op.attrs.get("pred") not in ("eq", "ne") or len(op.operands) != 2:
+        return None
+    a, b = (_strip(o) for o in op.operands)
+    for x, y in ((a, b), (b, a)):
+        c = const_value(y)
+        if isinstance(x, OpResult) and x.op.name == "activemask" and not isinstance(c, bool) and c in _FULL:
+            return Level.WARP, Reason("seed", "a test of the full active mask (uniform per warp)")
+    return None
+
+
+def in_full_warp_region(cfg, b, divergent) -> bool:  # type: ignore[no-untyped-def]
+    """`b` runs only after this thread saw `activemask() == 0xffffffff` (the branch edge on which the test
+    holds dominates `b`): all 32 lanes were executing together there, whatever diverged before, so a
+    full-mask collective in `b` has every lane unless one of the `divergent` branches it depends on lies
+    inside that region. Used by the
+    warp-sync check for nvcc's specialization of coalesced-group code."""
+    from irc.analysis.uniformity import const_value
+
+    x = cfg.idom.get(b)
+    while x is not None:
+        t = x.terminator
+        if t is not None and t.name == "cbr" and t.operands and len(t.successors) == 2:
+            c = _strip(t.operands[0])
+            neg = False
+            while isinstance(c, OpResult) and c.op.name == "not" and c.op.operands:
+                c, neg = _strip(c.op.operands[0]), not neg
+            if isinstance(c, OpResult) and c.op.name == "cmp" and c.op.attrs.get("pred") in ("eq", "ne"):
+                a, k = (_strip(o) for o in c.op.operands)
+                if not (isinstance(a, OpResult) and a.op.name == "activemask"):
+                    a, k = k, a
+                kv = const_value(k)
+                if (
+                    isinstance(a, OpResult)
+                    and a.op.name == "activemask"
+                    and not isinstance(kv, bool)
+                    and kv in _FULL
+                ):
+                    holds_on_true = (c.op.attrs.get("pred") == "eq") != neg
+                    s = t.successors[0 if holds_on_true else 1]
+                    other = t.successors[1 if holds_on_true else 0]
+                    if s is not other and cfg.dominates(s, b):
+                        # divergent branches before the test do not matter; one inside the region does
+                        return not any(cfg.dominates(s, d) for d in divergent)
+        x = cfg.idom.get(x)
+    return False

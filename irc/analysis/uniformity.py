@@ -672,7 +672,7 @@ class _Solver:
             return None
         if n != "cmp":
             return None
-        shifted = linear_tid.shifted_compare(self, op)
+        shifted = linear_tid.shifted_compare(self, op) or collectives.full_activemask_test(op)
         if shifted is not None:
             return shifted
         pred = op.attrs.get("pred")

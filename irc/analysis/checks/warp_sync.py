@@ -11,6 +11,7 @@ so they too need warp-uniform control (spec section 8 lists them under this chec
 
 from __future__ import annotations
 
+from irc.analysis import collectives
 from irc.analysis.checks.common import FunctionContext, branch_span, condition_value, describe_dependence
 from irc.analysis.uniformity import Level, const_value, has_trait, is_named_barrier
 from irc.diagnostics import Diagnostic, Label, error
@@ -48,7 +49,7 @@ def check_warp_sync_divergence(ctx: FunctionContext) -> list[Diagnostic]:
             if not (named or (has_trait(op, "warp_collective") and has_full_mask(op))):
                 continue
             ds = facts.controlling_branches(b, Level.WARP)
-            if not ds:
+            if not ds or collectives.in_full_warp_region(ctx.cfg, b, ds):
                 continue
             out.append(_report(ctx, op, ds[0], named))
     return out
