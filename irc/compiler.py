@@ -152,6 +152,7 @@ def check_ptx(text: str, path: str) -> list[Diagnostic]:
         except CompileError as e:
             return e.diagnostics
         module, notes = lift_module(ptx, text)
+        module.source_text = text  # type: ignore[attr-defined]  # .loc lines for checks that need them
         try:
             return notes + analyze(module, ptx.target, {path: text})
         finally:
