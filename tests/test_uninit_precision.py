@@ -83,3 +83,22 @@ def test_shuffled_unwritten_value_that_is_used_is_reported() -> None:
         "st.global.u32 [%rd1], %r3;", "add.s32 %r5, %r3, %r4;\n  st.global.u32 [%rd1], %r5;"
     )
     assert checks(kernel(near)) == ["uninitialized"]
+
+
+PAIR = """  ld.global.f32 %f1, [%rd1];
+  mov.b32 %r8, %f1;
+  mov.b64 %rd5, {%r9, %r8};
+  { .reg .b32 tmp; mov.b64 {tmp, %r10}, %rd5; }
+  add.s32 %r11, %r10, 1;
+  st.global.u32 [%rd1], %r11;
+"""
+
+
+def test_register_pair_with_an_unused_unwritten_half_is_silent() -> None:
+    """nvcc packs `{undef, x}` into a b64 to move `x` and unpacks only the high half."""
+    assert checks(kernel(PAIR)) == []
+
+
+def test_register_pair_whose_unwritten_half_is_used_is_reported() -> None:
+    near = PAIR.replace("{ .reg .b32 tmp; mov.b64 {tmp, %r10}, %rd5; }", "mov.b64 {%r10, %r12}, %rd5;")
+    assert checks(kernel(near)) == ["uninitialized"]

@@ -8,7 +8,8 @@ later read is usually a recomputed copy of the write's condition, so:
 
 - `silent(v, op)` when `op` only moves `v` (the value operand of a store, directly or through copies,
   conversions and shuffles whose results are only moved or dead): copying an unwritten register to memory
-  or across lanes (struct padding) is not a use we can judge. This also applies to values never written;
+  or across lanes (struct padding) is not a use we can judge, nor is packing it into a register pair of
+  which only the other half is unpacked and used. This also applies to values never written;
 - or when `op`'s block is control dependent on a branch whose condition is the same as the condition of a
   branch that lets `v` arrive unwritten ("written and read under the same guard"). Conditions are the
   same when they are one SSA value, or the same pure expression (comparisons, integer arithmetic,
@@ -64,6 +65,29 @@ def _cond_key(v: Value) -> object:
     return _expr_key(v)
 
 
+def _is_pack_mov(op: Op) -> bool:
+    return op.name == "ptx_pure" and str(op.attrs.get("text", "")).startswith("mov.b")
+
+
+def _dropped_half(v: Value, op: Op) -> bool:
+    """`mov.b64 %rd, {%lo, %hi}` with `v` one half, where every user of `%rd` unpacks it again
+    (`mov.b64 {_, %x}, %rd`) and never uses that half: nvcc packs a register pair to move one half."""
+    if not _is_pack_mov(op) or len(op.results) != 1 or len(op.operands) < 2:
+        return False
+    idx = [i for i, o in enumerate(op.operands) if o is v]
+    if not idx:
+        return False
+    users = op.results[0].users
+    if not users:
+        return True
+    for u in users:
+        if not (_is_pack_mov(u) and len(u.operands) == 1 and len(u.results) == len(op.operands)):
+            return False
+        if any(u.results[i].users for i in idx):
+            return False
+    return True
+
+
 class GuardedReads:
     def __init__(self, ctx: FunctionContext, undef: dict[Value, bool]):
         self.ctx = ctx
@@ -110,7 +134,7 @@ class GuardedReads:
         return False
 
     def moved_only(self, v: Value, op: Op) -> bool:
-        return self._stored_only(v, op)
+        return self._stored_only(v, op) or _dropped_half(v, op)
 
     def silent(self, v: Value, op: Op) -> bool:
         """`op` reads `v` under the same guard as the branch that lets `v` arrive unwritten."""
