@@ -15,8 +15,9 @@ later read is usually a recomputed copy of the write's condition, so:
   same when they are one SSA value, or the same pure expression (comparisons, integer arithmetic,
   special registers, constants: `tid + blockDim.x < n` recomputed), or a negation of either.
 
-Known gap (documented): a read under the *opposite* polarity of the same guard (read exactly when not
-written) is silenced too.
+Known gaps (documented): a read under the *opposite* polarity of the same guard (read exactly when not
+written) is silenced too; a guard that re-reads a shared scalar at the same address counts as the same
+guard even if the scalar was rewritten in between.
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ _STRUCTURAL = frozenset(
 )
 
 
+_INVERSE = {"ge": "lt", "gt": "le", "ne": "eq"}
+
+
 def _expr_key(v: Value, depth: int = 0) -> object:
     """A structural key: equal keys mean equal values in one thread (pure integer expressions of the same
     special registers, constants and SSA values; nvcc recomputes `tid + blockDim.x` for a second guard)."""
@@ -56,9 +60,17 @@ def _expr_key(v: Value, depth: int = 0) -> object:
         return ("c", op.attrs.get("value"))
     if n == "sreg":
         return ("s", op.attrs.get("name"))
+    if n == "load" and op.operands:  # a shared scalar re-read for the second guard (`num_threads_active`)
+        from irc.analysis.shared_loc import location
+
+        loc = location(op)
+        if loc is not None and loc[1] is not None:
+            return ("ld", loc)
     if n not in _STRUCTURAL or len(op.operands) > 2:
         return ("v", id(v))
-    return (n, op.attrs.get("pred"), tuple(_expr_key(o, depth + 1) for o in op.operands))
+    pred = op.attrs.get("pred")
+    pred = _INVERSE.get(str(pred), pred)  # `x < n` and `x >= n` test one guard (polarity not tracked)
+    return (n, pred, tuple(_expr_key(o, depth + 1) for o in op.operands))
 
 
 def _cond_key(v: Value) -> object:
