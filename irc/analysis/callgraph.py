@@ -96,8 +96,12 @@ class CallGraph:
         self.active: set[str] = set()
 
     def callee(self, op: Op) -> str | None:
+        """The called function's name; None for an indirect call (`call %rd, (...), prototype_N;`: nvcc
+        names the call's signature `prototype_N`, which the lifter sees as the only symbol)."""
         c = op.attrs.get("callee")
-        return str(c) if c is not None else None
+        if c is None or (str(c).startswith("prototype_") and str(c) not in self.fns):
+            return None
+        return str(c)
 
     def summary_of_call(self, op: Op) -> Summary:
         name = self.callee(op)

@@ -115,7 +115,9 @@ def check_calls(ctx: FunctionContext, which: str) -> list[Diagnostic]:
             ds = facts.controlling_branches(b, Level.WARP if s.unknown_collective_only else Level.BLOCK)
             if ds:
                 what = s.unknown if s.unknown.startswith(("an ", "`")) else f"`{s.unknown}` (no body here)"
-                head = "an indirect call" if op.attrs.get("callee") is None else f"call to `{callee}`"
+                if g.callee(op) is None:
+                    what = "a function chosen at run time"
+                head = "an indirect call" if g.callee(op) is None else f"call to `{callee}`"
                 out.append(
                     note(
                         NOTE_CHECK,
