@@ -72,3 +72,58 @@ def test_kdsl_unrolled_shuffle_is_one_finding() -> None:
     errs = [d for d in check_kdsl(p.read_text(), str(p)) if d.severity == Severity.ERROR]
     assert len(errs) == 1 and errs[0].message.endswith("(5 instances)")
     assert errs[0].kernel == "masked_rowmax_half"
+
+
+def test_emulator_error_names_kernel_and_source_line_on_lineinfo_ptx() -> None:
+    import numpy as np
+
+    from irc.emu import run_kernel
+    from irc.emu.errors import BarrierError
+    from irc.frontend.ptx.parser import parse_ptx
+
+    rel = "tests/data/ptx/nvcc/bug_return_before_barrier.sm_80.ptx"
+    m = parse_ptx((ROOT / rel).read_text(), rel)
+    inp = np.arange(256, dtype=np.float32)
+    out = np.zeros(256, dtype=np.float32)
+    with pytest.raises(BarrierError) as ei:
+        run_kernel(m, m.functions[0].name, grid=1, block=128, args=[inp, out, 100])
+    src = (ROOT / "tests/data/ptx/nvcc/bug_return_before_barrier.cu").read_text().splitlines()
+    path, line = ei.value.source.rsplit(":", 1)
+    assert path.endswith("bug_return_before_barrier.cu") and "__syncthreads" in src[int(line) - 1]
+    assert "_Z25bug_return_before_barrierPKfPfi" in str(ei.value) and ei.value.source in str(ei.value)
+
+
+KDSL_BUG = """@launch(block = 128)
+@allow(barrier-divergence)
+kernel shift(inp: *global f32, out: *global f32, n: u32) {
+    shared tile: [f32; 128];
+    let gid = ctaid.x * ntid.x + tid.x;
+    if gid >= n {
+        return;
+    }
+    tile[tid.x] = inp[gid];
+    barrier();
+    out[gid] = tile[(tid.x + 1) % 128];
+}
+"""
+
+
+def test_emulator_error_names_the_kdsl_line() -> None:
+    import numpy as np
+
+    from irc.compiler import compile_kdsl
+    from irc.emu import run_kernel
+    from irc.emu.errors import BarrierError
+    from irc.frontend.ptx.parser import parse_ptx
+
+    r = compile_kdsl(KDSL_BUG, "shift.kdsl")
+    m = parse_ptx(r.ptx_text, "shift.ptx")
+    with pytest.raises(BarrierError) as ei:
+        run_kernel(
+            m,
+            "shift",
+            grid=1,
+            block=128,
+            args=[np.zeros(128, np.float32), np.zeros(128, np.float32), np.uint32(100)],
+        )
+    assert ei.value.source == "shift.kdsl:10" and "shift:" in str(ei.value)
