@@ -16,9 +16,23 @@ half-warp butterfly (offsets 8, 4, 2, 1) or one missing a step is not uniform.
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING
 
 from irc.ir.core import Op, OpResult, Value
+
+
+class _Lazy:
+    """The uniformity module, imported on first use (it imports this module)."""
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        import irc.analysis.uniformity as u
+
+        globals()["_U"] = u
+        return getattr(u, name)
+
+
+_U = _Lazy()
 
 if TYPE_CHECKING:
     from irc.analysis.uniformity import Level, Reason, _Solver
@@ -26,6 +40,7 @@ if TYPE_CHECKING:
 COMMUTATIVE = frozenset({"add", "mul", "max", "min", "and", "or", "xor"})
 _FULL = (0xFFFFFFFF, -1)
 ALL_OFFSETS = 0b11111
+_SHFL_OR_COPY = frozenset({"shfl", "copy", "bitcast"})
 
 
 def _strip(v: Value) -> Value:
@@ -39,7 +54,7 @@ def _strip(v: Value) -> Value:
 
 def _bfly_step(x: Value, y: Value) -> tuple[int, Op] | None:
     """(offset, shfl op) when y is `shfl.bfly(x, offset)` over the full warp, else None."""
-    from irc.analysis.uniformity import const_value
+    const_value = _U.const_value
 
     y = _strip(y)
     if not (isinstance(y, OpResult) and y.op.name == "shfl" and y.op.attrs.get("mode") == "bfly"):
@@ -66,6 +81,8 @@ def structural(s: _Solver, op: Op) -> None:
         return
     a, b = op.operands
     for x, y in ((a, b), (b, a)):
+        if not (isinstance(y, OpResult) and y.op.name in _SHFL_OR_COPY):
+            continue
         step = _bfly_step(x, y)
         if step is None:
             continue
@@ -82,7 +99,7 @@ def structural(s: _Solver, op: Op) -> None:
 
 def all_reduced(s: _Solver, op: Op) -> bool:
     """`op` completes a full butterfly whose shuffles all run under warp-uniform control."""
-    from irc.analysis.uniformity import Level
+    Level = _U.Level
 
     r = op.results[0] if op.results else None
     if r is None or s.bfly.get(r) != ALL_OFFSETS:
@@ -94,7 +111,7 @@ def full_activemask_test(op: Op) -> tuple[Level, Reason | None] | None:
     """`activemask() == 0xffffffff` (or `!=`) is uniform across the warp: a lane sees the full mask only
     when all 32 lanes execute that instruction together, and then every lane sees it. nvcc specializes
     coalesced-group code on it (`if (__activemask() == ~0u)` then full-mask ballots)."""
-    from irc.analysis.uniformity import Level, Reason, const_value
+    Level, Reason, const_value = _U.Level, _U.Reason, _U.const_value
 
     if op.attrs.get("pred") not in ("eq", "ne") or len(op.operands) != 2:
         return None
@@ -106,38 +123,54 @@ def full_activemask_test(op: Op) -> tuple[Level, Reason | None] | None:
     return None
 
 
-def in_full_warp_region(cfg, b, divergent) -> bool:  # type: ignore[no-untyped-def]
-    """`b` runs only after this thread saw `activemask() == 0xffffffff` (the branch edge on which the test
-    holds dominates `b`): all 32 lanes were executing together there, whatever diverged before, so a
-    full-mask collective in `b` has every lane unless one of the `divergent` branches it depends on lies
-    inside that region. Used by the
-    warp-sync check for nvcc's specialization of coalesced-group code."""
-    from irc.analysis.uniformity import const_value
+_REGIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # CFG -> [(test block, full successor)]
 
-    x = cfg.idom.get(b)
-    while x is not None:
-        t = x.terminator
-        if t is not None and t.name == "cbr" and t.operands and len(t.successors) == 2:
+
+def _full_tests(cfg) -> list:  # type: ignore[no-untyped-def]
+    """The branches on `activemask() == 0xffffffff` of a function, with the successor where it holds
+    (computed once per CFG; empty, and free, for the many kernels without `activemask`)."""
+    hit = _REGIONS.get(cfg)
+    if hit is not None:
+        return hit
+    const_value = _U.const_value
+    out = []
+    if any(op.name == "activemask" for b in cfg.rpo for op in b.ops):
+        for x in cfg.rpo:
+            t = x.terminator
+            if t is None or t.name != "cbr" or not t.operands or len(t.successors) != 2:
+                continue
             c = _strip(t.operands[0])
             neg = False
             while isinstance(c, OpResult) and c.op.name == "not" and c.op.operands:
                 c, neg = _strip(c.op.operands[0]), not neg
-            if isinstance(c, OpResult) and c.op.name == "cmp" and c.op.attrs.get("pred") in ("eq", "ne"):
-                a, k = (_strip(o) for o in c.op.operands)
-                if not (isinstance(a, OpResult) and a.op.name == "activemask"):
-                    a, k = k, a
-                kv = const_value(k)
-                if (
-                    isinstance(a, OpResult)
-                    and a.op.name == "activemask"
-                    and not isinstance(kv, bool)
-                    and kv in _FULL
-                ):
-                    holds_on_true = (c.op.attrs.get("pred") == "eq") != neg
-                    s = t.successors[0 if holds_on_true else 1]
-                    other = t.successors[1 if holds_on_true else 0]
-                    if s is not other and cfg.dominates(s, b):
-                        # divergent branches before the test do not matter; one inside the region does
-                        return not any(cfg.dominates(s, d) for d in divergent)
-        x = cfg.idom.get(x)
+            if not (
+                isinstance(c, OpResult) and c.op.name == "cmp" and c.op.attrs.get("pred") in ("eq", "ne")
+            ):
+                continue
+            a, k = (_strip(o) for o in c.op.operands)
+            if not (isinstance(a, OpResult) and a.op.name == "activemask"):
+                a, k = k, a
+            kv = const_value(k)
+            if (
+                isinstance(a, OpResult)
+                and a.op.name == "activemask"
+                and not isinstance(kv, bool)
+                and kv in _FULL
+            ):
+                holds_on_true = (c.op.attrs.get("pred") == "eq") != neg
+                s_full = t.successors[0 if holds_on_true else 1]
+                if s_full is not t.successors[1 if holds_on_true else 0]:
+                    out.append((x, s_full))
+    _REGIONS[cfg] = out
+    return out
+
+
+def in_full_warp_region(cfg, b, divergent) -> bool:  # type: ignore[no-untyped-def]
+    """`b` runs only after this thread saw `activemask() == 0xffffffff` (the branch edge on which the test
+    holds dominates `b`): all 32 lanes were executing together there, whatever diverged before, so a
+    full-mask collective in `b` has every lane unless one of the `divergent` branches it depends on lies
+    inside that region. Used by the warp-sync check for nvcc's specialization of coalesced-group code."""
+    for _x, s_full in _full_tests(cfg):
+        if cfg.dominates(s_full, b):
+            return not any(cfg.dominates(s_full, d) for d in divergent)
     return False

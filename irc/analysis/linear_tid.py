@@ -23,6 +23,19 @@ from typing import TYPE_CHECKING
 from irc.ir.core import Op, OpResult, Value
 from irc.ir.types import ScalarType
 
+
+class _Lazy:
+    """The uniformity module, imported on first use (it imports this module)."""
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        import irc.analysis.uniformity as u
+
+        globals()["_U"] = u
+        return getattr(u, name)
+
+
+_U = _Lazy()
+
 if TYPE_CHECKING:  # the solver imports this module
     from irc.analysis.uniformity import Level, Reason, _Solver
 
@@ -132,14 +145,18 @@ def structural(s: _Solver, op: Op, r: Value) -> None:
     if n != "add" or len(ops) != 2:
         return
     a, b = ops
+    tid_off = s.tid_off
     for x, y in ((a, b), (b, a)):
-        if _sreg(y) == "tid.x" and _is_row_offset(s, x):
+        if tid_off.get(y) == 0 and _sreg(y) == "tid.x" and _is_row_offset(s, x):
             s.lane_form.add(r)
             s.exact.add(r)
             s.tid_off[r] = 0  # exactly the linear thread id
             return
-        lane_x = x in s.lane_form or (s.tid_off.get(x) is not None and s.tid_off[x] % 32 == 0)
-        if lane_x and y in s.aligned and _warp_uniform_struct(s, y):
+        if y not in s.aligned:
+            continue
+        k = tid_off.get(x)
+        lane_x = x in s.lane_form or (k is not None and k % 32 == 0)
+        if lane_x and _warp_uniform_struct(s, y):
             s.lane_form.add(r)
             return
 
@@ -155,7 +172,7 @@ def propagate_exact(s: _Solver, op: Op, r: Value) -> None:
 
 def warp_index(s: _Solver, op: Op) -> tuple[Level, Reason | None] | None:
     """`v >> c` (c >= 5), unsigned `v / c` and `v & c` (c a multiple of 32) of a lane form: WARP."""
-    from irc.analysis.uniformity import Level, Reason, _int_const
+    Level, Reason, _int_const = _U.Level, _U.Reason, _U._int_const
 
     n = op.name
     a, b = op.operands
@@ -182,7 +199,7 @@ def shifted_compare(s: _Solver, op: Op) -> tuple[Level, Reason | None] | None:
     """`(L << sh) < c` (and `<=`, `>`, `>=`) with `L = tid + k` a thread index (below 1024 + k): the same
     as comparing `L` with `ceil(c / 2^sh)`, a warp boundary when that minus k is a multiple of 32. nvcc
     writes `meta_group_rank() == 0` of a cooperative-groups tile as `(thread_rank << 11) > 65535`."""
-    from irc.analysis.uniformity import Level, Reason, _int_const
+    Level, Reason, _int_const = _U.Level, _U.Reason, _U._int_const
 
     a, b = op.operands
     pred = op.attrs.get("pred")

@@ -625,7 +625,9 @@ class _Solver:
     def _ballot_like(self, op: Op, mask_index: int) -> tuple[Level, Reason | None]:
         b = op.block
         ctl = self.blk.get(b, Level.GRID)  # type: ignore[arg-type]
-        if ctl < Level.WARP:  # after `activemask() == ~0u` every lane is there (collectives.py)
+        if ctl < Level.WARP and collectives._full_tests(
+            self.cfg
+        ):  # after `activemask() == ~0u` (collectives)
             div = [d for d in self.cfg.cd_closure(b) if self.cond.get(d, Level.GRID) < Level.WARP]  # type: ignore[arg-type]
             if collectives.in_full_warp_region(self.cfg, b, div):
                 ctl = Level.WARP

@@ -100,7 +100,7 @@ def _entry_barrier(ctx: FunctionContext, atom: Op) -> Op | None:
 
 
 def check_grid_sync(ctx: FunctionContext) -> list[Diagnostic]:
-    if not ctx.fn.is_kernel:
+    if not ctx.fn.is_kernel or not ctx.has_sync_ops():  # a grid barrier contains block barriers
         return []
     atoms = _grid_atomics(ctx)
     if not atoms:
