@@ -6,8 +6,9 @@ index (cooperative groups' `meta_group_rank()`), and `L < 32` is exactly warp 0.
 `thread_rank()` to that expression (two `mad.lo`), which the base rules (stated for `tid.x`) did not see.
 
 Facts recorded on the solver:
-- `suni`: values structurally uniform per block (constants, kernel parameters, `ntid`/`nctaid`/`ctaid`/
-  cluster registers, pure ops of those). No fixpoint needed: none of them can become less uniform.
+- `suni` (memo of `_warp_uniform_struct`, computed on demand): values structurally uniform per warp
+  (constants, kernel parameters, `ntid`/`nctaid`/`ctaid`/cluster registers, `tid.y`/`tid.z` under the
+  block-shape rule, pure ops of those). No fixpoint needed: none of them can become less uniform.
 - `lane_form`: `v = 32 * w + lane` with `w` uniform per warp and an unknown offset that is a multiple of
   32: the linear id itself, and `u + L` with `u` a multiple of 32 that is uniform per warp
   (`ctaid.x * ntid.x + tid.x` when `ntid.x` is a multiple of 32, the grid-linear id of a 1-D launch).
@@ -41,11 +42,8 @@ if TYPE_CHECKING:  # the solver imports this module
 
 _UNIFORM_SREG_PREFIXES = ("ntid.", "nctaid.", "ctaid.", "cluster", "nclusterid.", "clusterid.", "smid")
 _THROUGH = ("copy", "bitcast", "cvt")
-# the ops whose results these facts can describe (integer arithmetic on ids); others are skipped early
-NAMES = frozenset(
-    {"const", "sreg", "copy", "bitcast", "cvt", "add", "sub", "mul", "shl", "shr", "and", "or", "xor", "div",
-     "rem", "min", "max", "neg", "not", "select", "mulwide"}
-)  # fmt: skip
+# the ops `structural` looks at (casts keep a lane form, `add` makes one); others are skipped early
+NAMES = frozenset({"copy", "bitcast", "cvt", "add"})
 _PURE: dict[str, bool] = {}
 
 
@@ -107,34 +105,42 @@ def _is_row_offset(s: _Solver, v: Value) -> bool:
     return (_sreg(a) == "ntid.x" and _is_yz_linear(s, b)) or (_sreg(b) == "ntid.x" and _is_yz_linear(s, a))
 
 
-def _warp_uniform_struct(s: _Solver, v: Value) -> bool:
-    """Structurally uniform per block, or `tid.y`/`tid.z` where the solver's own rule makes them WARP."""
-    if v in s.suni:
-        return True
-    name = _sreg(v)
-    if name in ("tid.y", "tid.z") and s.f.warp_structure:
-        d = s.dims
-        stride = 1 if d is None else (d[0] if name == "tid.y" else d[0] * d[1])
-        return d is None or stride % 32 == 0
-    return False
+def _warp_uniform_struct(s: _Solver, v: Value, depth: int = 0) -> bool:
+    """Structurally uniform per warp (memoized, computed on demand): constants, kernel parameters,
+    `ntid`/`nctaid`/`ctaid`/cluster registers, `tid.y`/`tid.z` where the solver's own rule makes them
+    WARP, and pure ops of those. No fixpoint needed: none of these can become less uniform."""
+    memo = s.suni
+    hit = memo.get(v)
+    if hit is not None:
+        return hit
+    res = False
+    if not isinstance(v, OpResult):
+        res = v in s.entry_args
+    else:
+        op = v.op
+        n = op.name
+        if n == "const":
+            res = True
+        elif n == "sreg":
+            name = str(op.attrs.get("name", ""))
+            if name.startswith(_UNIFORM_SREG_PREFIXES):
+                res = True
+            elif name in ("tid.y", "tid.z") and s.f.warp_structure:
+                d = s.dims
+                stride = 1 if d is None else (d[0] if name == "tid.y" else d[0] * d[1])
+                res = d is None or stride % 32 == 0
+        elif op.operands and depth < 24 and n not in ("load", "load_vec", "undef") and has_trait(op, "pure"):
+            res = all(_warp_uniform_struct(s, o, depth + 1) for o in op.operands)
+    memo[v] = res
+    return res
 
 
 def structural(s: _Solver, op: Op, r: Value) -> None:
-    """Record `suni` / `lane_form` / `exact` facts for the first result `r` of `op`."""
+    """Record `lane_form` / `exact` facts for the first result `r` of `op`."""
     n = op.name
     ops = op.operands
-    suni = s.suni
-    if n == "const":
-        suni.add(r)
-        return
-    if n == "sreg":
-        if str(op.attrs.get("name", "")).startswith(_UNIFORM_SREG_PREFIXES):
-            suni.add(r)
-        return
     if not ops:
         return
-    if ops[0] in suni and all(o in suni for o in ops) and has_trait(op, "pure"):
-        suni.add(r)
     if n in _THROUGH:
         t = r.type
         if isinstance(t, ScalarType) and t.is_int and t.bits >= 16 and ops[0] in s.lane_form:

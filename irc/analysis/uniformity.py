@@ -343,7 +343,8 @@ class _Solver:
         # ids, `ctaid.x * ntid.x + tid.x`); `exact` marks those that need no block-shape assumption
         self.lane_form: set[Value] = set()
         self.exact: set[Value] = set()
-        self.suni: set[Value] = set()  # structurally uniform per block: consts, params, ntid/ctaid, pure ops
+        self.suni: dict[Value, bool] = {}  # memo: structurally uniform per warp (linear_tid)
+        self.entry_args: set[Value] = set()
         self.bfly: dict[Value, int] = {}  # xor-butterfly offsets (bit mask) a value has combined
         self.bfly_chain: dict[Value, tuple[Op, ...]] = {}  # ... and the shuffles that did it
         self.def_block: dict[Value, Block] = {}
@@ -361,7 +362,7 @@ class _Solver:
     # -- setup -------------------------------------------------------------------------------------
     def _prepare(self) -> None:
         entry = self.cfg.entry
-        self.suni.update(entry.args)
+        self.entry_args.update(entry.args)
         for b in self.cfg.rpo:
             for a in b.args:
                 self.def_block[a] = b
