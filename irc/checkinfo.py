@@ -103,6 +103,7 @@ CHECK_DESCRIPTIONS: dict[str, str] = {
     "barrier-divergence": "A block-wide barrier that some threads of a block may not reach.",
     "warp-sync-divergence": "A warp-collective operation with a full mask under warp-divergent control.",
     "self-cancel": "An operation whose two operands are always the same value.",
+    "unanalysed-call": "A call under thread-dependent control whose callee cannot be analysed.",
     "mbarrier-tx-mismatch": "expect_tx byte count differs from the bytes of the TMA copies on that barrier.",
     "tma-misaligned": "A TMA destination that is not 128-byte aligned, or a box beyond the TMA limits.",
     "shared-overflow": "Shared memory beyond what the target allows per block.",

@@ -75,8 +75,14 @@ def analyze(module: Module, arch: str, sources: dict[str, str]) -> list[Diagnost
     """Run the analyzer and apply `// irc: allow(...)` comments (kernel `@allow` is applied inside)."""
     from irc import suppress
     from irc.analysis import check_module
+    from irc.analysis.report import group, kernel_notes, map_to_source
 
-    return suppress.filter(check_module(module, arch=arch), sources)
+    diags = check_module(module, arch=arch)
+    src = module.source
+    if diags and src is not None and str(src).endswith(".ptx") and sources.get(str(src)) is not None:
+        diags = map_to_source(diags, sources[str(src)], str(src))  # .loc: the user's source line
+        diags = kernel_notes(diags)  # (a .kdsl finding shows its kernel in the source excerpt)
+    return suppress.filter(group(diags), sources)
 
 
 def compile_kdsl(text: str, path: str, opts: CompileOptions | None = None) -> CompileResult:
@@ -146,6 +152,7 @@ def check_ptx(text: str, path: str) -> list[Diagnostic]:
         except CompileError as e:
             return e.diagnostics
         module, notes = lift_module(ptx, text)
+        module.source_text = text  # type: ignore[attr-defined]  # .loc lines for checks that need them
         try:
             return notes + analyze(module, ptx.target, {path: text})
         finally:

@@ -56,6 +56,8 @@ class Diagnostic:
     labels: list[Label] = field(default_factory=list)
     help: str | None = None
     notes: list[str] = field(default_factory=list)
+    kernel: str | None = None  # the kernel (or function) the finding is in, when it comes from the analyzer
+    origin: Span | None = None  # the PTX instruction, when `span` was mapped to the user's source (.loc)
 
     @property
     def is_error(self) -> bool:

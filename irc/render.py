@@ -198,6 +198,8 @@ def _render_one(diag: Diagnostic, sources: Mapping[str, str], paint: _Paint) -> 
     def lines_of(f: str) -> list[str] | None:
         if f not in file_lines:
             text = sources.get(f)
+            if text is None:
+                text = _read_source(f)  # e.g. the .cu a PTX finding was mapped to through .loc
             file_lines[f] = text.splitlines() if text is not None else None
         return file_lines[f]
 
@@ -276,6 +278,15 @@ def _render_one(diag: Diagnostic, sources: Mapping[str, str], paint: _Paint) -> 
     return "\n".join(out)
 
 
+def _read_source(path: str) -> str | None:
+    """A source file named by a span but not given to the renderer, when it is readable."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
 def render_text(diags: Iterable[Diagnostic], sources: Mapping[str, str], color: bool = False) -> str:
     """All diagnostics in rustc style, separated by blank lines; ends with a newline unless empty.
     `sources` maps a span's file (as written in the span) to its text."""
@@ -302,10 +313,10 @@ def summary_line(diags: Sequence[Diagnostic], files_checked: int) -> str:
 
 
 def diagnostic_to_json(d: Diagnostic) -> dict:
-    """The spec section 9 object for one diagnostic (exactly those keys; location fields are null when the
-    diagnostic has no span, `help` is null when absent)."""
+    """The spec section 9 object for one diagnostic (those keys; location fields are null when the
+    diagnostic has no span, `help` is null when absent), plus `kernel` for analyzer findings."""
     s = d.span
-    return {
+    obj = {
         "check": d.check,
         "severity": Severity(d.severity).value,
         "file": s.file if s else None,
@@ -320,6 +331,9 @@ def diagnostic_to_json(d: Diagnostic) -> dict:
         ],
         "help": d.help,
     }
+    if d.kernel:
+        obj["kernel"] = d.kernel
+    return obj
 
 
 def diagnostic_from_json(obj: dict) -> Diagnostic:
@@ -333,7 +347,9 @@ def diagnostic_from_json(obj: dict) -> Diagnostic:
     labels = [
         Label(Span.point(x["file"], x["line"], x["column"]), x["message"]) for x in obj.get("labels", [])
     ]
-    return Diagnostic(obj["check"], Severity(obj["severity"]), obj["message"], span, labels, obj.get("help"))
+    d = Diagnostic(obj["check"], Severity(obj["severity"]), obj["message"], span, labels, obj.get("help"))
+    d.kernel = obj.get("kernel")
+    return d
 
 
 def render_json(diags: Iterable[Diagnostic], files_checked: int) -> str:
@@ -421,6 +437,8 @@ def render_sarif(
             res["locations"] = [_sarif_location(d.span)]
         if fps is not None:
             res["partialFingerprints"] = {FINGERPRINT_KEY: fps[len(results)]}
+            if d.kernel:
+                res["locations"][0]["logicalLocations"] = [{"name": d.kernel, "kind": "function"}]
         if d.labels:
             res["relatedLocations"] = [
                 {"id": i, **_sarif_location(lab.span), "message": {"text": lab.message}}

@@ -189,7 +189,9 @@ def test_check_ptx_bug_all_formats() -> None:
     j = json.loads(run("check", f, "--format", "json").stdout)
     assert j["files_checked"] == 1 and any(d["check"] == "barrier-divergence" for d in j["diagnostics"])
     d = next(d for d in j["diagnostics"] if d["check"] == "barrier-divergence")
-    assert d["file"] == f and d["line"] > 0 and d["column"] > 0
+    # -lineinfo: the finding is on the user's .cu line; the PTX instruction is a label
+    assert d["file"] == f.replace(".sm_80.ptx", ".cu") and d["line"] > 0 and d["column"] > 0
+    assert any(lab["file"] == f and lab["message"] == "the PTX instruction" for lab in d["labels"])
     s = json.loads(run("check", f, "--format", "sarif").stdout)
     assert s["version"] == "2.1.0" and s["runs"][0]["results"]
     g = run("check", f, "--format", "github").stdout

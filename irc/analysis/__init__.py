@@ -50,6 +50,9 @@ def check_function(
         if name in KERNEL_ONLY_CHECKS and not fn.is_kernel:
             continue
         out.extend(CHECKS[name](ctx))
+    for d in out:
+        if d.kernel is None:
+            d.kernel = fn.name
     return out
 
 

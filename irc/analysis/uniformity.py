@@ -54,32 +54,38 @@ Control
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import IntEnum
-
+from irc.analysis import collectives, linear_tid, shared_loc
 from irc.analysis.cfg import CFG, Loop
+from irc.analysis.uniformity_base import (  # re-exported: the checks import them from here
+    Level as Level,
+)
+from irc.analysis.uniformity_base import (
+    Reason as Reason,
+)
+from irc.analysis.uniformity_base import (
+    WhyStep as WhyStep,
+)
+from irc.analysis.uniformity_base import (
+    const_value as const_value,
+)
+from irc.analysis.uniformity_base import (
+    has_trait as has_trait,
+)
+from irc.analysis.uniformity_base import (
+    int_const as int_const,
+)
+from irc.analysis.uniformity_base import (
+    is_block_barrier as is_block_barrier,
+)
+from irc.analysis.uniformity_base import (
+    is_named_barrier as is_named_barrier,
+)
+from irc.analysis.uniformity_base import (
+    shared_base as shared_base,
+)
 from irc.ir.core import Block, Function, Op, OpResult, Value
 from irc.ir.optable import OPS
 from irc.ir.types import PtrType, ScalarType
-
-
-class Level(IntEnum):
-    """Uniformity lattice; larger is more uniform. `min` is the meet."""
-
-    THREAD = 0
-    WARP = 1
-    BLOCK = 2
-    GRID = 3
-
-    @property
-    def phrase(self) -> str:
-        return {
-            Level.THREAD: "varies per thread",
-            Level.WARP: "uniform per warp",
-            Level.BLOCK: "uniform per block",
-            Level.GRID: "uniform across the grid",
-        }[self]
-
 
 _SREG_LEVEL: dict[str, Level] = {
     **{f"ntid.{a}": Level.GRID for a in "xyz"},
@@ -110,88 +116,6 @@ _CONTROL_SENSITIVE = frozenset(n for n, d in OPS.items() if d.uniformity in ("co
 _SHARED_WRITERS = {n: d.shared_write for n, d in OPS.items() if d.shared_write is not None}
 _ANY = "*"  # "writes some unknown shared location"
 _NTID_ATTR = "ntid_x_multiple_of_32"  # kernel attribute: False turns the warp-structure rules off
-
-
-_TRAITS: dict[str, dict[str, bool]] = {}
-
-
-def has_trait(op: Op, trait: str) -> bool:
-    """`op.has_trait(trait)`, memoized per op name (the op table is fixed once imported; this is on the
-    analyzer's hot path)."""
-    tab = _TRAITS.get(trait)
-    if tab is None:
-        tab = _TRAITS[trait] = {}
-    r = tab.get(op.name)
-    if r is None:
-        r = tab[op.name] = op.has_trait(trait)
-    return r
-
-
-def is_block_barrier(op: Op) -> bool:
-    """A block-wide barrier: `barrier` without a thread count (bar.sync id / barrier.sync id)."""
-    return has_trait(op, "barrier") and "count" not in op.attrs and len(op.operands) < 2
-
-
-def is_named_barrier(op: Op) -> bool:
-    """A barrier with a thread count: only the participating warps synchronize."""
-    return has_trait(op, "barrier") and ("count" in op.attrs or len(op.operands) >= 2)
-
-
-@dataclass(frozen=True)
-class Reason:
-    """Why a value got its level. kind: seed | operand | sync | temporal | control."""
-
-    kind: str
-    text: str = ""
-    value: Value | None = None
-    block: Block | None = None  # the divergent branch (sync) or loop header (temporal)
-
-
-@dataclass(frozen=True)
-class WhyStep:
-    """One link of an explanation chain: `value` (defined by `op`, None for block arguments) and `text`."""
-
-    value: Value
-    op: Op | None
-    level: Level
-    text: str
-
-
-def shared_base(v: Value) -> str | None:
-    """The shared allocation a shared pointer points into (through ptradd/copy/bitcast), or None."""
-    seen = 0
-    while isinstance(v, OpResult) and seen < 64:
-        op = v.op
-        if op.name == "shared_addr":
-            return str(op.attrs.get("sym"))
-        if op.name in ("ptradd", "copy", "bitcast", "cvt") and op.operands:
-            v = op.operands[0]
-            seen += 1
-            continue
-        return None
-    return None
-
-
-def const_value(v: Value) -> int | float | bool | None:
-    """The constant a value provably holds (a `const`, through copies and same-width bitcasts)."""
-    seen = 0
-    while isinstance(v, OpResult) and seen < 64:
-        op = v.op
-        if op.name == "const":
-            return op.attrs.get("value")
-        if op.name in ("copy", "bitcast") and op.operands:
-            v = op.operands[0]
-            seen += 1
-            continue
-        return None
-    return None
-
-
-def _int_const(v: Value) -> int | None:
-    c = const_value(v)
-    if isinstance(c, bool) or not isinstance(c, int):
-        return None
-    return c
 
 
 def _is_signed(t: object) -> bool:
@@ -294,11 +218,11 @@ def analyze_uniformity(
     else:
         warp_structure = dims[0] % 32 == 0 or (dims[1] == 1 and dims[2] == 1)
     facts = UniformityFacts(fn, cfg, dims, warp_structure)
-    _Solver(facts).run()
+    Solver(facts).run()
     return facts
 
 
-class _Solver:
+class Solver:
     """The worklist fixpoint. Items are ops (re-evaluate results / branch conditions) and blocks
     (re-evaluate block arguments)."""
 
@@ -314,6 +238,14 @@ class _Solver:
         self.exit = facts._exit
         self.tid_off: dict[Value, int] = {}  # v == tid.x + k
         self.aligned: set[Value] = set()  # v % 32 == 0
+        # v == 32 * w + lane with w uniform per warp and the offset an unknown multiple of 32 (linear thread
+        # ids, `ctaid.x * ntid.x + tid.x`); `exact` marks those that need no block-shape assumption
+        self.lane_form: set[Value] = set()
+        self.exact: set[Value] = set()
+        self.suni: dict[Value, bool] = {}  # memo: structurally uniform per warp (linear_tid)
+        self.entry_args: set[Value] = set()
+        self.bfly: dict[Value, int] = {}  # xor-butterfly offsets (bit mask) a value has combined
+        self.bfly_chain: dict[Value, tuple[Op, ...]] = {}  # ... and the shuffles that did it
         self.def_block: dict[Value, Block] = {}
         self.dependents = self.cfg.dependents()
         self.join_of: dict[Block, list[Block]] = {}  # join block -> branches it joins
@@ -328,6 +260,8 @@ class _Solver:
 
     # -- setup -------------------------------------------------------------------------------------
     def _prepare(self) -> None:
+        entry = self.cfg.entry
+        self.entry_args.update(entry.args)
         for b in self.cfg.rpo:
             for a in b.args:
                 self.def_block[a] = b
@@ -365,6 +299,15 @@ class _Solver:
             return
         r = op.results[0]
         n = op.name
+        if n in linear_tid.NAMES:
+            linear_tid.structural(self, op, r)
+        if n in collectives.COMMUTATIVE:
+            collectives.structural(self, op)
+        self._structural_base(op, r, n)
+        if self.exact and (r in self.tid_off or r in self.lane_form):
+            linear_tid.propagate_exact(self, op, r)
+
+    def _structural_base(self, op: Op, r: Value, n: str) -> None:
         if n == "sreg":
             name = op.attrs.get("name")
             if name == "tid.x":
@@ -393,7 +336,7 @@ class _Solver:
         if len(ops) != 2:
             return
         a, b = ops
-        ca, cb = _int_const(a), _int_const(b)
+        ca, cb = int_const(a), int_const(b)
         if n in ("add", "sub"):
             if a in self.tid_off and cb is not None:
                 self.tid_off[r] = self.tid_off[a] + (cb if n == "add" else -cb)
@@ -527,6 +470,13 @@ class _Solver:
         if not has_trait(op, "pure"):
             return [(Level.THREAD, Reason("seed", f"the result of `{n}`"))] * nres
         lvl, why = self._operand_meet(op, op.operands)
+        if lvl < Level.WARP and op.results[0] in self.bfly and collectives.all_reduced(self, op):
+            return [
+                (
+                    Level.WARP,
+                    Reason("seed", "a full xor-butterfly all-reduce (every lane holds the same value)"),
+                )
+            ] * nres
         return [(lvl, why)] * nres
 
     def _sreg(self, op: Op) -> tuple[Level, Reason | None]:
@@ -578,6 +528,12 @@ class _Solver:
     def _ballot_like(self, op: Op, mask_index: int) -> tuple[Level, Reason | None]:
         b = op.block
         ctl = self.blk.get(b, Level.GRID)  # type: ignore[arg-type]
+        if ctl < Level.WARP and collectives._full_tests(
+            self.cfg
+        ):  # after `activemask() == ~0u` (collectives)
+            div = [d for d in self.cfg.cd_closure(b) if self.cond.get(d, Level.GRID) < Level.WARP]  # type: ignore[arg-type]
+            if collectives.in_full_warp_region(self.cfg, b, div):
+                ctl = Level.WARP
         mask_lvl = Level.GRID
         if len(op.operands) > mask_index:
             mask_lvl, _ = self._operand_meet(op, [op.operands[mask_index]])
@@ -599,16 +555,21 @@ class _Solver:
 
     def _warp_form(self, op: Op) -> tuple[Level, Reason | None] | None:
         """Known-bits rules that prove WARP for functions of the warp index (see module docstring)."""
-        if not self.f.warp_structure or len(op.operands) != 2:
+        if len(op.operands) != 2:
+            return None
+        if not self.f.warp_structure and not any(o in self.exact for o in op.operands):
             return None
         n = op.name
         a, b = op.operands
         res = (Level.WARP, Reason("seed", "tid.x (uniform per warp: a function of the warp index)"))
         if n in ("shr", "div", "and"):
+            lf = linear_tid.warp_index(self, op)
+            if lf is not None:
+                return lf
             k = self.tid_off.get(a)
-            c = _int_const(b)
+            c = int_const(b)
             if n == "and" and k is None:
-                k, c = self.tid_off.get(b), _int_const(a)
+                k, c = self.tid_off.get(b), int_const(a)
             if k is None or c is None or k % 32 != 0:
                 return None
             if n == "shr" and c >= 5:
@@ -620,6 +581,9 @@ class _Solver:
             return None
         if n != "cmp":
             return None
+        shifted = linear_tid.shifted_compare(self, op) or collectives.full_activemask_test(op)
+        if shifted is not None:
+            return shifted
         pred = op.attrs.get("pred")
         flip = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le"}
         if a in self.tid_off:
@@ -632,7 +596,7 @@ class _Solver:
             return None
         k = self.tid_off[t]
         wrap_ok = k % 32 == 0 or k >= 0 or _is_signed(t.type)
-        c = _int_const(other)
+        c = int_const(other)
         if c is not None:
             bound = c - k if pred in ("lt", "ge") else c + 1 - k
             if bound % 32 == 0 and wrap_ok:
@@ -670,12 +634,15 @@ class _Solver:
         r = self._shared_ok.get(key)
         if r is not None:
             return r
-        sym = shared_base(load.operands[0])
+        sym = shared_base(load.operands[0]) or shared_loc.symbol(load.operands[0])
+        loc = shared_loc.location(load) if sym is not None else None
         b = load.block
         assert b is not None
         pos = b.ops.index(load)
 
         def conflicts(w: object) -> bool:
+            if isinstance(w, tuple):  # a store at a known location (per byte range)
+                return sym is None or (shared_loc.overlap(loc, w) if loc is not None else w[0] == sym)
             return w == _ANY or sym is None or w == sym
 
         ok = True
@@ -739,6 +706,10 @@ class _Solver:
         control_ops: dict[Block, list[Op]] = {}
         for b in cfg.rpo:
             control_ops[b] = [op for op in b.ops if op.name in _CONTROL_SENSITIVE]
+        for r, chain in self.bfly_chain.items():  # a butterfly's result depends on its shuffles' control
+            for sh in chain:
+                if sh.block in control_ops and isinstance(r, OpResult):
+                    control_ops[sh.block].append(r.op)
 
         def push(x: object) -> None:
             if id(x) not in in_work:
@@ -869,7 +840,12 @@ def _shared_write(op: Op) -> object | None:
             return None
         if not isinstance(t, PtrType):
             return _ANY
-        return shared_base(p) or _ANY
+        base = shared_base(p) or shared_loc.symbol(p)
+        if base is None:
+            return _ANY
+        if op.name in ("store", "store_vec"):
+            return shared_loc.location(op) or base
+        return base
     if op.name == "call":
         return _ANY
     if op.name == "opaque":

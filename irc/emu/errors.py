@@ -35,8 +35,12 @@ class EmuError(Exception):
         self.threads = list(threads or [])
         super().__init__(self._render())
 
+    source: str = ""  # "file.cu:LINE" from the instruction's `.loc` (set by `with_source`)
+
     def _render(self) -> str:
         where = f"{self.kernel}:{self.line}" if self.kernel else f"line {self.line}"
+        if self.source:
+            where += f" ({self.source})"
         who = ""
         if self.block is not None:
             who = f" block {self.block}"
@@ -85,3 +89,15 @@ class TrapError(EmuError):
 
 class EmuLaunchError(ValueError):
     """Bad launch configuration or arguments (raised before anything runs)."""
+
+
+def with_source(err: EmuError, instr: object, module: object) -> EmuError:
+    """Name the user's source line of the failing instruction (its `.loc`: nvcc -lineinfo, irc's own
+    output of a .kdsl) next to the kernel and PTX line, as `irc check` does."""
+    loc = getattr(instr, "loc", None)
+    files = getattr(module, "files", None) or {}
+    if loc is None or getattr(loc, "line", 0) <= 0 or loc.file not in files:
+        return err
+    err.source = f"{files[loc.file]}:{loc.line}"
+    err.args = (err._render(),)
+    return err

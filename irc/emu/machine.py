@@ -22,6 +22,7 @@ from irc.emu.errors import (
     EmuError,
     StepLimitError,
     UnsupportedInstructionError,
+    with_source,
 )
 from irc.emu.registry import lookup
 from irc.emu.state import BIG, GBASE, LWIN, PWIN, SHWIN, W_BAR, W_MBAR, W_NONE
@@ -317,7 +318,11 @@ class Machine:
         block, ths = self.coords(gids if gids is not None else [])
         if line is None:
             line = self.cur_instr.line if self.cur_instr is not None else 0
-        return cls(msg, kernel=self.kernel, line=line, block=block, threads=ths, kind=kind)
+        err = cls(msg, kernel=self.kernel, line=line, block=block, threads=ths, kind=kind)
+        ins = self.cur_instr
+        if ins is None or ins.line != line:  # errors found after the step (a barrier others left)
+            ins = next((i for i in self.fn.instructions() if i.line == line), None)
+        return with_source(err, ins, self.module)
 
     # ------------------------------------------------------------------ decode
     def _decode(self) -> list[tuple[list[tuple[Instr, Callable]], Callable, int]]:

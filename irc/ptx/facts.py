@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from irc.ptx.isa_list import EXTRA_ROWS
 from irc.ptx.model import Addr, Instr, Neg, Operand, Pair, Reg, Sink, Vec
 
 __all__ = [
@@ -217,6 +218,9 @@ _TABLE.update(
         "alloca": _r(),
     }
 )
+
+# PTX ISA 9.x stems without a dedicated row (video, extended precision, ...): see `isa_list`
+_TABLE.update({k: _r(**v) for k, v in EXTRA_ROWS.items() if k not in _TABLE})
 
 _MEMORY_DEFAULT_SPACE = {"ld", "ldu", "st", "atom", "red", "prefetch", "prefetchu", "multimem", "cvta"}
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from irc.analysis.checks.barrier import check_barrier_divergence
+from irc.analysis.checks.calls import NOTE_CHECK, check_calls
 from irc.analysis.checks.common import FunctionContext
+from irc.analysis.checks.grid_sync import check_grid_sync
 from irc.analysis.checks.self_cancel import check_self_cancel
 from irc.analysis.checks.tma import check_mbarrier_tx, check_tma_misaligned
 from irc.analysis.checks.uninit import check_uninitialized
@@ -19,16 +21,22 @@ from irc.diagnostics import Diagnostic
 CheckFn = Callable[[FunctionContext], list[Diagnostic]]
 
 CHECKS: dict[str, CheckFn] = {
-    "barrier-divergence": check_barrier_divergence,
-    "warp-sync-divergence": check_warp_sync_divergence,
+    # barriers and collectives written in the kernel, and those its calls run (callee summaries)
+    "barrier-divergence": lambda ctx: (
+        check_barrier_divergence(ctx) + check_calls(ctx, "barrier-divergence") + check_grid_sync(ctx)
+    ),
+    "warp-sync-divergence": lambda ctx: (
+        check_warp_sync_divergence(ctx) + check_calls(ctx, "warp-sync-divergence")
+    ),
     "self-cancel": check_self_cancel,
     "uninitialized": check_uninitialized,
     "tma-misaligned": check_tma_misaligned,
     "mbarrier-tx-mismatch": check_mbarrier_tx,
+    NOTE_CHECK: lambda ctx: check_calls(ctx, NOTE_CHECK),
 }
 #: Checks that need the launch context, so they run on kernels only: the divergence checks need the
 #: uniformity facts; the TMA checks follow a kernel's barriers and tensormap parameters.
-UNIFORMITY_CHECKS = frozenset({"barrier-divergence", "warp-sync-divergence"})
+UNIFORMITY_CHECKS = frozenset({"barrier-divergence", "warp-sync-divergence", NOTE_CHECK})
 KERNEL_ONLY_CHECKS = UNIFORMITY_CHECKS | {"tma-misaligned", "mbarrier-tx-mismatch"}
 
 __all__ = ["CHECKS", "KERNEL_ONLY_CHECKS", "UNIFORMITY_CHECKS", "CheckFn", "FunctionContext"]

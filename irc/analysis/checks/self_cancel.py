@@ -16,6 +16,8 @@ does (e.g. `exp2(0) = 1`: the rescale is a no-op); a label points at the op that
 
 from __future__ import annotations
 
+import weakref
+
 from irc.analysis.checks.common import FunctionContext, value_span
 from irc.diagnostics import Diagnostic, Label, error
 from irc.ir.core import Op, OpResult, Value
@@ -88,14 +90,37 @@ def _flow(ctx: FunctionContext, op: Op, value: str) -> str:
     return ""
 
 
-def _specialized_copies(ctx: FunctionContext) -> set[tuple]:
-    """(span, op name) of source expressions with a copy whose operands differ (see the module doc)."""
+_LINEINFO: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Module -> LineInfo | None
+
+
+def _source_key(ctx: FunctionContext):  # type: ignore[no-untyped-def]
+    """Span -> the source expression it is a copy of: for PTX with `.loc`, the instruction's own source
+    location (nvcc unrolls and inlines into distinct PTX lines); otherwise the span itself."""
+    mod = ctx.module
+    text = getattr(mod, "source_text", None) if mod is not None else None
+    if not text or ".loc" not in text:
+        return lambda sp: sp
+    info = _LINEINFO.get(mod)
+    if info is None:
+        from irc.ptx.lineinfo import LineInfo
+
+        info = _LINEINFO[mod] = LineInfo(text)
+
+    def key(sp):  # type: ignore[no-untyped-def]
+        ch = info.chain(sp.line)
+        return ch[0] if ch else sp
+
+    return key
+
+
+def _specialized_copies(ctx: FunctionContext, key) -> set[tuple]:  # type: ignore[no-untyped-def]
+    """(source expression, op name) of expressions with a copy whose operands differ (see the module doc)."""
     out: set[tuple] = set()
     for op in ctx.reachable_ops():
         if op.span is None or len(op.operands) != 2:
             continue
         if root(op.operands[0]) is not root(op.operands[1]):
-            out.add((op.span, op.name))
+            out.add((key(op.span), op.name))
     return out
 
 
@@ -108,8 +133,9 @@ def check_self_cancel(ctx: FunctionContext) -> list[Diagnostic]:
             continue
         if op.span is not None:
             if varied is None:
-                varied = _specialized_copies(ctx)
-            if (op.span, op.name) in varied:
+                key = _source_key(ctx)
+                varied = _specialized_copies(ctx, key)
+            if (key(op.span), op.name) in varied:
                 continue
         a = root(op.operands[0])
         # An operand without a source name (a temporary such as `gid ^ 5`) is called `x` in the message

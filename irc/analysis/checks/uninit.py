@@ -5,11 +5,17 @@ some path, so this is "register read before it is written".
 Passing an `undef` along a branch edge is not a read (SSA construction creates such block arguments for
 registers that are dead afterwards); only a real use is: an operand of a non-branch op or a branch
 condition. Each maybe-undefined value is reported once, at its first read in layout order.
+
+On lifted PTX, a value that is unwritten only on *some* paths is not reported where the read cannot be
+shown to matter (`irc.analysis.checks.uninit_guard`): the read runs under the same guard as the write,
+or the value is only copied to memory (partly loaded register arrays stored back as a whole). Values
+that are never written on any path are always reported.
 """
 
 from __future__ import annotations
 
 from irc.analysis.checks.common import FunctionContext
+from irc.analysis.checks.uninit_guard import GuardedReads
 from irc.diagnostics import Diagnostic, Label, error
 from irc.ir.core import BlockArg, OpResult, Value
 
@@ -46,9 +52,12 @@ def check_uninitialized(ctx: FunctionContext) -> list[Diagnostic]:
         return []
     out: list[Diagnostic] = []
     reported: set[Value] = set()
+    quiet = GuardedReads(ctx, undef) if ctx.is_ptx else None
     for op in ctx.reachable_ops():
         for v in op.operands:
             if v not in undef or v in reported:
+                continue
+            if quiet is not None and (quiet.moved_only(v, op) or (not undef[v] and quiet.silent(v, op))):
                 continue
             reported.add(v)
             nm = ctx.name(v)

@@ -11,6 +11,7 @@ so they too need warp-uniform control (spec section 8 lists them under this chec
 
 from __future__ import annotations
 
+from irc.analysis import collectives
 from irc.analysis.checks.common import FunctionContext, branch_span, condition_value, describe_dependence
 from irc.analysis.uniformity import Level, const_value, has_trait, is_named_barrier
 from irc.diagnostics import Diagnostic, Label, error
@@ -27,6 +28,9 @@ _FULL = (0xFFFFFFFF, -1)
 def has_full_mask(op: Op) -> bool:
     """Whether `op` provably needs all 32 lanes."""
     i = MASK_INDEX.get(op.name)
+    if i is None and op.name == "ptx_collective":  # lifted generically: the lifter marks a register mask
+        m = op.attrs.get("mask_operand")
+        i = m if isinstance(m, int) and ".sync" in str(op.attrs.get("text", "")) else None
     if i is None or len(op.operands) <= i:
         return True
     c = const_value(op.operands[i])
@@ -46,7 +50,7 @@ def check_warp_sync_divergence(ctx: FunctionContext) -> list[Diagnostic]:
             if not (named or (has_trait(op, "warp_collective") and has_full_mask(op))):
                 continue
             ds = facts.controlling_branches(b, Level.WARP)
-            if not ds:
+            if not ds or collectives.in_full_warp_region(ctx.cfg, b, ds):
                 continue
             out.append(_report(ctx, op, ds[0], named))
     return out
@@ -73,7 +77,8 @@ def _report(ctx: FunctionContext, op: Op, d, named: bool) -> Diagnostic:  # type
             "named barriers count whole warps: put them under control that is uniform across each warp"
         )
     else:
-        msg = f"`{op.name}` with a full mask may run with only some lanes of the warp"
+        what = op.attrs.get("text") if op.name == "ptx_collective" else None  # the PTX opcode
+        msg = f"`{what or op.name}` with a full mask may run with only some lanes of the warp"
         help_text = (
             "run the collective with every lane of the warp (hoist it out of the branch or loop and "
             "select the result), or pass the mask of exactly the lanes that take this path"

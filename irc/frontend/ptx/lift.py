@@ -45,6 +45,7 @@ import sys
 from typing import Any
 
 from irc.diagnostics import Diagnostic, Span, warning
+from irc.frontend.ptx.immediates import float_imm_bits
 from irc.frontend.ptx.lift_cfg import CfgMixin, LiftScope, PBlock
 from irc.frontend.ptx.lift_ops import HANDLERS
 from irc.frontend.ptx.lift_ssa import SsaMixin
@@ -209,8 +210,9 @@ class FnLifter(CfgMixin, SsaMixin):
                 return self.const(float(o.value), t)
             if t == BOOL:
                 return self.const(bool(o.value), t)
-            if isinstance(o.value, float):
-                return self.const(int(o.value), t)
+            if isinstance(o.value, float):  # a float bit pattern in an integer operand: its bits
+                bits = t.bits if isinstance(t, ScalarType) else 64
+                return self.const(uint(float_imm_bits(o.value, o.text, bits), t), t)
             return self.const(uint(o.value, t), t)
         if isinstance(o, P.Neg):
             v = self.val(o.inner, BOOL, scope)
@@ -237,6 +239,8 @@ class FnLifter(CfgMixin, SsaMixin):
 
     def sym_addr(self, name: str, t: Type) -> Value:
         """The address of a variable or parameter symbol: uniform, pure."""
+        if name == "WARP_SZ" and name not in self.mc.gvars:  # PTX's predefined constant (`warpSize`)
+            return self.const(32, t if isinstance(t, ScalarType) else U32)
         if name in self.params:
             space = "param"
         elif name in self.local_vars:
@@ -456,7 +460,16 @@ class FnLifter(CfgMixin, SsaMixin):
         for r in uses:
             ops.append(self.val(r, None, scope))
         rtypes = [self.regtype(self.key(r, scope)) if not self.is_special(r.name) else U32 for r in defs]
-        op = self.b.create(opname, ops, rtypes, {"text": instr.opcode})
+        attrs: dict[str, Any] = {"text": instr.opcode}
+        if (
+            opname == "ptx_collective"
+            and ".sync" in instr.opcode
+            and ".aligned" not in instr.opcode
+            and ops
+            and isinstance(instr.operands[-1], P.Reg)
+        ):
+            attrs["mask_operand"] = len(ops) - 1  # `match/vote/redux.sync ..., %mask`: the lanes named
+        op = self.b.create(opname, ops, rtypes, attrs)
         for r, v in zip(defs, op.results):
             self.put(r, v, scope)
 

@@ -11,10 +11,12 @@ sub.f32 for self-cancel) and `kernel` is the (mangled) name of the enclosing `.e
 How lines are found (deterministic, no heuristics beyond these):
   * nvcc/: each buggy `name.cu` marks the offending source line with `// EXPECT: <check>`. nvcc was run
     with -lineinfo, so every instruction follows a `.loc FILE LINE COL[, ..., inlined_at FILE LINE COL]`.
-    An instruction matches a marker when its `.loc` (or the `inlined_at` part) points at the marker's
-    line of that .cu file and its opcode belongs to the check (table OPCODES). Every marker must match
+    An instruction matches a marker when its `.loc` or any level of its inlining chain (each `inlined_at`
+    location is itself a `.loc` seen earlier, with its own `inlined_at`) points at the marker's line of that
+    .cu file and its opcode belongs to the check (table OPCODES). Every marker must match
     at least one instruction in every .ptx compiled from the .cu (otherwise the bug is not visible in
-    the PTX and this script fails); copies made by unrolling all count.
+    the PTX and this script fails). Copies made by unrolling or inlining are one finding (the analyzer
+    groups them, "(N instances)"): the first copy's line is recorded.
   * builder/: the table BUILDER gives, per file, a regular expression that must match exactly one line.
   * triton/ and every other file: no findings (all kernels there are correct).
 """
@@ -29,9 +31,10 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 OPCODES = {
-    "barrier-divergence": re.compile(r"^(bar|barrier)\.(sync|red)\b|^bar\s"),
+    # a call counts as the barrier / collective its callee runs (interprocedural summaries)
+    "barrier-divergence": re.compile(r"^(bar|barrier)\.(sync|red)\b|^bar\s|^call\b"),
     "warp-sync-divergence": re.compile(
-        r"^(shfl\.sync|vote\.sync|match\.sync|redux\.sync|bar\.warp\.sync|elect\.sync)\b"
+        r"^(shfl\.sync|vote\.sync|match\.sync|redux\.sync|bar\.warp\.sync|elect\.sync|call)\b"
     ),
     "self-cancel": re.compile(r"^(sub|div|max|min|xor|rem)\."),
 }
@@ -43,7 +46,7 @@ BUILDER = {
 
 MARKER = re.compile(r"//\s*EXPECT:\s*([a-z-]+)")
 ENTRY = re.compile(r"\.entry\s+([A-Za-z_$][\w$]*)")
-LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+(?:.*inlined_at\s+(\d+)\s+(\d+)\s+\d+)?")
+LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:.*inlined_at\s+(\d+)\s+(\d+)\s+(\d+))?")
 FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"')
 
 
@@ -90,15 +93,25 @@ def nvcc_findings(ptx_path: str) -> list[dict]:
     }
     found = []
     hit = set()
+    first: set[tuple[str, str, int]] = set()
     locs: set[int] = set()
+    parent: dict[tuple[str, str, str], tuple[str, str, str]] = {}
     for i, text in enumerate(lines):
         m = LOC.match(text)
         if m:
+            # the whole inlining chain: nvcc repeats the .loc of every level, innermost last
+            here = (m.group(1), m.group(2), m.group(3))
+            up = (m.group(4), m.group(5), m.group(6)) if m.group(4) else None
+            if up is not None:
+                parent[here] = up
             locs = set()
-            if m.group(1) in cu_files:
-                locs.add(int(m.group(2)))
-            if m.group(3) in cu_files:
-                locs.add(int(m.group(4)))
+            w: tuple[str, str, str] | None = here
+            seen: set[tuple[str, str, str]] = set()
+            while w is not None and w not in seen:
+                seen.add(w)
+                if w[0] in cu_files:
+                    locs.add(int(w[1]))
+                w = up if w == here else parent.get(w)
             continue
         op = instruction(text)
         if op is None:
@@ -106,8 +119,12 @@ def nvcc_findings(ptx_path: str) -> list[dict]:
         for src_line in locs:
             check = markers.get(src_line)
             if check and OPCODES[check].match(op):
-                found.append({"check": check, "kernel": entry_at(lines, i), "line": i + 1})
+                kernel = entry_at(lines, i)
                 hit.add(src_line)
+                if (check, kernel, src_line) in first:
+                    continue  # an unrolled / inlined copy: the analyzer reports one finding per source line
+                first.add((check, kernel, src_line))
+                found.append({"check": check, "kernel": kernel, "line": i + 1})
     missing = set(markers) - hit
     if missing:
         raise ValueError(

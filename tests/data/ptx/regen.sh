@@ -19,7 +19,14 @@ if [[ "$what" == all || "$what" == nvcc ]]; then
             # -O3 is nvcc's device default; stated explicitly. -lineinfo emits .loc/.file.
             (cd "$here/nvcc" && nvcc -ptx -O3 -lineinfo -arch="$arch" "$name.cu" -o "$name.$arch.ptx")
         done
+        # helpers kept out of line: also a debug (-G) build, where every device function is a .func
+        if [[ "$name" == *noinline* ]]; then
+            (cd "$here/nvcc" && nvcc -ptx -G -arch=sm_80 "$name.cu" -o "$name.G.sm_80.ptx")
+        fi
     done
+    # -G build of a helper with shuffles: the mask reaches `__shfl_xor_sync` (itself a .func) through
+    # .param memory, so the call is not analysed: a note (tests/test_calls.py), kept apart from nvcc/
+    (cd "$here/nvcc" && nvcc -ptx -G -arch=sm_80 bug_shfl_in_helper.cu -o ../debug/bug_shfl_in_helper.G.sm_80.ptx)
 fi
 
 if [[ "$what" == all || "$what" == triton ]]; then

@@ -149,6 +149,59 @@ def device_desc_matmul(
     c_desc.store([off_m, off_n], acc.to(tl.float16))
 
 
+@triton.jit
+def flash_attn_fwd(
+    q_ptr, k_ptr, v_ptr, o_ptr, seq_len, scale, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr
+):
+    """One (batch*head, query block) per program; online softmax over key blocks with a causal mask.
+    Rows whose keys are all masked keep m = -inf (Triton writes it as the integer pattern 0fFF800000)."""
+    bh = tl.program_id(1)
+    start_m = tl.program_id(0) * BM
+    offs_m = start_m + tl.arange(0, BM)
+    offs_d = tl.arange(0, D)
+    base = bh * seq_len * D
+    q = tl.load(
+        q_ptr + base + offs_m[:, None] * D + offs_d[None, :], mask=offs_m[:, None] < seq_len, other=0.0
+    )
+    m_i = tl.full((BM,), float("-inf"), tl.float32)
+    l_i = tl.zeros((BM,), tl.float32)
+    acc = tl.zeros((BM, D), tl.float32)
+    for start_n in range(0, start_m + BM, BN):
+        offs_n = start_n + tl.arange(0, BN)
+        kv_mask = offs_n[:, None] < seq_len
+        k = tl.load(k_ptr + base + offs_n[:, None] * D + offs_d[None, :], mask=kv_mask, other=0.0)
+        s = tl.dot(q, tl.trans(k)) * scale
+        causal = (offs_m[:, None] >= offs_n[None, :]) & (offs_n[None, :] < seq_len)
+        s = tl.where(causal, s, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
+        p = tl.exp2((s - m_safe[:, None]) * 1.4426950408889634)
+        alpha = tl.exp2((m_i - m_safe) * 1.4426950408889634)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(v_ptr + base + offs_n[:, None] * D + offs_d[None, :], mask=kv_mask, other=0.0)
+        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
+        m_i = m_new
+    out = acc / tl.where(l_i == 0.0, 1.0, l_i)[:, None]
+    tl.store(
+        o_ptr + base + offs_m[:, None] * D + offs_d[None, :],
+        out.to(tl.float16),
+        mask=offs_m[:, None] < seq_len,
+    )
+
+
+FA_SIG = {
+    "q_ptr": "*fp16",
+    "k_ptr": "*fp16",
+    "v_ptr": "*fp16",
+    "o_ptr": "*fp16",
+    "seq_len": "i32",
+    "scale": "fp32",
+    "D": "constexpr",
+    "BM": "constexpr",
+    "BN": "constexpr",
+}
+FA_CONST = {"D": 64, "BM": 64, "BN": 64}
+
 MM_SIG = {
     "a_ptr": "*fp16",
     "b_ptr": "*fp16",
@@ -283,6 +336,24 @@ KERNELS = [
         100,
         {"num_warps": 4, "num_stages": 3, "ptx_version": PTX_VERSION},
     ),
+    # flash attention (own kernel, a stand-in for the tutorial's): sm_80 (mma.sync), sm_90a (wgmma), sm_100a
+    ("flash_attn.sm_80", flash_attn_fwd, FA_SIG, FA_CONST, 80, {"num_warps": 4, "num_stages": 2}),
+    (
+        "flash_attn.sm_90a",
+        flash_attn_fwd,
+        FA_SIG,
+        FA_CONST,
+        90,
+        {"num_warps": 4, "num_stages": 2},
+    ),
+    (
+        "flash_attn.sm_100a",
+        flash_attn_fwd,
+        FA_SIG,
+        FA_CONST,
+        100,
+        {"num_warps": 4, "num_stages": 2},
+    ),
     (
         "tma_matmul_ws.sm_100a",
         tma_matmul,
@@ -295,10 +366,14 @@ KERNELS = [
 
 
 def main(argv: list[str]) -> int:
+    """gen_triton.py [OUTDIR [NAME-PREFIX...]]: all kernels, or only those whose name starts with a prefix."""
     outdir = argv[1] if len(argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+    only = tuple(argv[2:])
     print(f"triton {triton.__version__}")
     failed = []
     for name, fn, sig, consts, cc, opts in KERNELS:
+        if only and not name.startswith(only):
+            continue
         attrs = MM_ATTRS if sig is MM_SIG_ALIGNED else None
         src = triton.compiler.ASTSource(fn=fn, signature=sig, constexprs=consts, attrs=attrs)
         try:

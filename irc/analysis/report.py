@@ -1,0 +1,80 @@
+"""Shaping the analyzer's findings for people: the user's source location, and one finding per bug.
+
+- `map_to_source`: for lifted PTX with `.file`/`.loc`, the primary span becomes the user's source line
+  (following `inlined_at` out of CUDA's headers, see `irc.ptx.lineinfo`); the PTX instruction
+  stays as a secondary label and in `Diagnostic.origin`.
+- `group`: unrolled loops and inlined helpers repeat one bug many times (16 copies of one barrier in an
+  unrolled loop). Findings with the same check, kernel and primary location are one finding; the first
+  copy is kept, its message ends with "(N instances)" (so every output format shows it) and a note lists
+  where the copies are.
+- every finding from the analyzer names its kernel (`Diagnostic.kernel`, set by `check_function`); the
+  text, SARIF and GitHub formats show it as a note, JSON as the `kernel` key.
+"""
+
+from __future__ import annotations
+
+from irc.diagnostics import Diagnostic, Label, Span
+
+_MAX_LISTED = 8
+
+
+def map_to_source(diags: list[Diagnostic], text: str, path: str) -> list[Diagnostic]:
+    """Move primary spans in PTX file `path` to the user's source line named by its `.loc` lines."""
+    mine = [d for d in diags if d.span is not None and d.span.file == path and d.origin is None]
+    if not mine or ".loc" not in text:
+        return diags
+    from irc.ptx.lineinfo import LineInfo, resolve
+
+    info = LineInfo(text)
+    for d in mine:
+        s = d.span
+        assert s is not None
+        at = info.at(s.line)
+        if at is None:
+            continue
+        f, line, col = at
+        col = max(col, 1)
+        d.origin = s
+        d.span = Span(resolve(f, path), line, col, line, col + 1)
+        d.labels = [*d.labels, Label(s, "the PTX instruction")]
+    return diags
+
+
+def _key(d: Diagnostic) -> tuple:
+    s = d.span
+    return (
+        (d.check, d.severity, d.kernel, s.file, s.line, s.col)
+        if s
+        else (d.check, d.severity, d.kernel, id(d))
+    )
+
+
+def group(diags: list[Diagnostic]) -> list[Diagnostic]:
+    """One finding per (check, kernel, primary location); copies counted in the message and a note."""
+    if len(diags) < 2:
+        return diags
+    groups: dict[tuple, list[Diagnostic]] = {}
+    for d in diags:
+        groups.setdefault(_key(d), []).append(d)
+    out: list[Diagnostic] = []
+    for ds in groups.values():
+        first = ds[0]
+        n = len(ds)
+        if n > 1:
+            first.message = f"{first.message} ({n} instances)"
+            where = list(dict.fromkeys(f"{w.file}:{w.line}" for d in ds if (w := d.origin) is not None))
+            text = f"{n} instances of this finding (copies made by unrolling or inlining)"
+            if where:
+                more = f" and {len(where) - _MAX_LISTED} more" if len(where) > _MAX_LISTED else ""
+                text += ": " + ", ".join(where[:_MAX_LISTED]) + more
+            first.notes = [*first.notes, text]
+        out.append(first)
+    return out
+
+
+def kernel_notes(diags: list[Diagnostic]) -> list[Diagnostic]:
+    """Name the kernel of each finding in a note (the text, SARIF and GitHub formats show notes)."""
+    for d in diags:
+        if d.kernel and not any(n.startswith("in kernel `") for n in d.notes):
+            d.notes = [f"in kernel `{d.kernel}`", *d.notes]
+    return diags

@@ -1,0 +1,104 @@
+"""`uninitialized` on lifted PTX without false positives on guarded, partly written register arrays, with
+near misses that are still reported (hand-written PTX in the shapes nvcc and cub produce)."""
+
+from __future__ import annotations
+
+from irc.compiler import check_ptx
+from irc.diagnostics import Severity
+
+HEAD = ".version 8.0\n.target sm_80\n.address_size 64\n"
+
+
+def kernel(body: str) -> str:
+    return (
+        HEAD
+        + ".visible .entry k(.param .u64 out, .param .u32 n)\n{\n"
+        + "  .reg .pred %p<8>;\n  .reg .b32 %r<40>;\n  .reg .f32 %f<16>;\n  .reg .b64 %rd<8>;\n"
+        + "  ld.param.u64 %rd1, [out];\n  ld.param.u32 %r30, [n];\n  mov.u32 %r1, %tid.x;\n"
+        + body
+        + "\n  ret;\n}\n"
+    )
+
+
+def checks(text: str) -> list[str]:
+    return [d.check for d in check_ptx(text, "u.ptx") if d.severity == Severity.ERROR]
+
+
+# `if (tid < n) v = in[tid]; ...; if (tid < n) out[tid] = v * 2` (the guard recomputed)
+GUARDED = """  setp.ge.u32 %p1, %r1, %r30;
+  @%p1 bra SKIP1;
+  ld.global.f32 %f1, [%rd1];
+SKIP1:
+  bar.sync 0;
+  setp.ge.u32 %p2, %r1, %r30;
+  @%p2 bra SKIP2;
+  add.f32 %f2, %f1, %f1;
+  st.global.f32 [%rd1+4], %f2;
+SKIP2:
+"""
+
+
+def test_written_and_read_under_the_same_guard() -> None:
+    assert checks(kernel(GUARDED)) == []
+
+
+def test_read_under_a_different_guard_is_reported() -> None:
+    near = GUARDED.replace("setp.ge.u32 %p2, %r1, %r30;", "setp.ge.u32 %p2, %r1, 7;")
+    assert checks(kernel(near)) == ["uninitialized"]
+
+
+# cub's BlockLoad (guarded) then BlockStore to shared of the whole register array
+STORED = """  setp.ge.u32 %p1, %r1, %r30;
+  @%p1 bra SKIP1;
+  ld.global.f32 %f1, [%rd1];
+SKIP1:
+  mov.b32 %r5, %f1;
+  st.shared.u32 [%r1], %r5;
+"""
+
+
+def test_partly_written_array_stored_to_memory_is_silent() -> None:
+    assert checks(kernel(STORED)) == []
+
+
+def test_partly_written_value_used_in_arithmetic_is_reported() -> None:
+    near = STORED.replace("mov.b32 %r5, %f1;", "add.f32 %f2, %f1, 0f3F800000;\n  mov.b32 %r5, %f2;")
+    assert checks(kernel(near)) == ["uninitialized"]
+
+
+# a struct shuffled word by word: the padding word is never written, its shuffle result never used
+PADDING = """  mov.u32 %r2, 5;
+  shfl.sync.down.b32 %r3, %r2, 1, 31, -1;
+  shfl.sync.down.b32 %r4, %r9, 1, 31, -1;
+  st.global.u32 [%rd1], %r3;
+"""
+
+
+def test_shuffled_struct_padding_is_silent() -> None:
+    assert checks(kernel(PADDING)) == []
+
+
+def test_shuffled_unwritten_value_that_is_used_is_reported() -> None:
+    near = PADDING.replace(
+        "st.global.u32 [%rd1], %r3;", "add.s32 %r5, %r3, %r4;\n  st.global.u32 [%rd1], %r5;"
+    )
+    assert checks(kernel(near)) == ["uninitialized"]
+
+
+PAIR = """  ld.global.f32 %f1, [%rd1];
+  mov.b32 %r8, %f1;
+  mov.b64 %rd5, {%r9, %r8};
+  { .reg .b32 tmp; mov.b64 {tmp, %r10}, %rd5; }
+  add.s32 %r11, %r10, 1;
+  st.global.u32 [%rd1], %r11;
+"""
+
+
+def test_register_pair_with_an_unused_unwritten_half_is_silent() -> None:
+    """nvcc packs `{undef, x}` into a b64 to move `x` and unpacks only the high half."""
+    assert checks(kernel(PAIR)) == []
+
+
+def test_register_pair_whose_unwritten_half_is_used_is_reported() -> None:
+    near = PAIR.replace("{ .reg .b32 tmp; mov.b64 {tmp, %r10}, %rd5; }", "mov.b64 {%r10, %r12}, %rd5;")
+    assert checks(kernel(near)) == ["uninitialized"]
