@@ -194,16 +194,37 @@ _op("cp_async", "sptr gptr", "", "async", effect="readwrite", attrs="bytes")
 _op("cp_async_commit", "", "", "async", effect="readwrite")
 _op("cp_async_wait", "", "", "async", effect="readwrite", attrs="n")
 _op("mbarrier_init", "sptr u32", "", effect="write")
-_op("mbarrier_arrive", "sptr", "u64", effect="readwrite")
-_op("mbarrier_test_wait", "sptr u32", "bool", effect="readwrite", doc="parity wait test")
+_op("mbarrier_arrive", "sptr", "u64", effect="readwrite", opt="count drop")
+_op(
+    "mbarrier_test_wait",
+    "sptr int",
+    "bool",
+    effect="readwrite",
+    opt="state",
+    doc="parity wait test (attr state: the operand is an arrive token, not a parity)",
+)
 _op(
     "mbarrier_wait", "sptr u32", "", effect="readwrite", doc="blocks until the phase of that parity completes"
 )
 _op("mbarrier_inval", "sptr", "", effect="write")
 _op("mbarrier_arrive_expect_tx", "sptr u32", "u64", effect="readwrite", gate="sm_90")
 _op("mbarrier_expect_tx", "sptr u32", "", effect="readwrite", gate="sm_90")
-_op("mbarrier_try_wait", "sptr u32", "bool", effect="readwrite", gate="sm_90")
+_op("mbarrier_try_wait", "sptr int", "bool", effect="readwrite", gate="sm_90", opt="state")
 _op("fence_mbarrier_init", "", "", effect="readwrite", gate="sm_90")
+# forms lifted from PTX (irc/frontend/ptx/lift_async.py) that .kdsl does not spell
+_op("mbarrier_complete_tx", "sptr u32", "", effect="readwrite", gate="sm_90", doc="mbarrier.complete_tx")
+_op("cp_async_mbarrier_arrive", "sptr", "", "async", effect="readwrite", opt="noinc")
+_op(
+    "bulk_load",
+    "sptr gptr u32 sptr",
+    "",
+    "async",
+    effect="readwrite",
+    gate="sm_90",
+    opt="multicast",
+    doc="cp.async.bulk shared <- global (dst, src, bytes, mbarrier): complete_tx on the mbarrier",
+)
+_op("bulk_store", "gptr sptr u32", "", "async", effect="readwrite", gate="sm_90", doc="cp.async.bulk.global")
 
 # --- TMA ---------------------------------------------------------------------------------------------
 _op(

@@ -53,6 +53,7 @@ from typing import Any
 from irc.backends.ptx import isa
 from irc.backends.ptx import model as P
 from irc.diagnostics import Diagnostic, Span, note
+from irc.frontend.ptx import lift_async as _lift_async
 from irc.ir.builder import Builder
 from irc.ir.core import Block, BlockArg, Function, Module, Op, OpResult, Value
 from irc.ir.types import (
@@ -1594,6 +1595,9 @@ for _b in ("add", "sub", "mul", "div", "rem", "min", "max", "and", "or", "xor", 
 for _b in _PURE_TEXT:
     if "." not in _b and _b not in _HANDLERS:
         _HANDLERS[_b] = _h_pure
+
+# mbarrier, cp.async*, fence.proxy.async / mbarrier_init, tcgen05: the .kdsl front end's async ops
+_lift_async.register(_HANDLERS)
 
 
 # ------------------------------------------------------------------------------------------ entry
