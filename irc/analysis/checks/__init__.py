@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from irc.analysis.checks.async_protocol import CHECKS as ASYNC_CHECKS
 from irc.analysis.checks.barrier import check_barrier_divergence
 from irc.analysis.checks.common import FunctionContext
 from irc.analysis.checks.self_cancel import check_self_cancel
@@ -22,6 +23,7 @@ CHECKS: dict[str, CheckFn] = {
     "warp-sync-divergence": check_warp_sync_divergence,
     "self-cancel": check_self_cancel,
     "uninitialized": check_uninitialized,
+    **ASYNC_CHECKS,  # the mbarrier protocol and async-memory checks (async_protocol.py)
 }
 UNIFORMITY_CHECKS = frozenset({"barrier-divergence", "warp-sync-divergence"})
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from irc.backends.ptx import model as P
 from irc.ir.core import Value
-from irc.ir.types import BOOL, I32, U32, U64, MBARRIER, PtrType, TensorMapType
+from irc.ir.types import BOOL, I32, MBARRIER, U32, U64, PtrType, TensorMapType
 
 _TMAP = TensorMapType(U32, ())  # a descriptor whose box is unknown (built by the host)
 
@@ -171,7 +171,12 @@ def h_cp(L: Any, i: P.Instr, sc: Any, mods: list[str]) -> bool:
     if rest[:2] == ["prefetch", "tensor"]:
         return _prefetch(L, i, sc, ops)
     if rest and rest[0].startswith("shared") and len(ops) >= 4 and "mbarrier::complete_tx::bytes" in rest:
-        d, s, n, m = _sptr(L, ops[0], sc, U32), _gptr(L, ops[1], sc), _u32(L, ops[2], sc), _sptr(L, ops[3], sc)
+        d, s, n, m = (
+            _sptr(L, ops[0], sc, U32),
+            _gptr(L, ops[1], sc),
+            _u32(L, ops[2], sc),
+            _sptr(L, ops[3], sc),
+        )
         if d is None or s is None or n is None or m is None:
             return False
         b.create("bulk_load", [d, s, n, m], [], {"multicast": any("multicast" in x for x in rest)})
@@ -266,7 +271,12 @@ def h_tcgen05(L: Any, i: P.Instr, sc: Any, mods: list[str]) -> bool:
         if not isinstance(d.base, P.Reg) or d.offset:
             return False
         en = ops[-1] if not isinstance(ops[-1], P.Imm) or len(ops) == 5 else ops[4]
-        vals = [L.val(d.base, U32, sc), L.val(ops[1], U64, sc), L.val(ops[2], U64, sc), L.val(ops[3], U32, sc)]
+        vals = [
+            L.val(d.base, U32, sc),
+            L.val(ops[1], U64, sc),
+            L.val(ops[2], U64, sc),
+            L.val(ops[3], U32, sc),
+        ]
         if not isinstance(en, (P.Reg, P.Imm, P.Neg)):
             return False
         vals.append(L.val(en, BOOL, sc))
@@ -292,7 +302,9 @@ def h_tcgen05(L: Any, i: P.Instr, sc: Any, mods: list[str]) -> bool:
         regs = [x for x in ops[0].items if isinstance(x, P.Reg)]
         if len(regs) != len(ops[0].items):
             return False
-        op = b.create("tcgen05_ld", [L.val(a.base, U32, sc)], [U32] * len(regs), {"n": len(regs), "text": i.opcode})
+        op = b.create(
+            "tcgen05_ld", [L.val(a.base, U32, sc)], [U32] * len(regs), {"n": len(regs), "text": i.opcode}
+        )
         for r, v in zip(regs, op.results):
             _sets(L, r, v, sc)
         return True
