@@ -430,11 +430,11 @@ def _tid_interval(v: Value, pol: bool, lo: int, hi: int) -> tuple[int, int] | No
         return max(lo, (k + 1) * scale), hi
     if pred == "ge":
         return max(lo, k * scale), hi
-    if pred == "ne" and scale == 1 and k == lo:
-        return lo + 1, hi
-    if pred == "ne" and scale == 1 and k == hi:
-        return lo, hi - 1
-    return lo, hi  # `ne` in the middle: no narrowing, but still a tid condition
+    if pred == "ne" and k * scale <= lo and lo <= k * scale + scale - 1:
+        return k * scale + scale, hi
+    if pred == "ne" and k * scale <= hi and hi <= k * scale + scale - 1:
+        return lo, k * scale - 1
+    return None  # `ne` in the middle: not an interval
 
 
 def _is_elect(v: Value) -> bool:

@@ -114,6 +114,16 @@ def _reused(ctx: FunctionContext, o: BarrierObject, off: int) -> Op | None:
     return None
 
 
+def _element(ctx: FunctionContext, sym: str, off: int) -> str:
+    """`full[1]` for an element of a declared mbarrier array, else `sym+off`."""
+    from irc.ir.types import ArrayType
+
+    decl = next((d for d in ctx.fn.shared if d.name == sym), None)
+    if decl is not None and isinstance(decl.type, ArrayType) and off % 8 == 0:
+        return f"{sym}[{off // 8}]"
+    return sym if off == 0 else f"{sym}+{off}"
+
+
 def check_phase(ctx: FunctionContext) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     pr = _proto(ctx)
@@ -135,14 +145,12 @@ def check_phase(ctx: FunctionContext) -> list[Diagnostic]:
 
 
 def _phase_diag(ctx, o: BarrierObject, w: Op, again: Op, k0: int, k1: int, off: int, p: int) -> Diagnostic:
-    name = o.sym if off == 0 else f"{o.sym}+{off}"
+    name = _element(ctx, o.sym, off)
     par = w.operands[1]
     fixed = const_int(par) is not None
-    how = (
-        f"the parity is the constant {p}"
-        if fixed
-        else f"`{ctx.name(strip(par))}` gives parity {p} both times"
-    )
+    pv = strip(par)
+    what = f"`{ctx.name(pv)}`" if pv.name else "the parity expression"
+    how = f"the parity is the constant {p}" if fixed else f"{what} gives parity {p} both times"
     labels = _lab(again, f"arrives on `{o.sym}` in every iteration: each use completes one more phase")
     labels += _lab(w, f"iteration {k0} waits on parity {p}; iteration {k1} waits on parity {p} again ({how})")
     return error(
@@ -419,11 +427,7 @@ def check_unwaited(ctx: FunctionContext) -> list[Diagnostic]:
                 }
             elif n == "cp_async_wait":
                 keep = int(op.attrs.get("n", 0))
-                st = {
-                    (s, k, a, e, w if k == "cp" or w else op)
-                    for s, k, a, e, w in st
-                    if not (k == "cp" and a >= keep)
-                }
+                st = {(s, k, a, e, w or op) for s, k, a, e, w in st if not (k == "cp" and a >= keep)}
             elif n in WAIT_OPS:
                 sym = shared_root(op.operands[0])
                 st = {
@@ -438,7 +442,7 @@ def check_unwaited(ctx: FunctionContext) -> list[Diagnostic]:
                 if getattr(sp, "space", None) != "shared" and op.attrs.get("space") != "shared":
                     continue
                 for s, k, _a, e, w in st:
-                    if e and _overlaps(s, k, op):
+                    if e and _overlaps(s, k, op, w, cfg):
                         report.append((s, k, op, w))
         return st
 
@@ -477,11 +481,18 @@ def check_unwaited(ctx: FunctionContext) -> list[Diagnostic]:
     return out
 
 
-def _overlaps(site: Op, kind: str, rd: Op) -> bool:
+def _overlaps(site: Op, kind: str, rd: Op, waited: Op | None, cfg) -> bool:
+    """Whether read `rd` provably touches what the pending copy `site` writes: the same symbol for bulk
+    copies; for cp.async the same address (+ overlapping constant offsets), or the same symbol when the
+    copy's group never met any `wait_group` and its destination does not move with a loop."""
     dst, src = site.operands[0], rd.operands[0]
+    a, b = shared_root(dst), shared_root(src)
     if kind == "tma":
-        a, b = shared_root(dst), shared_root(src)
         return a is not None and a == b
+    if waited is None and a is not None and a == b:
+        db = strip(dst).defining_block
+        if db is not None and cfg.loop_of.get(db) is None:
+            return True
     bytes_ = int(site.attrs.get("bytes", 0) or 0)
     kd, kr = _addr_key(dst), _addr_key(src)
     off_r = kr[1] + int(rd.attrs.get("offset", 0) or 0)
