@@ -143,6 +143,11 @@ def release_barriers(m) -> bool:
             line,
         )
     others = np.setdiff1d(live, waiting)
+    mb = others[m.wait[others] == W_MBAR] if len(others) else others
+    if len(mb):  # the real hang is at the mbarrier: report its state, not this barrier
+        from irc.emu.async_engine import mbarrier_hang
+
+        raise mbarrier_hang(m, mb)
     if len(others):
         raise m.error(
             BarrierError,
