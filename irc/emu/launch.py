@@ -14,8 +14,8 @@ import numpy as np
 
 from irc.backends.ptx.model import Function, Module, Scope, VarDecl
 from irc.emu import dtypes as D
-from irc.emu.errors import EmuLaunchError
 from irc.emu.async_engine import CHUNK_STRIDE
+from irc.emu.errors import EmuLaunchError
 from irc.emu.machine import Machine
 from irc.emu.memory import GlobalMemory
 

@@ -18,7 +18,6 @@ from irc.emu import dtypes as D
 from irc.emu.cfg import build_blocks
 from irc.emu.errors import (
     BarrierError,
-    DeadlockError,
     EmuError,
     StepLimitError,
     UnsupportedInstructionError,

@@ -14,7 +14,7 @@ import numpy as np
 from irc.backends.ptx.model import Instr, Pair
 from irc.emu import dtypes as D
 from irc.emu.errors import BarrierError, CollectiveMaskError
-from irc.emu.machine import BIG, W_BAR, W_NONE
+from irc.emu.machine import BIG, W_BAR, W_MBAR, W_NONE
 from irc.emu.ops_alu import typ
 from irc.emu.registry import op
 
