@@ -429,7 +429,8 @@ def run_cli(a: argparse.Namespace) -> int:
         args = [given[n] for n in k.param_names]
         grid = _parse_dims(a.grid, "--grid")
         block = _parse_dims(a.block, "--block")
-        stats = k.launch(grid, block, args, device=a.device)
+        opts = {"schedules": a.schedules} if getattr(a, "schedules", None) and a.device == "emu" else {}
+        stats = k.launch(grid, block, args, device=a.device, **opts)
     except (LaunchError, KeyError) as e:
         sys.stderr.write(f"irc: error: {e}\n")
         return 2

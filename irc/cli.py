@@ -92,6 +92,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("-D", dest="defines", action="append", type=_define, default=[], metavar="NAME=VALUE")
     r.add_argument("--device", choices=("emu", "cuda"), default="emu")
     r.add_argument("--out-dir", default=None, help="where to write the argument arrays after the run")
+    r.add_argument(
+        "--schedules",
+        type=int,
+        default=None,
+        metavar="N",
+        help="emulator: run N randomised completion orders of async copies/MMAs (races raise async-race)",
+    )
     return p
 
 
