@@ -11,6 +11,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from irc.compiler import check_ptx
 from irc.diagnostics import Severity
@@ -158,3 +160,31 @@ def test_async_form_lifts_to_ir_op(form: str, op: str) -> None:
     names = [o.name for o in mod.functions[0].ops()]
     assert op in names, names
     assert "opaque" not in names
+
+
+# -- lifting never crashes on odd spellings ------------------------------------------------------------
+
+_OPERANDS = ["[bar]", "[bar+8]", "[%r1]", "[%r1+16]", "%r2", "%rd1", "_", "%p1", "128", "[buf]",
+             "[%rd1, {%r1, %r2}]", "{%r3, %r4}"]  # fmt: skip
+_HEADS = ["mbarrier.init.shared::cta.b64", "mbarrier.arrive.shared::cta.b64", "mbarrier.arrive.expect_tx.shared.b64",
+          "mbarrier.try_wait.parity.shared::cta.b64", "mbarrier.test_wait.shared.b64", "mbarrier.inval.shared.b64",
+          "mbarrier.expect_tx.relaxed.cta.shared::cta.b64", "cp.async.ca.shared.global", "cp.async.wait_group",
+          "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes", "cp.async.bulk.wait_group.read",
+          "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+          "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", "tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64",
+          "tcgen05.mma.cta_group::1.kind::f16", "tcgen05.ld.sync.aligned.32x32b.x2.b32"]  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(_HEADS), st.lists(st.sampled_from(_OPERANDS), max_size=5))
+def test_lifting_odd_async_forms_never_crashes(head: str, ops: list[str]) -> None:
+    """Any operand shape either lifts to the IR op or falls back to `opaque`; the module always verifies."""
+    from irc.diagnostics import CompileError
+
+    regs = REGS.replace("%rd<16>;\n", "%rd<16>;\n    .reg .b16 %rs<4>;\n")
+    text = HDR + ".visible .entry k()\n{\n" + regs + f"    {head} {', '.join(ops)};\n    ret;\n}}\n"
+    try:
+        mod, _ = lift_ptx(text, "k.ptx")
+    except CompileError:
+        return  # a parse error is reported as a diagnostic, not a crash
+    assert verify(mod) == []
