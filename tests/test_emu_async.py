@@ -84,7 +84,8 @@ def test_commit_group_for_tensor_copy_is_a_race() -> None:
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_100a"])
-def test_cp_async_read_before_wait_group_raises(arch: str) -> None:
+def test_cp_async_read_before_wait_group_raises(arch: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("IRC_EMU_SCHEDULES", raising=False)  # this test is about the default too
     mod = parse_ptx((DATA / f"bug_cp_async_early_read.{arch}.ptx").read_text(), "k.ptx")
     x = np.arange(256, dtype=np.float32)
     y = np.zeros_like(x)
@@ -121,8 +122,12 @@ kernel racy(x: *global f32, y: *global f32) {
 """
 
 
-def test_run_cli_schedules(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_cli_schedules(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from irc.cli import main
+
+    monkeypatch.delenv("IRC_EMU_SCHEDULES", raising=False)
 
     src = tmp_path / "racy.kdsl"
     src.write_text(RACY)
@@ -142,9 +147,10 @@ def test_schedule_sweep() -> None:
     """Every example kernel and every async emulator test still matches numpy under 8 schedules."""
     env = dict(os.environ, IRC_EMU_SCHEDULES="8")
     files = ["tests/test_examples.py", "tests/test_async_e2e.py", "tests/test_emu_tensor.py",
-             "tests/test_emu_tcgen05.py", "tests/test_emu_nvcc.py", "tests/test_async_protocol.py"]  # fmt: skip
+             "tests/test_emu_tcgen05.py", "tests/test_emu_nvcc.py", "tests/test_async_protocol.py",
+             "tests/test_emu_async.py"]  # fmt: skip
     r = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *files],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow", *files],
         cwd=ROOT.parent,
         env=env,
         capture_output=True,
