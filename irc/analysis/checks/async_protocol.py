@@ -116,10 +116,10 @@ def _reused(ctx: FunctionContext, o: BarrierObject, off: int) -> Op | None:
 
 def _element(ctx: FunctionContext, sym: str, off: int) -> str:
     """`full[1]` for an element of a declared mbarrier array, else `sym+off`."""
-    from irc.ir.types import ArrayType
+    from irc.ir.types import ArrayType, MBarrierType
 
     decl = next((d for d in ctx.fn.shared if d.name == sym), None)
-    if decl is not None and isinstance(decl.type, ArrayType) and off % 8 == 0:
+    if decl is not None and isinstance(decl.type, ArrayType) and isinstance(decl.type.elem, MBarrierType):
         return f"{sym}[{off // 8}]"
     return sym if off == 0 else f"{sym}+{off}"
 

@@ -1627,7 +1627,10 @@ def lift_module(ptx: P.Module, source: str | None = None) -> tuple[Module, list[
         for f in ptx.functions:
             if f.body is None:
                 continue
-            mod.add_function(_FnLifter(mc, f).run())
+            fl = _FnLifter(mc, f)
+            fn = fl.run()
+            _lift_async.declare_shared(fn, mc.gvars, fl.local_vars)  # sizes/alignments for the TMA checks
+            mod.add_function(fn)
     finally:
         if gc_was:
             gc.enable()

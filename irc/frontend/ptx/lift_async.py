@@ -311,6 +311,29 @@ def h_tcgen05(L: Any, i: P.Instr, sc: Any, mods: list[str]) -> bool:
     return False  # alloc, dealloc, st, cp, shift, wait::st: the generic lowering (collective / opaque)
 
 
+def declare_shared(fn: Any, gvars: dict[str, P.VarDecl], local_vars: dict[str, P.VarDecl]) -> None:
+    """Give the lifted function a `SharedDecl` (bytes, alignment) for every sized `.shared` variable it
+    names, so that the TMA checks know what the PTX guarantees (`.align 16` is all a TMA destination
+    gets unless the declaration says more). Unsized `.extern` arrays get none: their base alignment
+    depends on the launch, so nothing is reported about them."""
+    from irc.ir.core import SharedDecl
+    from irc.ir.types import U8, ArrayType
+
+    have = {d.name for d in fn.shared}
+    for op in fn.ops():
+        if op.name != "shared_addr" or op.attrs.get("space") != "shared":
+            continue
+        name = str(op.attrs.get("sym"))
+        v = local_vars.get(name) or gvars.get(name)
+        if name in have or v is None or v.extern or v.space != "shared":
+            continue
+        size = v.size_bytes()
+        if size <= 0:
+            continue
+        fn.shared.append(SharedDecl(name, ArrayType(U8, (size,)), int(v.align or 1)))
+        have.add(name)
+
+
 def register(handlers: dict[str, Any]) -> None:
     """Install the async handlers in the lifter's table (chained before the lifter's own `fence`)."""
     plain_fence = handlers.get("fence")
