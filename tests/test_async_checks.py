@@ -3,6 +3,8 @@ differs in one detail must stay silent), on small .kdsl kernels."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from irc.compiler import check_kdsl
@@ -118,3 +120,26 @@ kernel k(x: *global f32, y: *global f32, n: u32) {{
 @pytest.mark.parametrize("n_wait", [0, 1])
 def test_double_buffered_cp_async_is_clean(n_wait: int) -> None:
     assert _checks(CP.format(n_wait=n_wait), "sm_80") == []
+
+
+GEMM = (Path(__file__).parent.parent / "examples" / "tma_gemm_sm100.kdsl").read_text()
+
+
+@pytest.mark.parametrize(
+    "old,new,want",
+    [
+        ("", "", []),
+        ("mbarrier_wait(&full[s], (kt / 2) % 2);", "", ["async-unwaited"]),  # MMA role reads stage in flight
+        ("    mbarrier_wait(&done, 0);\n", "", ["async-unwaited"]),  # epilogue reads TMEM before the commit
+        ("mbarrier_wait(&full[s], (kt / 2) % 2);", "mbarrier_wait(&full[s], 0);", ["mbarrier-phase"]),
+        (
+            "mbarrier_wait(&empty[s], (kt / 2 - 1) % 2);",
+            "mbarrier_wait(&empty[s], kt % 2);",
+            ["mbarrier-phase"],
+        ),
+    ],
+)
+def test_warp_specialised_gemm_mutants(old: str, new: str, want: list[str]) -> None:
+    src = GEMM.replace(old, new) if old else GEMM
+    assert src != GEMM or not old
+    assert _checks(src) == want

@@ -391,6 +391,14 @@ def _access_width(op: Op) -> int:
 
 
 def check_unwaited(ctx: FunctionContext) -> list[Diagnostic]:
+    out = _unwaited_paths(ctx)
+    seen = ctx.cache.get("unwaited_sites", set())
+    out += [d for site, d in _unwaited_roles(ctx) if id(site) not in seen]  # type: ignore[operator]
+    return out
+
+
+def _unwaited_paths(ctx: FunctionContext) -> list[Diagnostic]:
+    """One thread's view: dataflow of pending copies along the CFG (the issuing thread reads)."""
     pr = _proto(ctx)
     fn, cfg = ctx.fn, ctx.cfg
     if not any(op.name in ("cp_async", *COPY_OPS) for op in fn.ops()):
@@ -399,7 +407,6 @@ def check_unwaited(ctx: FunctionContext) -> list[Diagnostic]:
     State = frozenset
     state_in: dict[Block, frozenset] = {cfg.entry: State()}
     bar_sym = {id(c): shared_root(c.operands[-1]) for o in pr.objects.values() for c in o.copies}
-    loop_defs: dict[int, set[int]] = {}
 
     def in_loop(site: Op, header: Block) -> bool:
         lp = next((lp for lp in cfg.loops if lp.header is header), None)
@@ -477,7 +484,112 @@ def check_unwaited(ctx: FunctionContext) -> list[Diagnostic]:
             continue
         done.add(id(s))
         out.append(_unwaited_diag(ctx, s, k, rd, w))
-    _ = loop_defs
+    ctx.cache["unwaited_sites"] = done
+    return out
+
+
+def _unwaited_roles(ctx: FunctionContext) -> list[tuple[Op, Diagnostic]]:
+    """Every thread's view (warp-specialised kernels): a read of shared memory that a bulk/tensor copy
+    writes, a `tcgen05.mma` reading it through `smem_desc`, or a `tcgen05.ld` of tensor memory that MMAs
+    write, reachable from the writer, with neither a wait on the writer's mbarrier before it in the
+    reader's own path, nor a CTA barrier before it that some wait on that mbarrier can reach."""
+    pr = _proto(ctx)
+    fn, cfg = ctx.fn, ctx.cfg
+    if pr.opaque or pr.untraced or not fn.is_kernel:
+        return []
+    writers: dict[str, list[tuple[Op, str]]] = {}
+    for o in pr.objects.values():
+        for c in o.copies:
+            x = shared_root(c.operands[0])
+            if x is not None:
+                writers.setdefault(x, []).append((c, o.sym))
+    mmas = [op for op in ctx.reachable_ops() if op.name == "tcgen05_mma"]
+    commits = [op for op in ctx.reachable_ops() if op.name == "tcgen05_commit"]
+    commit_objs = {shared_root(op.operands[0]) for op in commits}
+    if not writers and not (mmas and commits and None not in commit_objs):
+        return []
+    waits = {o.sym: o.waits for o in pr.objects.values()}
+    syncs = [op for op in ctx.reachable_ops() if _syncs(op)]
+    reach_cache: dict[Block, set[Block]] = {}
+
+    def reach(b: Block) -> set[Block]:
+        r = reach_cache.get(b)
+        if r is None:
+            r = set()
+            work = list(cfg.succs.get(b, []))
+            while work:
+                x = work.pop()
+                if x not in r:
+                    r.add(x)
+                    work.extend(cfg.succs.get(x, []))
+            reach_cache[b] = r
+        return r
+
+    def pos(op: Op) -> int:
+        return op.block.ops.index(op)  # type: ignore[union-attr]
+
+    def before(a: Op, b: Op) -> bool:
+        if a.block is b.block:
+            return pos(a) < pos(b)
+        return cfg.dominates(a.block, b.block)  # type: ignore[arg-type]
+
+    def reaches(a: Op, b: Op) -> bool:
+        if a.block is b.block and pos(a) < pos(b):
+            return True
+        return b.block in reach(a.block)  # type: ignore[arg-type]
+
+    def covered(r: Op, objs: set) -> bool:
+        ws = [w for s in objs for w in waits.get(s, [])]
+        if any(before(w, r) for w in ws):
+            return True
+        return any(before(b, r) and any(reaches(w, b) for w in ws) for b in syncs)
+
+    found: list[tuple[Op, Op, str]] = []
+    for r in ctx.reachable_ops():
+        cands: list[tuple[list[Op], set]] = []
+        if r.name in ("load", "load_vec") and r.operands:
+            sp = getattr(r.operands[0].type, "space", None) == "shared" or r.attrs.get("space") == "shared"
+            ws = writers.get(shared_root(r.operands[0]) or "", []) if sp else []
+            if ws:
+                cands.append(([c for c, _ in ws], {o for _, o in ws}))
+        elif r.name == "tcgen05_mma":
+            for x in _async_reads(r):
+                ws = writers.get(x, [])
+                if ws:
+                    cands.append(([c for c, _ in ws], {o for _, o in ws}))
+        elif r.name == "tcgen05_ld" and mmas and commits and None not in commit_objs:
+            cands.append((mmas, set(commit_objs)))
+        for srcs, objs in cands:
+            # a writer that can run before the read (same path) or beside it (another role's branch);
+            # one that only ever comes after the read in program order is not a hazard for it
+            src = next((c for c in srcs if c is not r and (reaches(c, r) or not reaches(r, c))), None)
+            if src is not None and not covered(r, objs):
+                found.append((src, r, ", ".join(f"`{o}`" for o in sorted(objs))))
+                break
+    out: list[tuple[Op, Diagnostic]] = []
+    done: set[int] = set()
+    for src, r, objs in found:
+        if id(src) in done:
+            continue
+        done.add(id(src))
+        what = "tensor memory" if r.name == "tcgen05_ld" else "shared memory"
+        writer = "tcgen05.mma" if src.name == "tcgen05_mma" else "bulk tensor copy"
+        labels = _lab(src, f"the {writer} writes this {what} asynchronously and signals {objs}")
+        labels += _lab(r, f"read here with no wait on {objs} before it in this thread's path")
+        out.append(
+            (
+                src,
+                error(
+                    UNWAITED,
+                    f"{what} written by the {writer} at {_line(src)} is read with no wait on {objs} before "
+                    f"the read: the threads that run it may see the data before it lands",
+                    r.span,
+                    labels=labels,
+                    help=f"wait on {objs} (the mbarrier the {writer} completes) before reading, in every role "
+                    "that reads the data",
+                ),
+            )
+        )
     return out
 
 
