@@ -158,3 +158,41 @@ def test_schedule_sweep() -> None:
         timeout=3000,
     )
     assert r.returncode == 0, r.stdout[-4000:]
+
+
+HANG_AT_BAR = """
+const TILE_BYTES: u32 = 32 * 16 * 4;
+
+@launch(block = 128)
+@allow(mbarrier-arrival-mismatch)
+kernel hang(out: *global f32, map: tensormap<f32; 32, 16>) {
+    shared tile: [f32; 32, 16] align 128;
+    shared full: mbarrier;
+    if tid.x == 0 { mbarrier_init(&full, TILE_BYTES); fence_mbarrier_init(); }
+    barrier();
+    if tid.x == 0 {
+        mbarrier_arrive_expect_tx(&full, TILE_BYTES);
+        tma_load(&tile[0, 0], map, [0, 0], &full);
+    }
+    if tid.x < 16 {
+        mbarrier_wait(&full, 0);
+        out[tid.x] = tile[0, tid.x];
+    }
+    barrier();
+}
+"""
+
+
+@pytest.mark.parametrize("schedules", [None, 4])
+def test_hang_at_a_barrier_reports_the_mbarrier_not_barrier_divergence(schedules) -> None:
+    """Threads 16..127 wait at `barrier()` for threads 0..15 parked on an mbarrier that can never
+    complete: the error names the mbarrier and its state, not a divergent `bar.sync`."""
+    mod = irc.compile(HANG_AT_BAR, arch="sm_100a", path="hang.kdsl")
+    x = np.zeros((32, 16), np.float32)
+    out = np.zeros(16, np.float32)
+    opts = {} if schedules is None else {"schedules": schedules}
+    with pytest.raises(DeadlockError) as e:
+        mod["hang"].launch(grid=1, block=128, args=[out, irc.TensorMap(x, box=(32, 16))], **opts)
+    msg = e.value.message
+    assert "mbarrier at smem+0x" in msg and "2047 of 2048 arrivals pending" in msg
+    assert "blocked elsewhere" in msg
