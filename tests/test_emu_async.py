@@ -196,3 +196,11 @@ def test_hang_at_a_barrier_reports_the_mbarrier_not_barrier_divergence(schedules
     msg = e.value.message
     assert "mbarrier at smem+0x" in msg and "2047 of 2048 arrivals pending" in msg
     assert "blocked elsewhere" in msg
+
+
+@pytest.mark.parametrize("stem", ["bug_fixed_parity", "bug_no_expect_tx"])
+def test_schedules_prefer_the_race_over_the_hang(stem: str) -> None:
+    """Under the 'complete at once' order these hang; `schedules=8` reports the read of the tile in flight."""
+    with pytest.raises(AsyncRaceError) as e:
+        _run_driver(stem, schedules=8)
+    assert "ld.shared.f32" in e.value.message and "cp.async.bulk.tensor" in e.value.message

@@ -109,8 +109,9 @@ def run_kernel(
 
     Asynchrony: by default async copies and MMAs complete when issued. `seed=s` runs one randomised
     completion schedule (see irc/emu/async_engine.py); `schedules=N` runs N of them (seeds 0..N-1), each
-    from the original arguments, raises the first dynamic error any schedule finds, and raises
-    AsyncRaceError when two schedules leave different results; the arrays end as schedule 0 left them.
+    from the original arguments; it raises the first AsyncRaceError any schedule finds, else the first
+    other dynamic error, and AsyncRaceError when two schedules leave different results; the arrays end as
+    schedule 0 left them.
     The environment variable IRC_EMU_SCHEDULES=N makes `schedules=N` the default (test sweeps)."""
     if schedules is None and seed is None and os.environ.get("IRC_EMU_SCHEDULES"):
         schedules = int(os.environ["IRC_EMU_SCHEDULES"])

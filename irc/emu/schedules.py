@@ -1,5 +1,9 @@
 """`run_kernel(..., schedules=N)`: run N seeded completion orders of the asynchronous work and compare.
 
+Which error: an `AsyncRaceError` from any schedule wins (it names the read and the copy); otherwise the
+first other error (a hang with the mbarrier state, a fault). A wrong parity, for example, hangs under the
+"complete at once" order and reads a tile in flight under a later one.
+
 Why compare: a race on asynchronous memory does not always read a poisoned byte (the copy may have
 landed under one order and not under another, and a wrong-parity wait may see an older, complete tile).
 Results that differ between two schedules are a race whatever the cause, so they are reported too.
@@ -9,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irc.emu.errors import AsyncRaceError, EmuLaunchError
+from irc.emu.errors import AsyncRaceError, EmuError, EmuLaunchError
 
 
 def _arrays(args: list) -> list[np.ndarray]:
@@ -41,10 +45,20 @@ def run_schedules(module, kernel: str, grid, block, args: list, n: int, opts: di
     start = [a.copy() for a in arrs]
     first: list[np.ndarray] | None = None
     stats = None
+    failed: EmuError | None = None
     for s in range(n):
         for a, a0 in zip(arrs, start):
             a[...] = a0
-        st = run_kernel(module, kernel, grid, block, args, seed=s, **opts)
+        try:
+            st = run_kernel(module, kernel, grid, block, args, seed=s, **opts)
+        except AsyncRaceError:
+            raise  # the most specific verdict: data read while in flight
+        except EmuError as e:
+            # a hang or fault under this order: keep looking for an order that shows the race behind it
+            failed = failed or e
+            continue
+        if failed is not None:
+            continue
         res = [a.copy() for a in arrs]
         if first is None:
             first, stats = res, st
@@ -57,6 +71,8 @@ def run_schedules(module, kernel: str, grid, block, args: list, n: int, opts: di
                     f"schedule {s} leave different values in array argument {i} (first byte {int(diff[0])})",
                     kernel=kernel,
                 )
+    if failed is not None:
+        raise failed
     for a, r in zip(arrs, first or []):
         a[...] = r
     return stats
