@@ -106,6 +106,11 @@ CHECK_DESCRIPTIONS: dict[str, str] = {
     "unanalysed-call": "A call under thread-dependent control whose callee cannot be analysed.",
     "mbarrier-tx-mismatch": "expect_tx byte count differs from the bytes of the TMA copies on that barrier.",
     "tma-misaligned": "A TMA destination that is not 128-byte aligned, or a box beyond the TMA limits.",
+    "mbarrier-arrival-mismatch": "mbarrier init count differs from the arrivals one phase receives.",
+    "mbarrier-phase": "An mbarrier wait parity that does not flip with the barrier's phase across iterations.",
+    "mbarrier-uninitialized": "An mbarrier used where no mbarrier.init (made visible by a barrier) reaches.",
+    "async-unwaited": "Memory an async copy or MMA writes is read before a wait that covers it.",
+    "async-proxy-fence": "Generic-proxy shared stores read by TMA/tcgen05 without fence.proxy.async.",
     "shared-overflow": "Shared memory beyond what the target allows per block.",
     "register-pressure": "The allocation needs more registers than allowed.",
 }

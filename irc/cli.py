@@ -201,6 +201,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="emu: the CPU emulator (default); cuda: a GPU",
     )
     r.add_argument("--out-dir", default=None, help="where to write the argument arrays after the run")
+    r.add_argument(
+        "--schedules",
+        type=int,
+        default=None,
+        metavar="N",
+        help="emulator: run N randomised completion orders of async copies/MMAs (races raise async-race)",
+    )
     return p
 
 

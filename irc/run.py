@@ -79,9 +79,9 @@ def run_cli(a: argparse.Namespace, emit_diags: Callable[..., object]) -> int:
         args = [given[n] for n in k.param_names]
         grid = _parse_dims(a.grid, "--grid")
         block = _parse_dims(a.block, "--block")
-        stats = k.launch(
-            grid, block, args, device=a.device, dynamic_shared_bytes=getattr(a, "dynamic_shared_bytes", 0)
-        )
+        opts = {"schedules": a.schedules} if getattr(a, "schedules", None) and a.device == "emu" else {}
+        dyn = getattr(a, "dynamic_shared_bytes", 0)
+        stats = k.launch(grid, block, args, device=a.device, dynamic_shared_bytes=dyn, **opts)
     except (LaunchError, KeyError) as e:
         sys.stderr.write(f"irc: error: {e}\n")
         return 2

@@ -68,7 +68,7 @@ def test_tma_pipeline_wrong_parity_is_caught() -> None:
     x = np.ones((64, 64), np.float32)
     tm = encode_tensormap(x, shape=(64, 64), strides_bytes=(256,), box=(16, 16), dtype=np.float32)
     bad = {"mbarrier_wait %bar, %par": "%npar = xor %par, %c1 : u32\n  mbarrier_wait %bar, %npar"}
-    with pytest.raises(EmuError, match="deadlock|never complete"):
+    with pytest.raises(EmuError, match="deadlock|never complete|async-race"):  # a race under some schedules
         run("tma_pipeline", "tma_pipe", "sm_90a", 256, (tm, np.zeros_like(x), np.uint32(16)), replace=bad)
 
 

@@ -156,11 +156,11 @@ def test_warp_collectives() -> None:
 def test_collective_and_opaque_forms() -> None:
     fn = _lift(
         REGS + "    ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [%r5];\n"
-        "    cp.async.commit_group;\n    lop3.b32 %r6, %r1, %r2, %r3, 0x96;\n    ret;"
+        "    discard.global.L2 [%rd1], 128;\n    lop3.b32 %r6, %r1, %r2, %r3, 0x96;\n    ret;"
     )
     assert _ops(fn, "ptx_collective")[0].attrs["text"].startswith("ldmatrix")
     assert len(_ops(fn, "ptx_collective")[0].results) == 4
-    assert _ops(fn, "opaque")[0].attrs["text"] == "cp.async.commit_group"
+    assert _ops(fn, "opaque")[0].attrs["text"] == "discard.global.L2"
     assert _ops(fn, "ptx_pure")[0].attrs["text"] == "lop3.b32"
 
 

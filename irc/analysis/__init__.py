@@ -42,7 +42,7 @@ def check_function(
     """Run the analyzer's checks on one function (uniformity and TMA checks only on kernels)."""
     ctx = FunctionContext(fn, module, arch)
     allow = allowed_checks(fn)
-    wanted = list(checks) if checks is not None else list(CHECKS)
+    wanted = list(dict.fromkeys(checks if checks is not None else CHECKS))
     out: list[Diagnostic] = []
     for name in wanted:
         if name in allow or name not in CHECKS:

@@ -6,6 +6,7 @@ returning `EmuStats`, the `EmuError` family for dynamic errors, `EmuLaunchError`
 """
 
 from irc.emu.errors import (
+    AsyncRaceError,
     BarrierError,
     CollectiveMaskError,
     DeadlockError,
@@ -22,6 +23,7 @@ from irc.emu.launch import EmuStats, run_kernel
 from irc.emu.tensormap import encode_tensormap
 
 __all__ = [
+    "AsyncRaceError",
     "BarrierError",
     "CollectiveMaskError",
     "DeadlockError",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irc.emu.errors import BarrierError
+from irc.emu.errors import BarrierError, EmuError
 from irc.emu.state import BIG, W_BAR, W_MBAR, W_NONE
 from irc.ptx.model import Instr
 
@@ -25,7 +25,14 @@ def release(m) -> bool:
             m.wait[w] = W_NONE
             m.sched[w] = m.pc[w]
             return True
-    return release_barriers(m)
+    if m.asyncq is None or not m.asyncq.pending:
+        return release_barriers(m)
+    try:
+        if release_barriers(m):
+            return True
+    except EmuError:
+        pass  # a barrier that cannot complete yet: pending asynchronous work may still unblock it
+    return m.asyncq.drain_one()  # nothing can run: one pending asynchronous operation completes
 
 
 # ---------------------------------------------------------------------------- CTA barriers
@@ -140,6 +147,11 @@ def release_barriers(m) -> bool:
             line,
         )
     others = np.setdiff1d(live, waiting)
+    mb = others[m.wait[others] == W_MBAR] if len(others) else others
+    if len(mb):  # the real hang is at the mbarrier: report its state, not this barrier
+        from irc.emu.async_engine import mbarrier_hang
+
+        raise mbarrier_hang(m, mb)
     if len(others):
         raise m.error(
             BarrierError,

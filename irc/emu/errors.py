@@ -75,6 +75,12 @@ class DeadlockError(EmuError):
     kind = "deadlock"
 
 
+class AsyncRaceError(EmuError):
+    """A read of memory that an asynchronous copy or MMA has not finished writing (irc/emu/async_engine.py)."""
+
+    kind = "async-race"
+
+
 class StepLimitError(EmuError):
     kind = "step-limit"
 

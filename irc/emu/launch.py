@@ -6,12 +6,14 @@ Why chunks: registers are arrays over all threads being run; a huge grid is run 
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from irc.emu import dtypes as D
+from irc.emu.async_engine import CHUNK_STRIDE
 from irc.emu.errors import EmuLaunchError
 from irc.emu.machine import Machine
 from irc.emu.memory import GlobalMemory
@@ -98,10 +100,38 @@ def run_kernel(
     dynamic_shared_bytes: int = 0,
     max_steps: int = DEFAULT_MAX_STEPS,
     max_threads_per_chunk: int = DEFAULT_CHUNK_THREADS,
+    seed: int | None = None,
+    schedules: int | None = None,
 ) -> EmuStats:
     """Run `kernel` of `module` on the emulator. numpy array arguments are copied into global memory and
     written back in place afterwards. Raises EmuLaunchError for a bad launch, EmuError for dynamic errors.
-    `max_steps` bounds instruction steps per chunk of CTAs (an infinite loop becomes StepLimitError)."""
+    `max_steps` bounds instruction steps per chunk of CTAs (an infinite loop becomes StepLimitError).
+
+    Asynchrony: by default async copies and MMAs complete when issued. `seed=s` runs one randomised
+    completion schedule (see irc/emu/async_engine.py); `schedules=N` runs N of them (seeds 0..N-1), each
+    from the original arguments; it raises the first AsyncRaceError any schedule finds, else the first
+    other dynamic error, and AsyncRaceError when two schedules leave different results; the arrays end as
+    schedule 0 left them.
+    The environment variable IRC_EMU_SCHEDULES=N makes `schedules=N` the default (test sweeps)."""
+    if schedules is None and seed is None and os.environ.get("IRC_EMU_SCHEDULES"):
+        schedules = int(os.environ["IRC_EMU_SCHEDULES"])
+    if schedules is not None:
+        from irc.emu.schedules import run_schedules
+
+        return run_schedules(
+            run_kernel,
+            module,
+            kernel,
+            grid,
+            block,
+            list(args),
+            schedules,
+            dict(
+                dynamic_shared_bytes=dynamic_shared_bytes,
+                max_steps=max_steps,
+                max_threads_per_chunk=max_threads_per_chunk,
+            ),
+        )
     from irc.emu import ops  # noqa: F401  (registers the semantics table)
 
     t0 = time.perf_counter()
@@ -225,6 +255,7 @@ def run_kernel(
                 loffs,
                 lsize,
                 max_steps,
+                seed=None if seed is None else seed * CHUNK_STRIDE + s,
             )
             mach.run()
             stats.thread_instructions += mach.thread_instructions

@@ -18,7 +18,6 @@ from irc.emu.barriers import barrier_terminator, release
 from irc.emu.cfg import build_blocks, ends_block
 from irc.emu.errors import (
     BarrierError,
-    DeadlockError,
     EmuError,
     StepLimitError,
     UnsupportedInstructionError,
@@ -52,6 +51,7 @@ class Machine:
         local_layout: dict[str, int],
         local_size: int,
         max_steps: int,
+        seed: int | None = None,
     ) -> None:
         self.module, self.fn, self.kernel = module, fn, fn.name
         self.grid, self.block, self.ctas = grid, block, ctas
@@ -92,6 +92,7 @@ class Machine:
         self.wait_cnt = np.zeros(n, dtype=np.int32)  # expected count (0: all CTA threads)
         self.wait_line = np.zeros(n, dtype=np.int32)
         self.wait_hid = np.zeros(n, dtype=np.int32)  # handler id for release callbacks
+        self.wait_key = np.zeros(n, dtype=np.int64)  # the mbarrier a parked thread waits on
         self.bar_arrivals = np.zeros((ncta, 16), dtype=np.int64)
         self.release_cbs: dict[int, Callable] = {}
         self.mbar: dict[tuple[int, int], list[int]] = {}  # (cta, off) -> [phase, pending, expected, tx]
@@ -105,6 +106,11 @@ class Machine:
         self._declare_regs()
         self._specials()
         self.extra: dict = {}  # per-launch scratch for op modules (tmem, wmma, ...)
+        self.asyncq = None  # asynchronous completion engine (a seeded schedule), see async_engine.py
+        if seed is not None:
+            from irc.emu.async_engine import Engine
+
+            self.asyncq = Engine(self, seed)
         self.blocks = self._decode()
 
     # ------------------------------------------------------------------ registers
@@ -484,8 +490,12 @@ class Machine:
             else:
                 self.cur_instr = None
                 term(idx)
+                if self.asyncq is not None:
+                    self.asyncq.step()
                 continue
             self.cur_instr = None
+            if self.asyncq is not None:
+                self.asyncq.step()
 
     def _release(self) -> bool:
         return release(self)
@@ -494,13 +504,9 @@ class Machine:
         live = np.flatnonzero(self.pc >= 0)
         mb = live[self.wait[live] == W_MBAR]
         if len(mb):
-            lines = sorted(set(int(x) for x in self.wait_line[mb]))
-            raise self.error(
-                DeadlockError,
-                f"mbarrier wait can never complete: no runnable thread is left (waiting at line(s) {lines})",
-                mb,
-                lines[0],
-            )
+            from irc.emu.async_engine import mbarrier_hang
+
+            raise mbarrier_hang(self, mb)
         br = live[self.wait[live] == W_BAR]
         raise self.error(
             BarrierError,

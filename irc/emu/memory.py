@@ -146,6 +146,8 @@ def locate(m, space: str, addr: np.ndarray, ids: np.ndarray, nbytes: int, write:
 
 
 def check_written(m, bidx: np.ndarray, nbytes: int, ids: np.ndarray) -> None:
+    if m.asyncq is not None:  # bytes an asynchronous copy has not finished writing
+        m.asyncq.check_read(bidx, nbytes, ids)
     w = m.smem_written
     ok = w[bidx] if nbytes == 1 else w[bidx[:, None] + np.arange(nbytes)].all(axis=1)
     if not ok.all():
@@ -180,6 +182,9 @@ def load(m, space: str, addr, ids: np.ndarray, dt: np.dtype, nvec: int = 1) -> l
 
 
 def store(m, space: str, addr, ids: np.ndarray, dt: np.dtype, vals: list) -> None:
+    if m.asyncq is not None and m.asyncq.capture is not None:  # written by an async copy: later
+        m.asyncq.defer_store(space, addr, ids, dt, vals)
+        return
     size = dt.itemsize
     nvec = len(vals)
     total = size * nvec

@@ -61,6 +61,9 @@ def _maybe_complete(m, st: list[int]) -> None:
 
 
 def complete_tx(m, key: int, nbytes: int, ids) -> None:
+    if m.asyncq is not None and m.asyncq.capture is not None:  # an async copy: completes later
+        m.asyncq.defer(lambda: complete_tx(m, key, nbytes, ids))
+        return
     st = _get(m, key, ids)
     st[3] -= nbytes
     _maybe_complete(m, st)
@@ -186,6 +189,7 @@ def _wait(m, ins):
             dp(idx, done)
             return None
         stuck = ids[~done]
+        m.wait_key[stuck] = np.asarray(keys, np.int64)[~done]
         m.wait[stuck] = W_MBAR
         m.sched[stuck] = BIG
         m.pc[stuck] = m.cur_block

@@ -24,7 +24,7 @@ from irc.ptx.model import Addr, Instr, Reg, Vec
 LANES, COLS = 128, 512
 
 
-def _tmem(m) -> np.ndarray:
+def tmem_array(m) -> np.ndarray:
     t = m.extra.get("tmem")
     if t is None:
         t = m.extra["tmem"] = np.zeros((m.ncta, LANES, COLS), np.uint32)
@@ -65,7 +65,7 @@ def _alloc(m, ins):
 
     def alloc(idx):
         ids = m.ids(idx)
-        _tmem(m)
+        tmem_array(m)
         nxt = m.extra["tmem_next"]
         a = ad(idx)
         n = np.broadcast_to(np.asarray(ncols(idx), np.int64), (len(ids),))
@@ -125,7 +125,7 @@ def _mma(m, ins):
 
     def mma(idx):
         ids = m.ids(idx)
-        tm = _tmem(m)
+        tm = tmem_array(m)
         n = len(ids)
         da = np.broadcast_to(np.asarray(dt(idx), np.uint64), (n,))
         a_, b_ = (np.broadcast_to(np.asarray(x(idx), np.uint64), (n,)) for x in (ad, bd))
@@ -177,7 +177,7 @@ def _ldst(m, ins, kind):
 
     def h(idx):
         ids = m.ids(idx)
-        tm = _tmem(m)
+        tm = tmem_array(m)
         n = len(ids)
         a = np.broadcast_to(np.asarray(ta(idx), np.int64) + off, (n,))
         lane = (a >> 16) + m.lane[ids].astype(np.int64)

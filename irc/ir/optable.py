@@ -360,8 +360,10 @@ _op("cp_async_commit", "", "", "async", effect="readwrite", ptx="cp.async.commit
 _op("cp_async_wait", "", "", "async", effect="readwrite", attrs="n", ptx="cp.async.wait_group #n")
 _op("mbarrier_init", "sptr u32", "", effect="write", ptx="mbarrier.init.shared.b64 [$0], $1", imm="1",
     shared_write=0)  # fmt: skip
-_op("mbarrier_arrive", "sptr", "u64", effect="readwrite", ptx="mbarrier.arrive.shared.b64 %0, [$0]")
-_op("mbarrier_test_wait", "sptr u32", "bool", effect="readwrite", doc="parity wait test",
+_op("mbarrier_arrive", "sptr", "u64", effect="readwrite", opt="count drop",
+    ptx="mbarrier.arrive.shared.b64 %0, [$0]")  # fmt: skip
+_op("mbarrier_test_wait", "sptr int", "bool", effect="readwrite", opt="state",
+    doc="parity wait test (attr state: the operand is an arrive token, not a parity)",
     ptx="mbarrier.test_wait.parity.shared.b64 %0, [$0], $1", imm="1")  # fmt: skip
 _op(
     "mbarrier_wait", "sptr u32", "", effect="readwrite", doc="blocks until the phase of that parity completes"
@@ -371,11 +373,25 @@ _op("mbarrier_arrive_expect_tx", "sptr u32", "u64", effect="readwrite", gate="sm
     ptx="mbarrier.arrive.expect_tx.shared.b64 %0, [$0], $1", imm="1")  # fmt: skip
 _op("mbarrier_expect_tx", "sptr u32", "", effect="readwrite", gate="sm_90",
     ptx="mbarrier.expect_tx.relaxed.cta.shared.b64 [$0], $1", imm="1")  # fmt: skip
-_op("mbarrier_try_wait", "sptr u32", "bool", effect="readwrite", gate="sm_90",
+_op("mbarrier_try_wait", "sptr int", "bool", effect="readwrite", gate="sm_90", opt="state",
     ptx="mbarrier.try_wait.parity.shared.b64 %0, [$0], $1", imm="1")  # fmt: skip
 _op(
     "fence_mbarrier_init", "", "", effect="readwrite", gate="sm_90", ptx="fence.mbarrier_init.release.cluster"
 )
+# forms lifted from PTX (irc/frontend/ptx/lift_async.py) that .kdsl does not spell
+_op("mbarrier_complete_tx", "sptr u32", "", effect="readwrite", gate="sm_90", doc="mbarrier.complete_tx")
+_op("cp_async_mbarrier_arrive", "sptr", "", "async", effect="readwrite", opt="noinc")
+_op(
+    "bulk_load",
+    "sptr gptr u32 sptr",
+    "",
+    "async",
+    effect="readwrite",
+    gate="sm_90",
+    opt="multicast",
+    doc="cp.async.bulk shared <- global (dst, src, bytes, mbarrier): complete_tx on the mbarrier",
+)
+_op("bulk_store", "gptr sptr u32", "", "async", effect="readwrite", gate="sm_90", doc="cp.async.bulk.global")
 
 # --- TMA ---------------------------------------------------------------------------------------------
 _op(
@@ -545,6 +561,10 @@ CUSTOM_PTX: dict[str, str] = {
     "ret": "terminator",
     "trap": "terminator",
     "call": "only in lifted PTX (never selected)",
+    "mbarrier_complete_tx": "only in lifted PTX (irc/frontend/ptx/lift_async.py; never selected)",
+    "cp_async_mbarrier_arrive": "only in lifted PTX (irc/frontend/ptx/lift_async.py; never selected)",
+    "bulk_load": "only in lifted PTX (irc/frontend/ptx/lift_async.py; never selected)",
+    "bulk_store": "only in lifted PTX (irc/frontend/ptx/lift_async.py; never selected)",
     "ptx_pure": "only in lifted PTX (never selected)",
     "ptx_collective": "only in lifted PTX (never selected)",
     "opaque": "only in lifted PTX (never selected)",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from irc.analysis.checks.async_protocol import CHECKS as ASYNC_CHECKS
 from irc.analysis.checks.barrier import check_barrier_divergence
 from irc.analysis.checks.calls import NOTE_CHECK, check_calls
 from irc.analysis.checks.common import FunctionContext
@@ -31,8 +32,11 @@ CHECKS: dict[str, CheckFn] = {
     "self-cancel": check_self_cancel,
     "uninitialized": check_uninitialized,
     "tma-misaligned": check_tma_misaligned,
-    "mbarrier-tx-mismatch": check_mbarrier_tx,
+    # the TMA byte totals (tma.py) and copies on a barrier nobody announces bytes on (async_protocol.py)
+    "mbarrier-tx-mismatch": lambda ctx: check_mbarrier_tx(ctx) + ASYNC_CHECKS["mbarrier-tx-mismatch"](ctx),
     NOTE_CHECK: lambda ctx: check_calls(ctx, NOTE_CHECK),
+    # the mbarrier protocol and async-memory checks (async_protocol.py)
+    **{n: f for n, f in ASYNC_CHECKS.items() if n != "mbarrier-tx-mismatch"},
 }
 #: Checks that need the launch context, so they run on kernels only: the divergence checks need the
 #: uniformity facts; the TMA checks follow a kernel's barriers and tensormap parameters.

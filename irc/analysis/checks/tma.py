@@ -169,8 +169,8 @@ def _barrier_label(fn: Function, k: BarrierKey) -> str:
 
 def _load_bytes(op: Op) -> tuple[int, TensorMapType] | None:
     m = _tma_map(op)
-    if m is None or not isinstance(m.type, TensorMapType):
-        return None
+    if m is None or not isinstance(m.type, TensorMapType) or not m.type.box:
+        return None  # no box: a descriptor lifted from PTX (built by the host), bytes unknown
     try:
         n = size_of(m.type.elem)
     except TypeError:

@@ -45,6 +45,7 @@ import sys
 from typing import Any
 
 from irc.diagnostics import Diagnostic, Span, warning
+from irc.frontend.ptx import lift_async as _lift_async
 from irc.frontend.ptx.immediates import float_imm_bits
 from irc.frontend.ptx.lift_cfg import CfgMixin, LiftScope, PBlock
 from irc.frontend.ptx.lift_ops import HANDLERS
@@ -501,7 +502,10 @@ def lift_module(ptx: P.Module, source: str | None = None) -> tuple[Module, list[
         for f in ptx.functions:
             if f.body is None:
                 continue
-            mod.add_function(FnLifter(mc, f).run())
+            fl = FnLifter(mc, f)
+            fn = fl.run()
+            _lift_async.declare_shared(fn, mc.gvars, fl.local_vars)  # sizes/alignments for the TMA checks
+            mod.add_function(fn)
     finally:
         if gc_was:
             gc.enable()

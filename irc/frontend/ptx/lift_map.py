@@ -46,12 +46,12 @@ NOT_LIFTED: dict[str, str] = {
     "pack_half2": "lifted as `ptx_pure` (a packed conversion with two sources)",
     "shared_addr": "lifted from `mov` of a shared symbol (needs a `.shared` declaration; tests/test_ptx_lift.py)",
     "elect": "compiled for sm_80 it is emulated; `elect.sync` lifts to `elect` (tests/test_ptx_lift.py)",
-    "cp_async": "lifted as opaque until the async family is lifted as ops (issue 13)",
+    "cp_async": "lifted by irc/frontend/ptx/lift_async.py (cp.async sizes and cache modifiers)",
     "ldmatrix": "lifted as ptx_collective (tensor-core shapes are not modelled as ops)",
     "wmma_load": "lifted as ptx_collective (tensor-core shapes are not modelled as ops)",
     "wmma_store": "lifted as ptx_collective (tensor-core shapes are not modelled as ops)",
     **{
-        n: "lifted as opaque / ptx_collective until the async family is lifted as ops (issue 13)"
+        n: "lifted by irc/frontend/ptx/lift_async.py from its own PTX forms (spaces, .parity, tokens), not by inverting the template (tests/test_async_protocol.py)"
         for n in (
             "cp_async_commit",
             "cp_async_wait",

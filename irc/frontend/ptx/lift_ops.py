@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from irc.frontend.ptx import lift_async
 from irc.frontend.ptx.lift_cfg import LiftScope
 from irc.frontend.ptx.lift_map import ARITH, ROUNDING_OPS, arith_op, match_positional
 from irc.frontend.ptx.lift_types import (
@@ -508,3 +509,6 @@ for _b in (*ARITH, "mad", "fma"):  # the bases the op table's templates spell (l
 for _b in PURE_TEXT:
     if "." not in _b and _b not in HANDLERS:
         HANDLERS[_b] = _h_pure
+
+# mbarrier, cp.async*, fence.proxy.async / mbarrier_init, tcgen05: the .kdsl front end's async ops
+lift_async.register(HANDLERS)

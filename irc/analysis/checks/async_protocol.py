@@ -1,0 +1,754 @@
+"""The mbarrier protocol checks: `mbarrier-arrival-mismatch`, `mbarrier-phase`, `mbarrier-uninitialized`,
+the no-`expect_tx` half of `mbarrier-tx-mismatch`, and the two async-memory checks `async-unwaited` and
+`async-proxy-fence` (docs/analyzer.md).
+
+Each check turns facts of `irc.analysis.mbarrier` into findings whose labels walk through the protocol
+(init -> arrivals -> copies -> waits). Every rule reports only what the facts prove; an object touched by
+calls or unmodelled instructions, or a loop whose counter cannot be evaluated, is left alone.
+"""
+
+from __future__ import annotations
+
+from irc.analysis.checks.common import FunctionContext
+from irc.analysis.mbarrier import (
+    ANNOUNCE_OPS,
+    COPY_OPS,
+    WAIT_OPS,
+    BarrierObject,
+    Eval,
+    Protocol,
+    SAddr,
+    arrival_count,
+    const_int,
+    executes,
+    iteration_loop,
+    iterations,
+    protocol,
+    shared_root,
+    strip,
+    threads_of,
+)
+from irc.diagnostics import Diagnostic, Label, error
+from irc.ir.core import Block, Op, OpResult, Value
+
+ARRIVAL = "mbarrier-arrival-mismatch"
+TX = "mbarrier-tx-mismatch"
+PHASE = "mbarrier-phase"
+UNINIT = "mbarrier-uninitialized"
+UNWAITED = "async-unwaited"
+PROXY = "async-proxy-fence"
+
+
+def _proto(ctx: FunctionContext) -> Protocol:
+    p = ctx.cache.get("mbar_protocol")
+    if p is None:
+        p = protocol(ctx.fn, ctx.cfg)
+        ctx.cache["mbar_protocol"] = p
+    return p  # type: ignore[return-value]
+
+
+def _eval(ctx: FunctionContext) -> Eval:
+    e = ctx.cache.get("mbar_eval")
+    if e is None:
+        e = Eval(ctx.fn, ctx.cfg)
+        ctx.cache["mbar_eval"] = e
+    return e  # type: ignore[return-value]
+
+
+def _line(op: Op) -> str:
+    return f"line {op.span.line}" if op.span is not None else "here"
+
+
+def _lab(op: Op, msg: str) -> list[Label]:
+    return [Label(op.span, msg)] if op.span is not None else []
+
+
+def _has_ops(ctx: FunctionContext) -> bool:
+    return bool(_proto(ctx).objects)
+
+
+# ------------------------------------------------------------------------------------ wait parities
+def wait_sequence(ctx: FunctionContext, w: Op) -> list[tuple[int, int, int]] | None:
+    """For a parity wait in a loop: [(iteration, barrier offset, parity)] over the first iterations in
+    which it runs; None when not decidable (not in a loop, unknown counter, dynamic barrier)."""
+    if w.name not in WAIT_OPS or w.attrs.get("state") or w.block is None:
+        return None
+    lp = iteration_loop(ctx.cfg, w.block)
+    if lp is None:
+        return None
+    ev = _eval(ctx)
+    its = iterations(ev, ctx.cfg, lp)
+    if its is None:
+        return None
+    out = []
+    for k, env in enumerate(its):
+        ex = executes(ev, ctx.cfg, lp, w.block, env)
+        if ex is None:
+            return None
+        if not ex:
+            continue
+        a, p = ev.value(w.operands[0], env), ev.value(w.operands[1], env)
+        if not isinstance(a, SAddr) or not isinstance(p, int):
+            return None
+        out.append((k, a.off, p & 1))
+    return out
+
+
+def _reused(ctx: FunctionContext, o: BarrierObject, off: int) -> Op | None:
+    """An arrival on element `off` of `o` inside a loop (so the barrier goes through one phase per
+    iteration), if any. Arrivals at a fixed other offset of the same symbol (barriers packed into one
+    shared array) do not count."""
+    ev = _eval(ctx)
+    for op in o.arrives + o.copies:
+        if op.block is None:
+            continue
+        lp = iteration_loop(ctx.cfg, op.block)
+        if lp is None:
+            continue
+        bar = op.operands[-1] if op.name in COPY_OPS else op.operands[0]
+        its = iterations(ev, ctx.cfg, lp, 2)
+        a = ev.value(bar, its[0]) if its else None
+        if isinstance(a, SAddr) and a.off != off and not ev.depends_on(bar, set(lp.header.args)):
+            continue
+        return op
+    return None
+
+
+def _element(ctx: FunctionContext, sym: str, off: int) -> str:
+    """`full[1]` for an element of a declared mbarrier array, else `sym+off`."""
+    from irc.ir.types import ArrayType, MBarrierType
+
+    decl = next((d for d in ctx.fn.shared if d.name == sym), None)
+    if decl is not None and isinstance(decl.type, ArrayType) and isinstance(decl.type.elem, MBarrierType):
+        return f"{sym}[{off // 8}]"
+    return sym if off == 0 else f"{sym}+{off}"
+
+
+def check_phase(ctx: FunctionContext) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    pr = _proto(ctx)
+    for o in pr.objects.values():
+        for w in o.waits:
+            seq = wait_sequence(ctx, w)
+            if not seq:
+                continue
+            last: dict[int, tuple[int, int]] = {}
+            for k, off, p in seq:
+                prev = last.get(off)
+                if prev is not None and prev[1] == p:
+                    again = _reused(ctx, o, off)
+                    if again is not None:
+                        out.append(_phase_diag(ctx, o, w, again, prev[0], k, off, p))
+                    break
+                last[off] = (k, p)
+    return out
+
+
+def _phase_diag(ctx, o: BarrierObject, w: Op, again: Op, k0: int, k1: int, off: int, p: int) -> Diagnostic:
+    name = _element(ctx, o.sym, off)
+    par = w.operands[1]
+    fixed = const_int(par) is not None
+    pv = strip(par)
+    what = f"`{ctx.name(pv)}`" if pv.name else "the parity expression"
+    how = f"the parity is the constant {p}" if fixed else f"{what} gives parity {p} both times"
+    labels = _lab(again, f"arrives on `{o.sym}` in every iteration: each use completes one more phase")
+    labels += _lab(w, f"iteration {k0} waits on parity {p}; iteration {k1} waits on parity {p} again ({how})")
+    return error(
+        PHASE,
+        f"mbarrier wait parity does not flip with the phase of `{name}`: iterations {k0} and {k1} both "
+        f"wait on parity {p}, so the second wait returns at once on the phase completed before "
+        f"(stale data) or waits for a phase that never comes",
+        w.span,
+        labels=labels,
+        help="wait on the parity of the phase this use completes: `(k / STAGES) & 1` for stage "
+        "`k % STAGES`, or a phase bit flipped whenever the stage index wraps",
+    )
+
+
+# ------------------------------------------------------------------------------------ arrivals
+def check_arrival(ctx: FunctionContext) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    pr = _proto(ctx)
+    if pr.opaque:
+        return out
+    fn, cfg = ctx.fn, ctx.cfg
+    for o in pr.objects.values():
+        counts = {const_int(i.operands[1]) for i in o.inits}
+        if len(counts) != 1 or None in counts or not o.arrives:
+            continue
+        (C,) = counts
+        assert C is not None
+        sites = []
+        for a in o.arrives:
+            per = arrival_count(a)
+            if per is None or a.block is None:
+                break
+            lp = iteration_loop(cfg, a.block)
+            th = threads_of(fn, cfg, a.block, lp.blocks if lp is not None else None)
+            sites.append((a, per, th, lp))
+        else:
+            # too many: one arrive instruction executed by more threads than the phase expects
+            for a, per, th, _ in sites:
+                if th.lo * per > C:
+                    out.append(_arrival_diag(o, C, a, th.lo * per, th.why, too_many=True))
+                    break
+            else:
+                hi = 0
+                for _, per, th, _ in sites:
+                    if th.hi is None:
+                        hi = -1
+                        break
+                    hi += th.hi * per
+                if hi >= 0 and C > hi and _one_phase_per_use(ctx, o, sites):
+                    a = sites[0][0]
+                    out.append(_arrival_diag(o, C, a, hi, sites[0][2].why, too_many=False))
+    return out
+
+
+def _one_phase_per_use(ctx: FunctionContext, o: BarrierObject, sites) -> bool:
+    """Arrivals that happen once (outside loops) or once per iteration, with waits that expect one phase
+    per use: each wait is outside loops or its parity flips between consecutive uses."""
+    if not o.waits:
+        return False
+    for w in o.waits:
+        if w.block is None:
+            return False
+        if iteration_loop(ctx.cfg, w.block) is None:
+            continue
+        seq = wait_sequence(ctx, w)
+        if not seq or len(seq) < 2:
+            return False
+        last: dict[int, int] = {}
+        for _, off, p in seq:
+            if off in last and last[off] == p:
+                return False
+            last[off] = p
+    return True
+
+
+def _arrival_diag(o: BarrierObject, C: int, a: Op, n: int, why: str, too_many: bool) -> Diagnostic:
+    init = o.inits[0]
+    labels = _lab(init, f"`{o.sym}` initialised to expect {C} arrivals per phase")
+    if too_many:
+        labels += _lab(a, f"{n} arrivals at once: {why} execute this arrive")
+        msg = (
+            f"mbarrier `{o.sym}` is initialised with an arrival count of {C}, but {n} threads arrive in one "
+            f"phase: the phase completes early, before the other arrivals (and their data) are in"
+        )
+    else:
+        labels += _lab(a, f"the only arrivals: {why}, {n} per phase in all")
+        bytes_hint = " (a byte count used as the arrival count?)" if C >= 64 and C % 16 == 0 else ""
+        msg = (
+            f"mbarrier `{o.sym}` is initialised with an arrival count of {C}{bytes_hint}, but at most {n} "
+            f"arrival(s) reach it per phase: the phase never completes and the waiters hang"
+        )
+    return error(
+        ARRIVAL,
+        msg,
+        init.span,
+        labels=labels,
+        help="initialise the mbarrier with the number of arrive operations per phase (transaction bytes "
+        "go to `arrive.expect_tx`, not to `mbarrier.init`)",
+    )
+
+
+# ------------------------------------------------------------------------------------ tx
+def check_tx(ctx: FunctionContext) -> list[Diagnostic]:
+    """Copies complete bytes on a barrier on which no thread ever announces bytes (`expect_tx`)."""
+    out: list[Diagnostic] = []
+    pr = _proto(ctx)
+    if pr.opaque:
+        return out
+    for o in pr.objects.values():
+        if not o.copies or o.announces or any(op.name == "mbarrier_complete_tx" for op in o.others):
+            continue
+        c = o.copies[0]
+        labels = []
+        plain = [a for a in o.arrives if a.name == "mbarrier_arrive"]
+        if plain:
+            labels += _lab(plain[0], "arrives without `expect_tx`: the phase completes on this arrival alone")
+        labels += _lab(c, "completes its bytes (complete_tx) on a transaction count of zero")
+        if o.waits:
+            labels += _lab(o.waits[0], "so this wait can return before the copy has landed")
+        out.append(
+            error(
+                TX,
+                f"copies complete transaction bytes on mbarrier `{o.sym}`, but no thread announces them "
+                f"with `expect_tx`: the phase can complete before the data arrives",
+                c.span,
+                labels=labels,
+                help="announce the bytes before issuing the copy: `mbarrier.arrive.expect_tx` (or "
+                "`mbarrier.expect_tx`) with the bytes of every box copied in this phase",
+            )
+        )
+    return out
+
+
+# ------------------------------------------------------------------------------------ uninitialized
+def _syncs(op: Op) -> bool:
+    if op.name == "barrier":
+        return True
+    return op.name in ("ptx_collective", "opaque") and str(op.attrs.get("text", "")).startswith(
+        "barrier.cluster"
+    )
+
+
+def check_uninit(ctx: FunctionContext) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    pr = _proto(ctx)
+    if pr.opaque:
+        return out
+    cfg = ctx.cfg
+    for o in pr.objects.values():
+        uses = [u for u in o.arrives + o.waits + o.copies + o.announces if u.block is not None]
+        uses.sort(key=lambda u: (cfg.rpo_index.get(u.block, 0), u.block.ops.index(u)))  # type: ignore[union-attr]
+        if not uses:
+            continue
+        if not o.inits:
+            u = uses[0]
+            out.append(
+                error(
+                    UNINIT,
+                    f"mbarrier `{o.sym}` is used but never initialised (`mbarrier.init`)",
+                    u.span,
+                    help="initialise it once (one thread), then `fence.mbarrier_init` / a barrier, before use",
+                )
+            )
+            continue
+        init_ops = {id(i) for i in o.inits}
+        for u in uses:
+            if _unsynced_path(cfg, u, init_ops):
+                i = o.inits[0]
+                labels = _lab(i, "initialised here, only by the threads that take this path")
+                labels += _lab(u, "reached by other threads with no barrier after the init")
+                out.append(
+                    error(
+                        UNINIT,
+                        f"mbarrier `{o.sym}` may be used before its initialisation is visible: a path from "
+                        f"the kernel entry reaches this use without passing the `mbarrier.init` or a barrier",
+                        u.span,
+                        labels=labels,
+                        help="put `fence.mbarrier_init` and a CTA barrier (`__syncthreads()` / `barrier()`) "
+                        "between the init and every other thread's first use",
+                    )
+                )
+                break
+    return out
+
+
+def _unsynced_path(cfg, u: Op, init_ops: set[int]) -> bool:
+    """Whether some path entry -> `u` passes neither an init of the object nor a CTA barrier."""
+    start = cfg.entry
+    target = u.block
+
+    def blocked(b: Block, upto: Op | None) -> bool:
+        for op in b.ops:
+            if op is upto:
+                return False
+            if id(op) in init_ops or _syncs(op):
+                return True
+        return False
+
+    seen: set[int] = set()
+    work = [start]
+    while work:
+        b = work.pop()
+        if id(b) in seen:
+            continue
+        seen.add(id(b))
+        if b is target:
+            if not blocked(b, u):
+                return True
+            if b is not start:
+                continue
+        if blocked(b, None):
+            continue
+        work.extend(cfg.succs.get(b, []))
+    return False
+
+
+# ------------------------------------------------------------------------------------ async-unwaited
+_CAP = 8
+
+
+def _addr_key(v: Value) -> tuple[int, int]:
+    """(id of the base value after casts, constant offset) of a pointer for exact overlap tests."""
+    off = 0
+    v = strip(v)
+    while isinstance(v, OpResult) and v.op.name == "ptradd" and const_int(v.op.operands[1]) is not None:
+        off += const_int(v.op.operands[1]) or 0
+        v = strip(v.op.operands[0])
+    return id(v), off
+
+
+def _access_width(op: Op) -> int:
+    try:
+        from irc.ir.types import size_of
+
+        return sum(size_of(r.type) for r in op.results) or 4
+    except TypeError:
+        return 4
+
+
+def check_unwaited(ctx: FunctionContext) -> list[Diagnostic]:
+    out = _unwaited_paths(ctx)
+    seen = ctx.cache.get("unwaited_sites", set())
+    out += [d for site, d in _unwaited_roles(ctx) if id(site) not in seen]  # type: ignore[operator]
+    return out
+
+
+def _unwaited_paths(ctx: FunctionContext) -> list[Diagnostic]:
+    """One thread's view: dataflow of pending copies along the CFG (the issuing thread reads)."""
+    pr = _proto(ctx)
+    fn, cfg = ctx.fn, ctx.cfg
+    if not any(op.name in ("cp_async", *COPY_OPS) for op in fn.ops()):
+        return []
+    # entry: (site, kind, age, exact, wrong-wait op)
+    State = frozenset
+    state_in: dict[Block, frozenset] = {cfg.entry: State()}
+    bar_sym = {id(c): shared_root(c.operands[-1]) for o in pr.objects.values() for c in o.copies}
+
+    def in_loop(site: Op, header: Block) -> bool:
+        lp = next((lp for lp in cfg.loops if lp.header is header), None)
+        d = strip(site.operands[0])
+        db = d.defining_block if hasattr(d, "defining_block") else None
+        return lp is not None and db is not None and db in lp.blocks
+
+    def transfer(b: Block, st: set, report: list | None) -> set:
+        for op in b.ops:
+            n = op.name
+            if n == "cp_async":
+                st.add((op, "cp", -1, True, None))
+            elif n in COPY_OPS:
+                st.add((op, "tma", 0, True, None))
+            elif n == "cp_async_commit":
+                st = {
+                    (
+                        s,
+                        k,
+                        (0 if a < 0 else min(a + 1, _CAP)) if k == "cp" else a,
+                        e,
+                        w if k == "cp" or w else op,
+                    )
+                    for s, k, a, e, w in st
+                }
+            elif n == "cp_async_wait":
+                keep = int(op.attrs.get("n", 0))
+                st = {(s, k, a, e, w or op) for s, k, a, e, w in st if not (k == "cp" and a >= keep)}
+            elif n in WAIT_OPS:
+                sym = shared_root(op.operands[0])
+                st = {
+                    x
+                    for x in st
+                    if not (x[1] == "tma" and (sym is None or bar_sym.get(id(x[0])) in (sym, None)))
+                }
+            elif n in ("call", "opaque"):
+                st = set()
+            elif n in ("load", "load_vec") and report is not None and op.operands:
+                sp = op.operands[0].type
+                if getattr(sp, "space", None) != "shared" and op.attrs.get("space") != "shared":
+                    continue
+                for s, k, _a, e, w in st:
+                    if e and _overlaps(s, k, op, w, cfg):
+                        report.append((s, k, op, w))
+        return st
+
+    changed = True
+    rounds = 0
+    while changed and rounds < 50:
+        changed = False
+        rounds += 1
+        for b in cfg.rpo:
+            if b not in state_in:
+                continue
+            st = transfer(b, set(state_in[b]), None)
+            for s in cfg.succs.get(b, []):
+                new = st
+                if (
+                    s in cfg.rpo_index and cfg.rpo_index[s] <= cfg.rpo_index[b]
+                ):  # back edge: addresses move on
+                    new = {(x, k, a, e and not in_loop(x, s), w) for x, k, a, e, w in st}
+                old = state_in.get(s, frozenset())
+                merged = old | frozenset(new)
+                if merged != old or s not in state_in:
+                    state_in[s] = merged
+                    changed = True
+    found: list = []
+    for b in cfg.rpo:
+        if b in state_in:
+            transfer(b, set(state_in[b]), found)
+    out: list[Diagnostic] = []
+    done: set[int] = set()
+    for s, k, rd, w in found:
+        if id(s) in done:
+            continue
+        done.add(id(s))
+        out.append(_unwaited_diag(ctx, s, k, rd, w))
+    ctx.cache["unwaited_sites"] = done
+    return out
+
+
+def _unwaited_roles(ctx: FunctionContext) -> list[tuple[Op, Diagnostic]]:
+    """Every thread's view (warp-specialised kernels): a read of shared memory that a bulk/tensor copy
+    writes, a `tcgen05.mma` reading it through `smem_desc`, or a `tcgen05.ld` of tensor memory that MMAs
+    write, reachable from the writer, with neither a wait on the writer's mbarrier before it in the
+    reader's own path, nor a CTA barrier before it that some wait on that mbarrier can reach."""
+    pr = _proto(ctx)
+    fn, cfg = ctx.fn, ctx.cfg
+    if pr.opaque or pr.untraced or not fn.is_kernel:
+        return []
+    writers: dict[str, list[tuple[Op, str]]] = {}
+    for o in pr.objects.values():
+        for c in o.copies:
+            x = shared_root(c.operands[0])
+            if x is not None:
+                writers.setdefault(x, []).append((c, o.sym))
+    mmas = [op for op in ctx.reachable_ops() if op.name == "tcgen05_mma"]
+    commits = [op for op in ctx.reachable_ops() if op.name == "tcgen05_commit"]
+    commit_objs = {shared_root(op.operands[0]) for op in commits}
+    if not writers and not (mmas and commits and None not in commit_objs):
+        return []
+    waits = {o.sym: o.waits for o in pr.objects.values()}
+    syncs = [op for op in ctx.reachable_ops() if _syncs(op)]
+    reach_cache: dict[Block, set[Block]] = {}
+
+    def reach(b: Block) -> set[Block]:
+        r = reach_cache.get(b)
+        if r is None:
+            r = set()
+            work = list(cfg.succs.get(b, []))
+            while work:
+                x = work.pop()
+                if x not in r:
+                    r.add(x)
+                    work.extend(cfg.succs.get(x, []))
+            reach_cache[b] = r
+        return r
+
+    def pos(op: Op) -> int:
+        return op.block.ops.index(op)  # type: ignore[union-attr]
+
+    def before(a: Op, b: Op) -> bool:
+        if a.block is b.block:
+            return pos(a) < pos(b)
+        return cfg.dominates(a.block, b.block)  # type: ignore[arg-type]
+
+    def reaches(a: Op, b: Op) -> bool:
+        if a.block is b.block and pos(a) < pos(b):
+            return True
+        return b.block in reach(a.block)  # type: ignore[arg-type]
+
+    def covered(r: Op, objs: set) -> bool:
+        ws = [w for s in objs for w in waits.get(s, [])]
+        if any(before(w, r) for w in ws):
+            return True
+        return any(before(b, r) and any(reaches(w, b) for w in ws) for b in syncs)
+
+    found: list[tuple[Op, Op, str]] = []
+    for r in ctx.reachable_ops():
+        cands: list[tuple[list[Op], set]] = []
+        if r.name in ("load", "load_vec") and r.operands:
+            sp = getattr(r.operands[0].type, "space", None) == "shared" or r.attrs.get("space") == "shared"
+            ws = writers.get(shared_root(r.operands[0]) or "", []) if sp else []
+            if ws:
+                cands.append(([c for c, _ in ws], {o for _, o in ws}))
+        elif r.name == "tcgen05_mma":
+            for x in _async_reads(r):
+                ws = writers.get(x, [])
+                if ws:
+                    cands.append(([c for c, _ in ws], {o for _, o in ws}))
+        elif r.name == "tcgen05_ld" and mmas and commits and None not in commit_objs:
+            cands.append((mmas, set(commit_objs)))
+        for srcs, objs in cands:
+            # a writer that can run before the read (same path) or beside it (another role's branch);
+            # one that only ever comes after the read in program order is not a hazard for it
+            src = next((c for c in srcs if c is not r and (reaches(c, r) or not reaches(r, c))), None)
+            if src is not None and not covered(r, objs):
+                found.append((src, r, ", ".join(f"`{o}`" for o in sorted(objs))))
+                break
+    out: list[tuple[Op, Diagnostic]] = []
+    done: set[int] = set()
+    for src, r, objs in found:
+        if id(src) in done:
+            continue
+        done.add(id(src))
+        what = "tensor memory" if r.name == "tcgen05_ld" else "shared memory"
+        writer = "tcgen05.mma" if src.name == "tcgen05_mma" else "bulk tensor copy"
+        labels = _lab(src, f"the {writer} writes this {what} asynchronously and signals {objs}")
+        labels += _lab(r, f"read here with no wait on {objs} before it in this thread's path")
+        out.append(
+            (
+                src,
+                error(
+                    UNWAITED,
+                    f"{what} written by the {writer} at {_line(src)} is read with no wait on {objs} before "
+                    f"the read: the threads that run it may see the data before it lands",
+                    r.span,
+                    labels=labels,
+                    help=f"wait on {objs} (the mbarrier the {writer} completes) before reading, in every role "
+                    "that reads the data",
+                ),
+            )
+        )
+    return out
+
+
+def _overlaps(site: Op, kind: str, rd: Op, waited: Op | None, cfg) -> bool:
+    """Whether read `rd` provably touches what the pending copy `site` writes: the same symbol for bulk
+    copies; for cp.async the same address (+ overlapping constant offsets), or the same symbol when the
+    copy's group never met any `wait_group` and its destination does not move with a loop."""
+    dst, src = site.operands[0], rd.operands[0]
+    a, b = shared_root(dst), shared_root(src)
+    if kind == "tma":
+        return a is not None and a == b
+    if waited is None and a is not None and a == b:
+        db = strip(dst).defining_block
+        if db is not None and cfg.loop_of.get(db) is None:
+            return True
+    bytes_ = int(site.attrs.get("bytes", 0) or 0)
+    kd, kr = _addr_key(dst), _addr_key(src)
+    off_r = kr[1] + int(rd.attrs.get("offset", 0) or 0)
+    if kd[0] != kr[0]:
+        return False
+    w = _access_width(rd)
+    return kd[1] < off_r + w and off_r < kd[1] + max(bytes_, 1)
+
+
+def _unwaited_diag(ctx: FunctionContext, site: Op, kind: str, rd: Op, wrong: Op | None) -> Diagnostic:
+    if kind == "cp":
+        labels = _lab(site, "cp.async writes this shared memory asynchronously")
+        labels += _lab(rd, "read here before a `cp.async.wait_group` that covers the copy")
+        return error(
+            UNWAITED,
+            f"shared memory written by the cp.async at {_line(site)} is read before the `wait_group` that "
+            f"covers its group: the read may see the old contents",
+            rd.span,
+            labels=labels,
+            help="commit the copy's group and wait for it (`cp.async.wait_group N` leaves only the N newest "
+            "groups pending) before reading, and add a barrier if other threads read it",
+        )
+    what = "bulk tensor copy" if site.name == "tma_load" else "bulk copy"
+    if wrong is not None:
+        labels = _lab(site, f"the {what} completes on an mbarrier, not on a cp.async group")
+        labels += _lab(rd, "its destination is read here while the copy may still be in flight")
+        return error(
+            UNWAITED,
+            f"`cp.async.commit_group`/`wait_group` do not track the {what} at {_line(site)} (they cover only "
+            f"non-bulk cp.async): nothing waits for it before its destination is read at {_line(rd)}",
+            wrong.span,
+            labels=labels,
+            help="wait on the mbarrier the copy completes (`mbarrier.try_wait.parity`) before reading",
+        )
+    labels = _lab(site, f"the {what} writes this shared memory asynchronously")
+    labels += _lab(rd, "read here before any wait on the copy's mbarrier")
+    return error(
+        UNWAITED,
+        f"shared memory written by the {what} at {_line(site)} is read before any wait on its mbarrier",
+        rd.span,
+        labels=labels,
+        help="wait on the mbarrier the copy completes before reading its destination",
+    )
+
+
+# ------------------------------------------------------------------------------------ async-proxy-fence
+def _store_sym(op: Op) -> str | None:
+    if op.name in ("store", "store_vec", "atomic", "atomic_cas") and op.operands:
+        p = op.operands[0]
+        if getattr(p.type, "space", None) == "shared" or op.attrs.get("space") == "shared":
+            return shared_root(p)
+    return None
+
+
+def _async_reads(op: Op) -> list[str]:
+    if op.name == "tma_store" and op.operands:
+        s = shared_root(op.operands[-1])
+        return [s] if s else []
+    if op.name == "bulk_store" and len(op.operands) > 1:
+        s = shared_root(op.operands[1])
+        return [s] if s else []
+    if op.name == "tcgen05_mma":
+        out = []
+        for d in op.operands[1:3]:
+            d = strip(d)
+            if isinstance(d, OpResult) and d.op.name == "smem_desc":
+                s = shared_root(d.op.operands[0])
+                if s:
+                    out.append(s)
+        return out
+    return []
+
+
+def check_proxy(ctx: FunctionContext) -> list[Diagnostic]:
+    fn, cfg = ctx.fn, ctx.cfg
+    if not any(_async_reads(op) for op in fn.ops()):
+        return []
+    state_in: dict[Block, frozenset] = {cfg.entry: frozenset()}
+
+    def transfer(b: Block, st: set, report: list | None) -> set:
+        for op in b.ops:
+            n = op.name
+            s = _store_sym(op)
+            if s is not None:
+                st.add((op, s))
+            elif n == "fence_proxy_async" or (n == "fence" and op.attrs.get("scope") == "proxy_async"):
+                st = set()
+            elif n in ("call", "opaque"):
+                st = set()
+            else:
+                syms = _async_reads(op)
+                if syms and report is not None:
+                    for w, sym in st:
+                        if sym in syms:
+                            report.append((w, op))
+        return st
+
+    changed = True
+    while changed:
+        changed = False
+        for b in cfg.rpo:
+            if b not in state_in:
+                continue
+            st = frozenset(transfer(b, set(state_in[b]), None))
+            for s in cfg.succs.get(b, []):
+                old = state_in.get(s, frozenset())
+                merged = old | st
+                if merged != old or s not in state_in:
+                    state_in[s] = merged
+                    changed = True
+    found: list = []
+    for b in cfg.rpo:
+        if b in state_in:
+            transfer(b, set(state_in[b]), found)
+    out: list[Diagnostic] = []
+    seen: set[int] = set()
+    for w, r in found:
+        if id(r) in seen:
+            continue
+        seen.add(id(r))
+        reader = "TMA store" if r.name in ("tma_store", "bulk_store") else "tcgen05.mma"
+        labels = _lab(w, "written through the generic proxy")
+        labels += _lab(r, f"read by the async proxy ({reader}) with no `fence.proxy.async` in between")
+        out.append(
+            error(
+                PROXY,
+                f"shared memory written at {_line(w)} by ordinary stores is read by a {reader} without "
+                f"`fence.proxy.async` in between: the async proxy may read stale data",
+                r.span,
+                labels=labels,
+                help="execute `fence.proxy.async.shared::cta` (kdsl: `fence_proxy_async()`) after the stores "
+                "in the writing threads, then synchronise, then issue the async operation",
+            )
+        )
+    return out
+
+
+CHECKS = {
+    ARRIVAL: check_arrival,
+    TX: check_tx,
+    PHASE: check_phase,
+    UNINIT: check_uninit,
+    UNWAITED: check_unwaited,
+    PROXY: check_proxy,
+}
+
+__all__ = ["CHECKS", "ARRIVAL", "TX", "PHASE", "UNINIT", "UNWAITED", "PROXY", "ANNOUNCE_OPS"]

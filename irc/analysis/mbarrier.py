@@ -1,0 +1,594 @@
+"""Facts about asynchronous pipelines: mbarrier objects, who arrives on them, and how each loop iteration
+uses them (the protocol analysis behind the checks in `irc.analysis.checks.async_protocol`).
+
+Why symbolic-by-evaluation: the protocol of a pipeline is a function of the loop counter (stage
+`k % S`, parity `(k / S) & 1`). Instead of a general symbolic algebra we evaluate the IR concretely for
+the first iterations of each loop, starting from the loop's constant initial values, with everything
+that is per-thread or per-launch left unknown. A fact derived that way is exact for those iterations;
+whenever something the protocol depends on stays unknown the analysis answers None ("cannot decide")
+and the checks stay silent.
+
+Pieces (all pure functions of one `Function` + its `CFG`):
+  * `Eval`: a small evaluator over SSA values: ints, shared addresses `SAddr(sym, offset)`, or None.
+  * `shared_root`: the shared symbol a pointer points into (through casts, `ptradd`, integer `add`).
+  * `Roles`: how many threads of the CTA execute a block (from `tid.x` / warp-index / `elect` guards).
+  * `iteration_loop` / `executes`: the loop an op repeats with (spin-wait loops are transparent) and
+    whether the op runs in iteration k (conditions on the loop counter evaluated; per-thread role
+    conditions do not change from one iteration to the next and are ignored).
+  * `Protocol`: per barrier object (shared symbol): inits, arrival sites, expect_tx sites, copies that
+    complete bytes on it, and waits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from irc.analysis.cfg import CFG, Loop
+from irc.ir.core import Block, BlockArg, Function, Op, OpResult, Value
+from irc.ir.types import PtrType, ScalarType
+
+_CASTS = ("bitcast", "cvt", "copy")
+WAIT_OPS = ("mbarrier_wait", "mbarrier_try_wait", "mbarrier_test_wait")
+ARRIVE_OPS = ("mbarrier_arrive", "mbarrier_arrive_expect_tx", "tcgen05_commit", "cp_async_mbarrier_arrive")
+ANNOUNCE_OPS = ("mbarrier_arrive_expect_tx", "mbarrier_expect_tx")
+COPY_OPS = ("tma_load", "bulk_load")
+MAX_ITERS = 12
+
+
+@dataclass(frozen=True)
+class SAddr:
+    """A shared-memory address: symbol + constant byte offset."""
+
+    sym: str
+    off: int
+
+
+def strip(v: Value) -> Value:
+    while isinstance(v, OpResult) and v.op.name in _CASTS and v.op.operands:
+        v = v.op.operands[0]
+    return v
+
+
+def shared_root(v: Value, depth: int = 0) -> str | None:
+    """The shared symbol pointer `v` points into, or None when the chain leaves casts/adds/ptradds."""
+    while depth < 64:
+        depth += 1
+        v = strip(v)
+        if not isinstance(v, OpResult):
+            return None
+        op = v.op
+        if op.name == "shared_addr":
+            sp = op.attrs.get("space")
+            return str(op.attrs.get("sym")) if sp in (None, "shared") else None
+        if op.name == "ptradd":
+            v = op.operands[0]
+            continue
+        if op.name == "add" and len(op.operands) == 2:
+            a = shared_root(op.operands[0], depth)
+            if a is not None:
+                return a
+            v = op.operands[1]
+            continue
+        return None
+    return None
+
+
+def barrier_operand(op: Op) -> Value | None:
+    """The mbarrier an op acts on (or completes bytes on)."""
+    n = op.name
+    if n in WAIT_OPS or n in ARRIVE_OPS or n in ("mbarrier_init", "mbarrier_expect_tx", "mbarrier_inval",
+                                                 "mbarrier_complete_tx"):  # fmt: skip
+        return op.operands[0] if op.operands else None
+    if n in COPY_OPS and op.operands:
+        return op.operands[-1]
+    return None
+
+
+def _width(t) -> tuple[int, bool] | None:
+    if isinstance(t, ScalarType) and t.is_int:
+        return t.bits, t.name.startswith("i")
+    if isinstance(t, PtrType):
+        return 64, False
+    return None
+
+
+def _norm(x: int, t) -> int | None:
+    w = _width(t)
+    if w is None:
+        return x if isinstance(t, ScalarType) and t.name == "bool" else None
+    bits, signed = w
+    x &= (1 << bits) - 1
+    if signed and x >> (bits - 1):
+        x -= 1 << bits
+    return x
+
+
+_BIN = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "and": lambda a, b: a & b,
+    "or": lambda a, b: a | b,
+    "xor": lambda a, b: a ^ b,
+    "shl": lambda a, b: a << b if 0 <= b < 64 else None,
+    "shlw": lambda a, b: a << b if 0 <= b < 64 else None,
+    "shr": lambda a, b: a >> b if 0 <= b < 64 else None,
+    "shrw": lambda a, b: a >> b if 0 <= b < 64 else None,
+    "div": lambda a, b: int(a / b) if b else None,
+    "rem": lambda a, b: a - b * int(a / b) if b else None,
+    "min": min,
+    "max": max,
+}
+_CMP = {
+    "eq": lambda a, b: a == b,
+    "ne": lambda a, b: a != b,
+    "lt": lambda a, b: a < b,
+    "le": lambda a, b: a <= b,
+    "gt": lambda a, b: a > b,
+    "ge": lambda a, b: a >= b,
+}
+
+Val = int | SAddr | None
+
+
+class Eval:
+    """Evaluate values of `fn` for one iteration environment (loop header arguments -> values)."""
+
+    def __init__(self, fn: Function, cfg: CFG):
+        self.fn = fn
+        self.cfg = cfg
+
+    def value(self, v: Value, env: dict[BlockArg, Val], depth: int = 0) -> Val:
+        if depth > 200:
+            return None
+        if isinstance(v, BlockArg):
+            if v in env:
+                return env[v]
+            return self._phi(v, env, depth)
+        if not isinstance(v, OpResult):
+            return None
+        op = v.op
+        n = op.name
+        ev = self.value
+        if n == "const":
+            c = op.attrs.get("value")
+            if isinstance(c, bool):
+                return int(c)
+            return c if isinstance(c, int) else None
+        if n == "shared_addr":
+            if op.attrs.get("space") not in (None, "shared"):
+                return None
+            return SAddr(str(op.attrs.get("sym")), 0)
+        if n in _CASTS:
+            x = ev(op.operands[0], env, depth + 1)
+            return x if isinstance(x, SAddr) or x is None else _norm(x, v.type)
+        if n == "ptradd" or (n == "add" and len(op.operands) == 2):
+            a, b = ev(op.operands[0], env, depth + 1), ev(op.operands[1], env, depth + 1)
+            if a is None or b is None:
+                return None
+            if isinstance(a, SAddr) and isinstance(b, int):
+                return SAddr(a.sym, a.off + b)
+            if isinstance(b, SAddr) and isinstance(a, int):
+                return SAddr(b.sym, b.off + a)
+            if isinstance(a, int) and isinstance(b, int):
+                return _norm(a + b, v.type)
+            return None
+        if n in _BIN and len(op.operands) == 2:
+            a, b = ev(op.operands[0], env, depth + 1), ev(op.operands[1], env, depth + 1)
+            if not isinstance(a, int) or not isinstance(b, int):
+                return None
+            r = _BIN[n](a, b)
+            return None if r is None else _norm(r, v.type)
+        if n == "neg":
+            a = ev(op.operands[0], env, depth + 1)
+            return _norm(-a, v.type) if isinstance(a, int) else None
+        if n == "not":
+            a = ev(op.operands[0], env, depth + 1)
+            if not isinstance(a, int):
+                return None
+            return 1 - a if v.type == ScalarType("bool") else _norm(~a, v.type)
+        if n == "cmp":
+            a, b = ev(op.operands[0], env, depth + 1), ev(op.operands[1], env, depth + 1)
+            f = _CMP.get(str(op.attrs.get("pred")))
+            if f is None or not isinstance(a, int) or not isinstance(b, int):
+                return None
+            return int(f(a, b))
+        if n == "select":
+            c = ev(op.operands[0], env, depth + 1)
+            if not isinstance(c, int):
+                return None
+            return ev(op.operands[1] if c else op.operands[2], env, depth + 1)
+        return None
+
+    def _phi(self, a: BlockArg, env: dict[BlockArg, Val], depth: int) -> Val:
+        """A block argument of a join inside an iteration: the incoming value of the path the evaluated
+        branch condition selects (None when the branch is not decidable)."""
+        b = a.block
+        preds = self.cfg.preds.get(b, [])
+        inc: list[tuple[Block, Value]] = []
+        for p in preds:
+            t = p.terminator
+            if t is None:
+                return None
+            for si, s in enumerate(t.successors):
+                if s is b:
+                    inc.append((p, t.succ_args[si][a.index]))
+        if not inc:
+            return None
+        if len({id(x) for _, x in inc}) == 1:
+            return self.value(inc[0][1], env, depth + 1)
+        d = self.cfg.idom.get(b)
+        t = d.terminator if d is not None else None
+        if t is None or t.name != "cbr" or len(t.successors) != 2:
+            return None
+        c = self.value(t.operands[0], env, depth + 1)
+        if not isinstance(c, int):
+            return None
+        chosen = t.successors[0 if c else 1]
+        picks = []
+        for p, x in inc:
+            if p is d:
+                if chosen is b:
+                    picks.append(x)
+            elif self.cfg.dominates(chosen, p) and chosen is not b:
+                picks.append(x)
+        if len({id(x) for x in picks}) != 1:
+            return None
+        return self.value(picks[0], env, depth + 1)
+
+    def depends_on(self, v: Value, args: set[BlockArg], depth: int = 0, seen: set | None = None) -> bool:
+        """Whether `v` may depend on any of `args` (through ops and block arguments of the same loop)."""
+        seen = set() if seen is None else seen
+        if id(v) in seen or depth > 400:
+            return id(v) not in seen
+        seen.add(id(v))
+        if isinstance(v, BlockArg):
+            if v in args:
+                return True
+            for p in self.cfg.preds.get(v.block, []):
+                t = p.terminator
+                if t is None:
+                    continue
+                for si, s in enumerate(t.successors):
+                    if s is v.block and self.depends_on(t.succ_args[si][v.index], args, depth + 1, seen):
+                        return True
+            return False
+        if isinstance(v, OpResult):
+            return any(self.depends_on(o, args, depth + 1, seen) for o in v.op.operands)
+        return False
+
+    def varies(self, v: Value, lp: Loop, depth: int = 0, seen: set | None = None) -> bool:
+        """Whether `v` may change from one iteration of `lp` to the next: it depends on a value carried
+        around the loop or on something read inside it (a load, an opaque instruction, a collective).
+        Per-thread values computed outside the loop (`tid.x == 0`, `elect`) do not vary."""
+        seen = set() if seen is None else seen
+        if id(v) in seen or depth > 400:
+            return id(v) not in seen
+        seen.add(id(v))
+        b = v.defining_block
+        if b is None or b not in lp.blocks:
+            return False
+        if isinstance(v, BlockArg):
+            return True
+        if isinstance(v, OpResult):
+            from irc.ir.optable import OPS
+
+            d = OPS.get(v.op.name)
+            if d is None or not (d.has("pure") or v.op.name in ("sreg", "shared_addr", "elect")):
+                return True
+            return any(self.varies(o, lp, depth + 1, seen) for o in v.op.operands)
+        return True
+
+
+# --------------------------------------------------------------------------------------- loops
+def is_spin_loop(lp: Loop) -> bool:
+    """A `try_wait` polling loop (`L: try_wait p; @!p bra L`): repeats one wait, nothing else."""
+    names = {op.name for b in lp.blocks for op in b.ops}
+    return bool(names & set(WAIT_OPS)) and names <= {
+        *WAIT_OPS,
+        "not",
+        "cbr",
+        "br",
+        "const",
+        *_CASTS,
+        "opaque",
+    }
+
+
+def iteration_loop(cfg: CFG, b: Block) -> Loop | None:
+    """The innermost loop whose iterations repeat `b`, skipping spin-wait loops."""
+    for lp in cfg.loops_containing(b):
+        if not is_spin_loop(lp):
+            return lp
+    return None
+
+
+def header_recurrence(cfg: CFG, lp: Loop) -> dict[BlockArg, tuple[Value, Value]] | None:
+    """For each argument of the loop header: (initial value, next value); None for irregular loops."""
+    if len(lp.headers) != 1:
+        return None
+    h = lp.header
+    out: dict[BlockArg, tuple[Value, Value]] = {}
+    for a in h.args:
+        init: list[Value] = []
+        nxt: list[Value] = []
+        for p in cfg.preds.get(h, []):
+            t = p.terminator
+            if t is None:
+                return None
+            for si, s in enumerate(t.successors):
+                if s is h:
+                    (nxt if p in lp.blocks else init).append(t.succ_args[si][a.index])
+        if len({id(x) for x in init}) != 1 or len({id(x) for x in nxt}) != 1:
+            return None
+        out[a] = (init[0], nxt[0])
+    return out
+
+
+def iterations(ev: Eval, cfg: CFG, lp: Loop, n: int = MAX_ITERS) -> list[dict[BlockArg, Val]] | None:
+    """The header-argument environments of the first `n` iterations (values None where unknown)."""
+    rec = header_recurrence(cfg, lp)
+    if rec is None:
+        return None
+    env: dict[BlockArg, Val] = {a: ev.value(i, {}) for a, (i, _) in rec.items()}
+    out = [env]
+    for _ in range(n - 1):
+        env = {a: ev.value(x, env) for a, (_, x) in rec.items()}
+        out.append(env)
+    return out
+
+
+def guards(cfg: CFG, b: Block, within: set[Block] | None = None) -> list[tuple[Op, bool]]:
+    """Branches that must go one way for `b` to run: (cbr, polarity) for each `cbr` (inside `within`,
+    when given) one of whose successors dominates `b` and is entered only from that branch."""
+    out: list[tuple[Op, bool]] = []
+    x: Block | None = b
+    seen: set[int] = set()
+    while x is not None and id(x) not in seen:
+        seen.add(id(x))
+        d = cfg.idom.get(x)
+        if d is None:
+            break
+        t = d.terminator
+        if t is not None and t.name == "cbr" and len(t.successors) == 2 and (within is None or d in within):
+            s0, s1 = t.successors
+            if s0 is not s1:
+                for pol, s in ((True, s0), (False, s1)):
+                    if cfg.preds.get(s) == [d] and cfg.dominates(s, b):
+                        out.append((t, pol))
+        x = d
+    return out
+
+
+def executes(ev: Eval, cfg: CFG, lp: Loop, b: Block, env: dict[BlockArg, Val]) -> bool | None:
+    """Whether block `b` of loop `lp` runs in the iteration `env` (for the threads of its role); None when
+    a condition that changes with the iteration cannot be evaluated."""
+    hargs = set(lp.header.args)
+    for t, pol in guards(cfg, b, lp.blocks):
+        if any(s not in lp.blocks for s in t.successors):
+            continue  # the loop's own exit test: decides the trip count, not what one iteration does
+        c = ev.value(t.operands[0], env)
+        if isinstance(c, int):
+            if bool(c) != pol:
+                return False
+            continue
+        if ev.depends_on(t.operands[0], hargs) or ev.varies(t.operands[0], lp):
+            return None
+    return True
+
+
+# --------------------------------------------------------------------------------------- roles
+@dataclass
+class Threads:
+    """How many threads of one CTA execute a block: between `lo` and `hi` (hi None: unbounded)."""
+
+    lo: int
+    hi: int | None
+    why: str = ""
+
+
+def block_size(fn: Function) -> int | None:
+    for key in ("launch", "max_threads"):
+        v = fn.attrs.get(key)
+        if isinstance(v, (list, tuple)) and v and all(isinstance(x, int) for x in v):
+            n = 1
+            for x in v:
+                n *= x
+            return n
+    return None
+
+
+def _tid_interval(v: Value, pol: bool, lo: int, hi: int) -> tuple[int, int] | None:
+    """Narrow [lo, hi] of tid.x by `cmp(f(tid.x), const) == pol`; None when not a tid.x condition."""
+    v = strip(v)
+    if not isinstance(v, OpResult) or v.op.name != "cmp":
+        return None
+    a, c = strip(v.op.operands[0]), strip(v.op.operands[1])
+    pred = str(v.op.attrs.get("pred"))
+    if not (isinstance(c, OpResult) and c.op.name == "const" and isinstance(c.op.attrs.get("value"), int)):
+        return None
+    k = int(c.op.attrs["value"])
+    scale = 1
+    if isinstance(a, OpResult) and a.op.name in ("shr", "div") and len(a.op.operands) == 2:
+        s = strip(a.op.operands[1])
+        if isinstance(s, OpResult) and s.op.name == "const" and isinstance(s.op.attrs.get("value"), int):
+            sv = int(s.op.attrs["value"])
+            scale = (1 << sv) if a.op.name == "shr" else sv
+            a = strip(a.op.operands[0])
+    if not (isinstance(a, OpResult) and a.op.name == "sreg" and a.op.attrs.get("name") == "tid.x"):
+        return None
+    if not pol:
+        pred = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "le": "gt", "gt": "le"}.get(pred, "")
+    # the condition on q = tid / scale, as an interval of tid
+    if pred == "eq":
+        return max(lo, k * scale), min(hi, k * scale + scale - 1)
+    if pred == "lt":
+        return lo, min(hi, k * scale - 1)
+    if pred == "le":
+        return lo, min(hi, k * scale + scale - 1)
+    if pred == "gt":
+        return max(lo, (k + 1) * scale), hi
+    if pred == "ge":
+        return max(lo, k * scale), hi
+    if pred == "ne" and k * scale <= lo and lo <= k * scale + scale - 1:
+        return k * scale + scale, hi
+    if pred == "ne" and k * scale <= hi and hi <= k * scale + scale - 1:
+        return lo, k * scale - 1
+    return None  # `ne` in the middle: not an interval
+
+
+def _is_elect(v: Value) -> bool:
+    v = strip(v)
+    if isinstance(v, OpResult) and v.op.name == "elect":
+        return True
+    if isinstance(v, OpResult) and v.op.name == "cmp" and v.op.attrs.get("pred") == "eq":
+        a, c = strip(v.op.operands[0]), strip(v.op.operands[1])
+        is_lane = isinstance(a, OpResult) and a.op.name == "sreg" and a.op.attrs.get("name") == "laneid"
+        return is_lane and isinstance(c, OpResult) and c.op.name == "const" and c.op.attrs.get("value") == 0
+    return False
+
+
+def threads_of(fn: Function, cfg: CFG, b: Block, loop_blocks: set[Block] | None = None) -> Threads:
+    """Threads of one CTA that execute `b` (once per iteration of its loop)."""
+    T = block_size(fn)
+    launch = fn.attrs.get("launch") or fn.attrs.get("max_threads")
+    one_dim = isinstance(launch, (list, tuple)) and len(launch) >= 1 and all(x == 1 for x in launch[1:])
+    lo, hi = 0, (T - 1 if T is not None else 1 << 30)
+    elect = False
+    exact = True
+    tid_seen = False
+    for t, pol in guards(cfg, b):
+        if (
+            loop_blocks is not None
+            and t.block in loop_blocks
+            and any(s not in loop_blocks for s in t.successors)
+        ):
+            continue  # loop exit tests
+        c = t.operands[0]
+        if _is_elect(c) and pol:
+            elect = True
+            continue
+        iv = _tid_interval(c, pol, lo, hi) if one_dim else None
+        if iv is not None:
+            lo, hi = iv
+            tid_seen = True
+            continue
+        cv = strip(c)
+        if isinstance(cv, OpResult) and cv.op.name == "not" and _is_elect(cv.op.operands[0]) and not pol:
+            elect = True
+            continue
+        exact = False
+    if hi < lo:
+        return Threads(0, 0, "no thread")
+    if T is None and not tid_seen and not elect:
+        return Threads(0 if not exact else 0, None, "every thread (block size unknown)")
+    n = hi - lo + 1
+    if elect:
+        n = hi // 32 - lo // 32 + 1
+        why = "one elected lane per warp" if n > 1 else "one elected lane"
+    elif tid_seen:
+        why = f"threads with tid.x in {lo}..{hi}" if n > 1 else f"thread tid.x == {lo}"
+    else:
+        why = f"all {n} threads of the block"
+    return Threads(n if exact else 0, n, why)
+
+
+# --------------------------------------------------------------------------------------- protocol
+@dataclass
+class BarrierObject:
+    """Everything one shared symbol holding mbarriers sees."""
+
+    sym: str
+    inits: list[Op] = field(default_factory=list)
+    arrives: list[Op] = field(default_factory=list)
+    announces: list[Op] = field(default_factory=list)
+    copies: list[Op] = field(default_factory=list)
+    waits: list[Op] = field(default_factory=list)
+    others: list[Op] = field(default_factory=list)
+
+
+@dataclass
+class Protocol:
+    objects: dict[str, BarrierObject]
+    opaque: bool  # calls or unmodelled ops that might touch mbarriers: decide nothing about unknown objects
+    untraced: bool  # some barrier operand could not be traced to a symbol
+
+
+def protocol(fn: Function, cfg: CFG) -> Protocol:
+    objs: dict[str, BarrierObject] = {}
+    opaque = untraced = False
+    for b in cfg.rpo:
+        for op in b.ops:
+            if op.name == "call":
+                opaque = True
+                continue
+            if op.name in ("opaque", "ptx_collective"):
+                text = str(op.attrs.get("text", ""))
+                if any(w in text for w in ("mbarrier", "cp.async", "tcgen05.commit", "complete_tx")):
+                    opaque = True
+                continue
+            bar = barrier_operand(op)
+            if bar is None:
+                continue
+            sym = shared_root(bar)
+            if sym is None:
+                untraced = True
+                continue
+            o = objs.setdefault(sym, BarrierObject(sym))
+            n = op.name
+            if n == "mbarrier_init":
+                o.inits.append(op)
+            elif n in WAIT_OPS:
+                o.waits.append(op)
+            elif n in COPY_OPS:
+                o.copies.append(op)
+            else:
+                if n in ARRIVE_OPS:
+                    o.arrives.append(op)
+                if n in ANNOUNCE_OPS:
+                    o.announces.append(op)
+                if n not in ARRIVE_OPS and n not in ANNOUNCE_OPS:
+                    o.others.append(op)
+    return Protocol(objs, opaque, untraced)
+
+
+def arrival_count(op: Op) -> int | None:
+    """Arrivals one thread contributes by executing `op`."""
+    if op.name == "cp_async_mbarrier_arrive":
+        return 1 if op.attrs.get("noinc") else 0
+    c = op.attrs.get("count", 1)
+    return c if isinstance(c, int) else None
+
+
+def const_int(v: Value) -> int | None:
+    v = strip(v)
+    if isinstance(v, OpResult) and v.op.name == "const":
+        c = v.op.attrs.get("value")
+        if isinstance(c, int) and not isinstance(c, bool):
+            return c
+    return None
+
+
+__all__ = [
+    "ANNOUNCE_OPS",
+    "ARRIVE_OPS",
+    "COPY_OPS",
+    "WAIT_OPS",
+    "BarrierObject",
+    "Eval",
+    "Protocol",
+    "SAddr",
+    "Threads",
+    "arrival_count",
+    "barrier_operand",
+    "block_size",
+    "const_int",
+    "executes",
+    "guards",
+    "iteration_loop",
+    "iterations",
+    "protocol",
+    "shared_root",
+    "strip",
+    "threads_of",
+]

@@ -1,0 +1,372 @@
+"""Asynchronous completion for the emulator: cp.async, bulk / tensor (TMA) loads and tcgen05.mma finish at
+a point chosen by a seeded schedule between their issue and the wait that must cover them.
+
+Why: completing every async copy at once hides the bugs that matter on a GPU: a read of a cp.async
+destination before `wait_group`, a wait on an already completed phase that lets a consumer read a tile
+still in flight. With an engine, such a read hits a *pending* byte and raises `AsyncRaceError` naming the
+copy, the read and the thread, instead of silently seeing data a real GPU would not have delivered yet.
+
+How (kept out of the hot path when off: `Machine.asyncq` is None unless `run_kernel(schedules=...)` or
+`seed=` asks for it):
+  * The async instructions' handlers run under `capture`: `memory.store` and `ops_mbar.complete_tx`
+    record closures instead of acting (hooks of two lines each); the destination bytes are *poisoned*
+    (`poison[byte] = pending id`) and every shared read checks them (`memory.check_written` hook).
+  * A pending op completes (its deferred writes, then its complete_tx / arrive) when the schedule says
+    so after a scheduler step (probability `p` per step; `p` depends on the seed), when a thread's
+    `cp.async.wait_group N` requires it, or, when no thread can run, one at a time in a seeded order (the
+    latest possible point). Completion order respects dependencies (`tcgen05.commit` after the MMAs).
+  * tcgen05.mma computes at issue (after the CTA's earlier MMAs complete, as one thread's MMAs run in
+    order) but its tensor-memory write is deferred; `tcgen05.ld` of a CTA with a pending MMA raises.
+  * A hang reports the mbarrier state (`mbarrier_hang`): phase, pending arrivals, tx-count, and who is
+    left that could arrive, instead of a barrier divergence at an unrelated `bar.sync`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from irc.emu.errors import AsyncRaceError, DeadlockError
+from irc.emu.registry import OPS
+from irc.ptx.model import Instr
+
+# per-step completion probability of pending work, indexed by seed % 4: right after the issuing step,
+# early, late, and only when forced (the latest point a covering wait allows)
+P_CHOICES = (1.0, 0.5, 0.1, 0.0)
+CHUNK_STRIDE = 7919  # Machine seed = schedule * CHUNK_STRIDE + chunk index
+
+
+@dataclass
+class Pending:
+    pid: int
+    kind: str  # "cp" | "bulk" | "mma" | "arrive"
+    ins: Instr
+    ids: np.ndarray  # issuing threads (global ids)
+    actions: list[Callable[[], None]] = field(default_factory=list)
+    smem: np.ndarray | None = None  # shared byte indices written
+    grp: np.ndarray | None = None  # cp.async: commit-group number per issuing thread
+    deps: list[int] = field(default_factory=list)
+    ctas: frozenset = frozenset()
+
+
+class Engine:
+    """The pending asynchronous work of one Machine (one chunk of CTAs)."""
+
+    def __init__(self, m, seed: int) -> None:
+        self.m = m
+        self.seed = seed // CHUNK_STRIDE  # the schedule; launch adds the chunk index below the stride
+        self.rng = np.random.default_rng(seed)
+        self.p = P_CHOICES[self.seed % len(P_CHOICES)]
+        self.pending: dict[int, Pending] = {}
+        self.poison = np.zeros(m.smem.shape[0], np.int32)
+        self.capture: list[Callable[[], None]] | None = None
+        self.cap_smem: list[np.ndarray] = []
+        self.commits = np.zeros(m.N, np.int64)
+        self.next = 1
+
+    # ------------------------------------------------------------------ capture (hooks call these)
+    def defer(self, fn: Callable[[], None]) -> None:
+        assert self.capture is not None
+        self.capture.append(fn)
+
+    def defer_store(self, space: str, addr, ids, dt, vals) -> None:
+        from irc.emu.memory import locate, store
+
+        total = dt.itemsize * len(vals)
+        a = np.array(addr, dtype=np.uint64, copy=True)
+        idc = np.array(ids, copy=True)
+        vs = [np.array(np.broadcast_to(np.asarray(v, dtype=dt), (len(idc),)), copy=True) for v in vals]
+        for _buf, bidx, _sel, kind in locate(self.m, space, a, idc, total, write=True):
+            if kind == "shared":
+                self.cap_smem.append((bidx[:, None] + np.arange(total)).reshape(-1))
+        self.defer(lambda: store(self.m, space, a, idc, dt, vs))
+
+    def run_captured(self, kind: str, ins: Instr, h: Callable, idx) -> object:
+        """Run handler `h` with its stores and transaction completions deferred into one pending op."""
+        self.capture, self.cap_smem = [], []
+        try:
+            r = h(idx)
+        finally:
+            acts, smem = self.capture, self.cap_smem
+            self.capture, self.cap_smem = None, []
+        if acts:
+            ids = np.array(self.m.ids(idx), copy=True)
+            p = self._new(kind, ins, ids, acts, np.concatenate(smem) if smem else None)
+            if kind == "cp":
+                p.grp = self.commits[ids].copy()
+        return r
+
+    def _new(self, kind: str, ins: Instr, ids: np.ndarray, acts, smem=None, deps=()) -> Pending:
+        pid = self.next
+        self.next += 1
+        p = Pending(
+            pid, kind, ins, ids, list(acts), smem, None, list(deps), frozenset(self.m.cta[ids].tolist())
+        )
+        self.pending[pid] = p
+        if smem is not None and len(smem):
+            self.poison[smem] = pid
+        return p
+
+    # ------------------------------------------------------------------ completion
+    def complete(self, pid: int) -> None:
+        p = self.pending.get(pid)
+        if p is None:
+            return
+        for d in p.deps:
+            self.complete(d)
+        del self.pending[pid]
+        if p.smem is not None and len(p.smem):
+            sel = p.smem[self.poison[p.smem] == pid]
+            self.poison[sel] = 0
+        for a in p.actions:
+            a()
+
+    def step(self) -> None:
+        """After a scheduler step: each pending op completes with probability p."""
+        if not self.pending or self.p == 0.0:
+            return
+        pids = list(self.pending)
+        if self.p < 1.0:
+            pids = [q for q in pids if self.rng.random() < self.p]
+        for q in pids:
+            self.complete(q)
+
+    def drain_one(self) -> bool:
+        """Nothing can run: complete one pending op (seeded choice); False when none is pending."""
+        if not self.pending:
+            return False
+        pids = sorted(self.pending)
+        self.complete(pids[int(self.rng.integers(len(pids)))])
+        return True
+
+    def finish(self) -> None:
+        while self.pending:
+            self.complete(min(self.pending))
+
+    # ------------------------------------------------------------------ checks
+    def check_read(self, bidx: np.ndarray, nbytes: int, ids: np.ndarray) -> None:
+        pz = self.poison[bidx] if nbytes == 1 else self.poison[bidx[:, None] + np.arange(nbytes)].max(axis=1)
+        bad = pz != 0
+        if not bad.any():
+            return
+        m = self.m
+        k = int(np.flatnonzero(bad)[0])
+        p = self.pending.get(int(pz[k]))
+        reader = m.cur_instr
+        rtxt = f"`{reader.opcode}` at line {reader.line}" if reader is not None else "a read"
+        who = ""
+        if p is not None:
+            _, th = m.coords(p.ids[:1])
+            who = f" (issued by thread {th[0]})" if th else ""
+        what = f"`{p.ins.opcode}` at line {p.ins.line}{who}" if p is not None else "an asynchronous copy"
+        off = int(bidx[k] % m.shsize)
+        raise m.error(
+            AsyncRaceError,
+            f"{rtxt} reads shared memory at offset {off:#x} that {what} has not finished writing "
+            f"(schedule seed {self.seed}): no wait covering the copy came before the read",
+            ids[bad],
+        )
+
+    # ------------------------------------------------------------------ cp.async groups
+    def commit(self, ids: np.ndarray) -> None:
+        self.commits[ids] += 1
+
+    def wait_groups(self, ids: np.ndarray, n: int) -> None:
+        lim = self.commits - n  # groups numbered below this must be complete
+        for pid in list(self.pending):
+            p = self.pending.get(pid)
+            if p is None or p.kind != "cp" or p.grp is None:
+                continue
+            mine = np.isin(p.ids, ids)
+            if mine.any() and (p.grp[mine] < lim[p.ids[mine]]).any():
+                self.complete(pid)
+
+    def mma_pending(self, ctas) -> list[int]:
+        cs = set(int(c) for c in np.unique(ctas).tolist())
+        return [q for q, p in self.pending.items() if p.kind == "mma" and p.ctas & cs]
+
+
+# ------------------------------------------------------------------------------ handler wrappers
+def _wrap_cp(orig: Callable) -> Callable:
+    def factory(m, ins: Instr):
+        h = orig(m, ins)
+        e = m.asyncq
+        if e is None:
+            return h
+        mods = ins.mods
+        if mods[1] == "commit_group":
+
+            def commit(idx):
+                e.commit(m.ids(idx))
+
+            return commit
+        if mods[1] in ("wait_group", "wait_all"):
+            n = 0 if mods[1] == "wait_all" else int(ins.operands[0].value)
+
+            def wait(idx):
+                ids = m.ids(idx)
+                if mods[1] == "wait_all":
+                    e.commit(ids)
+                e.wait_groups(ids, n)
+
+            return wait
+        if mods[1] == "mbarrier":
+            if h is None or "noinc" not in mods:
+                return h
+
+            ad = m.addr(ins.operands[0])
+
+            def arrive(idx):  # arrives once this thread's earlier cp.async have completed
+                ids = np.array(m.ids(idx), copy=True)
+                deps = [q for q, p in e.pending.items() if p.kind == "cp" and np.isin(p.ids, ids).any()]
+                if not deps:
+                    return h(idx)
+                e._new("arrive", ins, ids, [_arrivals(m, ad, idx, ids)], deps=deps)
+                return None
+
+            return arrive
+        if h is None:
+            return h
+        return lambda idx: e.run_captured("cp", ins, h, idx)
+
+    return factory
+
+
+def _wrap_bulk(orig: Callable) -> Callable:
+    def factory(m, ins: Instr):
+        h = orig(m, ins)
+        e = m.asyncq
+        if e is None or h is None:
+            return h
+        mods = ins.mods
+        spaces = [mo.split("::")[0] for mo in mods[2:] if mo.split("::")[0] in ("shared", "global")]
+        if not spaces or spaces[0] != "shared" or "prefetch" in mods:
+            return h  # stores (shared -> global) and prefetches complete at issue
+        return lambda idx: e.run_captured("bulk", ins, h, idx)
+
+    return factory
+
+
+def _wrap_tcgen05(orig: Callable) -> Callable:
+    def factory(m, ins: Instr):
+        h = orig(m, ins)
+        e = m.asyncq
+        if e is None or h is None:
+            return h
+        kind = ins.mods[0].split("::")[0]
+        if kind == "mma":
+
+            def mma(idx):
+                from irc.emu.ops_tcgen05 import tmem_array
+
+                ids = np.array(m.ids(idx), copy=True)
+                for q in e.mma_pending(m.cta[ids]):
+                    e.complete(q)  # one thread's MMAs execute in order
+                tm = tmem_array(m)
+                before = tm.copy()
+                h(idx)
+                after = tm.copy()
+                tm[...] = before
+
+                def write() -> None:
+                    cur = tmem_array(m)
+                    diff = after != before
+                    cur[diff] = after[diff]
+
+                e._new("mma", ins, ids, [write])
+
+            return mma
+        if kind == "commit":
+            ad = m.addr(ins.operands[0])
+
+            def commit(idx):
+                ids = np.array(m.ids(idx), copy=True)
+                deps = e.mma_pending(m.cta[ids])
+                e._new("arrive", ins, ids, [_arrivals(m, ad, idx, ids)], deps=deps)
+
+            return commit
+        if kind == "ld":
+
+            def ld(idx):
+                ids = m.ids(idx)
+                qs = e.mma_pending(m.cta[ids])
+                if qs:
+                    p = e.pending[qs[0]]
+                    raise m.error(
+                        AsyncRaceError,
+                        f"`{ins.opcode}` at line {ins.line} reads tensor memory that `{p.ins.opcode}` at line "
+                        f"{p.ins.line} is still writing (schedule seed {e.seed}): no wait on the "
+                        "tcgen05.commit mbarrier covered the MMA",
+                        ids[:8],
+                    )
+                return h(idx)
+
+            return ld
+        return h
+
+    return factory
+
+
+def _arrivals(m, ad, idx, ids: np.ndarray) -> Callable[[], None]:
+    """One arrival per thread on the mbarriers its address operand names *now* (registers move on)."""
+    from irc.emu.ops_mbar import mbar_arrive, mbar_keys
+
+    keys = mbar_keys(m, ad, idx, ids).tolist()
+
+    def go() -> None:
+        for i, k in enumerate(keys):
+            mbar_arrive(m, k, 1, 0, ids[i : i + 1])
+
+    return go
+
+
+def install() -> None:
+    """Wrap the async instructions' handler factories (idempotent; called once by irc.emu.ops)."""
+    if OPS.get("__async_installed__"):
+        return
+    OPS["cp.async"] = _wrap_cp(OPS["cp.async"])
+    OPS["cp.async.bulk"] = _wrap_bulk(OPS["cp.async.bulk"])
+    OPS["tcgen05"] = _wrap_tcgen05(OPS["tcgen05"])
+    OPS["__async_installed__"] = lambda m, ins: None
+
+
+# ------------------------------------------------------------------------------ hangs
+def mbarrier_state(m, keys) -> str:
+    parts = []
+    for k in keys:
+        st = m.mbar.get(int(k))
+        off = int(k) % m.shsize
+        where = f"mbarrier at smem+{off:#x} of block {m.ctas[int(k) // m.shsize]}"
+        if st is None:
+            parts.append(f"{where}: not initialised")
+            continue
+        phase, pend, exp, tx = st
+        parts.append(
+            f"{where}: phase {phase} (parity {phase & 1}) incomplete, {pend} of {exp} arrivals pending, "
+            f"tx-count {tx}"
+        )
+    return "; ".join(parts)
+
+
+def mbarrier_hang(m, waiting: np.ndarray) -> Exception:
+    """The error for threads parked on mbarrier waits that nothing can complete any more."""
+    lines = sorted(set(int(x) for x in m.wait_line[waiting]))
+    keys = sorted(set(int(k) for k in m.wait_key[waiting]))
+    live = np.flatnonzero(m.pc >= 0)
+    others = np.setdiff1d(live, waiting)
+    if len(others):
+        tail = f"; {len(others)} other live thread(s) are blocked elsewhere (e.g. line {int(m.wait_line[others[0]])})"
+    else:
+        tail = "; no thread left that can arrive"
+    state = mbarrier_state(m, keys) if keys else "mbarrier state unknown"
+    return m.error(
+        DeadlockError,
+        f"mbarrier wait can never complete (waiting at line(s) {lines}): {state}{tail}",
+        waiting,
+        lines[0],
+    )
+
+
+__all__ = ["Engine", "P_CHOICES", "install", "mbarrier_hang", "mbarrier_state"]

@@ -1,0 +1,352 @@
+"""Lift PTX's asynchronous instructions to the IR ops the .kdsl front end builds for them.
+
+Why: the mbarrier protocol analysis (`irc.analysis.mbarrier`) and the async checks read IR ops
+(`mbarrier_init`, `mbarrier_arrive_expect_tx`, `tma_load`, `cp_async_commit`, `tcgen05_commit`, ...).
+Lifting nvcc's and Triton's PTX to the very same ops is what makes every async check run on .ptx and
+.kdsl alike. Forms the IR has no spelling for (a non-parity wait on a state token, `mbarrier.arrive`
+with a count) carry attributes; forms outside what is modelled return False and fall back to the
+generic lowering (`opaque`), which the analysis treats as "cannot decide" and stays silent.
+
+Hooked into `lift._HANDLERS` by `register(handlers)`; every handler has the lifter's handler signature.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from irc.ir.core import Value
+from irc.ir.types import BOOL, I32, MBARRIER, U32, U64, PtrType, TensorMapType
+from irc.ptx import model as P
+
+_TMAP = TensorMapType(U32, ())  # a descriptor whose box is unknown (built by the host)
+
+
+def _sptr(L: Any, a: P.Operand, sc: Any, elem: Any = MBARRIER) -> Value | None:
+    """A shared pointer operand: `[reg+off]` or `[sym+off]` -> ptr (+ ptradd for the offset)."""
+    if not isinstance(a, P.Addr) or a.index is not None or a.base is None:
+        return None
+    p, off = L.addr(a, "shared", elem, sc)
+    if off:
+        p = L.b.value("ptradd", [p, L.const(off, I32)], p.type)
+    return p
+
+
+def _gptr(L: Any, a: P.Operand, sc: Any) -> Value | None:
+    if not isinstance(a, P.Addr) or a.index is not None or a.base is None:
+        return None
+    p, off = L.addr(a, "global", U32, sc)
+    if off:
+        p = L.b.value("ptradd", [p, L.const(off, I32)], p.type)
+    return p
+
+
+def _u32(L: Any, o: P.Operand, sc: Any) -> Value | None:
+    if isinstance(o, (P.Reg, P.Imm)):
+        return L.val(o, U32, sc)
+    return None
+
+
+def _sets(L: Any, o: P.Operand, v: Value, sc: Any) -> None:
+    if isinstance(o, P.Reg) and o.name != "_":
+        L.put(o, L.conv(v, L.regtype(L.key(o, sc))) if L.regtype(L.key(o, sc)) != v.type else v, sc)
+
+
+# ------------------------------------------------------------------------------------------ mbarrier
+def h_mbarrier(L: Any, i: P.Instr, sc: Any, mods: list[str]) -> bool:
+    ops = list(i.operands)
+    kind = mods[0] if mods else ""
+    b = L.b
+    if kind == "init" and len(ops) == 2:
+        p, n = _sptr(L, ops[0], sc), _u32(L, ops[1], sc)
+        if p is None or n is None:
+            return False
+        b.create("mbarrier_init", [p, n], [], {})
+        return True
+    if kind == "inval" and len(ops) == 1:
+        p = _sptr(L, ops[0], sc)
+        if p is None:
+            return False
+        b.create("mbarrier_inval", [p], [], {})
+        return True
+    if kind in ("expect_tx", "complete_tx") and len(ops) == 2:
+        p, n = _sptr(L, ops[0], sc), _u32(L, ops[1], sc)
+        if p is None or n is None:
+            return False
+        b.create(f"mbarrier_{kind}", [p, n], [], {})
+        return True
+    if kind in ("arrive", "arrive_drop") and ops:
+        dest = ops.pop(0) if not isinstance(ops[0], P.Addr) else None
+        if not ops:
+            return False
+        p = _sptr(L, ops[0], sc)
+        if p is None:
+            return False
+        attrs: dict[str, Any] = {}
+        if kind == "arrive_drop":
+            attrs["drop"] = True
+        if "expect_tx" in mods:
+            if len(ops) < 2:
+                return False
+            tx = _u32(L, ops[1], sc)
+            if tx is None:
+                return False
+            if len(ops) > 2:
+                if not isinstance(ops[2], P.Imm):
+                    return False
+                attrs["count"] = int(ops[2].value)
+            r = b.value("mbarrier_arrive_expect_tx", [p, tx], U64, attrs)
+        else:
+            if len(ops) > 1:
+                if not isinstance(ops[1], P.Imm):
+                    return False
+                attrs["count"] = int(ops[1].value)
+            r = b.value("mbarrier_arrive", [p], U64, attrs)
+        if dest is not None:
+            _sets(L, dest, r, sc)
+        return True
+    if kind in ("test_wait", "try_wait") and len(ops) >= 3 and isinstance(ops[0], P.Reg):
+        p = _sptr(L, ops[1], sc)
+        if p is None:
+            return False
+        parity = "parity" in mods
+        x = L.val(ops[2], U32 if parity else U64, sc) if isinstance(ops[2], (P.Reg, P.Imm)) else None
+        if x is None:
+            return False
+        attrs = {} if parity else {"state": True}
+        r = b.value(f"mbarrier_{kind}", [p, x], BOOL, attrs)
+        L.put(ops[0], r, sc)
+        return True
+    return False
+
+
+# ------------------------------------------------------------------------------------------ cp.async
+def h_cp(L: Any, i: P.Instr, sc: Any, mods: list[str]) -> bool:
+    if mods[:1] == ["reduce"]:
+        return False
+    if mods[:1] != ["async"]:
+        return False
+    rest = mods[1:]
+    ops = list(i.operands)
+    b = L.b
+    if not rest:
+        return False
+    if rest[0] in ("ca", "cg"):  # cp.async.ca.shared.global [d], [s], size{, src-size}{, policy}
+        if len(ops) < 3 or not isinstance(ops[2], P.Imm):
+            return False
+        d, s = _sptr(L, ops[0], sc, U32), _gptr(L, ops[1], sc)
+        if d is None or s is None:
+            return False
+        b.create("cp_async", [d, s], [], {"bytes": int(ops[2].value)})
+        return True
+    if rest == ["commit_group"]:
+        b.create("cp_async_commit", [], [], {})
+        return True
+    if rest[0] == "wait_group" and len(ops) == 1 and isinstance(ops[0], P.Imm):
+        b.create("cp_async_wait", [], [], {"n": int(ops[0].value)})
+        return True
+    if rest == ["wait_all"]:
+        b.create("cp_async_commit", [], [], {})
+        b.create("cp_async_wait", [], [], {"n": 0})
+        return True
+    if rest[0] == "mbarrier" and "arrive" in rest and len(ops) == 1:
+        p = _sptr(L, ops[0], sc)
+        if p is None:
+            return False
+        b.create("cp_async_mbarrier_arrive", [p], [], {"noinc": "noinc" in rest})
+        return True
+    if rest[0] != "bulk":
+        return False
+    rest = rest[1:]
+    if rest == ["commit_group"]:
+        b.create("tma_store_commit", [], [], {})
+        return True
+    if rest[:1] == ["wait_group"] and len(ops) == 1 and isinstance(ops[0], P.Imm):
+        attrs: dict[str, Any] = {"n": int(ops[0].value)}
+        if "read" in rest:
+            attrs["read"] = True
+        b.create("tma_store_wait", [], [], attrs)
+        return True
+    if rest[:1] == ["tensor"]:
+        return _tensor(L, i, sc, rest[1:], ops)
+    if rest[:2] == ["prefetch", "tensor"]:
+        return _prefetch(L, i, sc, ops)
+    if rest and rest[0].startswith("shared") and len(ops) >= 4 and "mbarrier::complete_tx::bytes" in rest:
+        d, s, n, m = (
+            _sptr(L, ops[0], sc, U32),
+            _gptr(L, ops[1], sc),
+            _u32(L, ops[2], sc),
+            _sptr(L, ops[3], sc),
+        )
+        if d is None or s is None or n is None or m is None:
+            return False
+        b.create("bulk_load", [d, s, n, m], [], {"multicast": any("multicast" in x for x in rest)})
+        return True
+    if rest and rest[0] == "global" and len(ops) >= 3 and "bulk_group" in rest:
+        d, s, n = _gptr(L, ops[0], sc), _sptr(L, ops[1], sc, U32), _u32(L, ops[2], sc)
+        if d is None or s is None or n is None:
+            return False
+        b.create("bulk_store", [d, s, n], [], {})
+        return True
+    return False
+
+
+def _map_and_coords(L: Any, a: P.Operand, sc: Any) -> tuple[Value, list[Value]] | None:
+    if not isinstance(a, P.Addr) or a.index is None or a.base is None:
+        return None
+    if isinstance(a.base, P.Reg):
+        m = L.val(a.base, U64, sc)
+    else:
+        m = L.sym_addr(a.base.name, U64)
+    if a.offset:
+        m = L.b.value("add", [m, L.const(a.offset, U64)], U64)
+    m = L.b.value("bitcast", [m], _TMAP)
+    coords = []
+    for c in a.index.items:
+        if not isinstance(c, (P.Reg, P.Imm)):
+            return None
+        coords.append(L.val(c, I32, sc))
+    return m, coords
+
+
+def _tensor(L: Any, i: P.Instr, sc: Any, rest: list[str], ops: list[P.Operand]) -> bool:
+    dims = next((int(x[0]) for x in rest if len(x) == 2 and x[1] == "d" and x[0].isdigit()), None)
+    if dims is None or not rest:
+        return False
+    attrs: dict[str, Any] = {"dims": dims}
+    for flag in ("im2col", "multicast", "tile"):
+        if any(x.startswith(flag) for x in rest):
+            attrs[flag if flag != "multicast" else "multicast"] = True
+    if rest[1].startswith("shared"):  # load: [dst], [map, {coords}], [mbar]{, im2col offs}{, mask}{, pol}
+        if len(ops) < 3 or "mbarrier::complete_tx::bytes" not in rest:
+            return False
+        d = _sptr(L, ops[0], sc, U32)
+        mc = _map_and_coords(L, ops[1], sc)
+        bar = _sptr(L, ops[2], sc)
+        if d is None or mc is None or bar is None:
+            return False
+        L.b.create("tma_load", [d, mc[0], *mc[1], bar], [], attrs)
+        return True
+    if rest[1] == "global" and len(ops) >= 2:  # store: [map, {coords}], [src]
+        mc = _map_and_coords(L, ops[0], sc)
+        s = _sptr(L, ops[1], sc, U32)
+        if mc is None or s is None:
+            return False
+        L.b.create("tma_store", [mc[0], *mc[1], s], [], attrs)
+        return True
+    return False
+
+
+def _prefetch(L: Any, i: P.Instr, sc: Any, ops: list[P.Operand]) -> bool:
+    if not ops:
+        return False
+    mc = _map_and_coords(L, ops[0], sc)
+    if mc is None:
+        return False
+    L.b.create("tma_prefetch", [mc[0], *mc[1]], [], {})
+    return True
+
+
+# ------------------------------------------------------------------------------------------ fences
+def h_fence_async(L: Any, i: P.Instr, sc: Any, mods: list[str]) -> bool:
+    """`fence.proxy.async*` and `fence.mbarrier_init*` are their own ops in .kdsl's IR; other fences keep
+    the lifter's generic `fence` lowering (returns False)."""
+    if i.operands:
+        return False
+    if mods[:2] == ["proxy", "async"]:
+        L.b.create("fence_proxy_async", [], [], {"text": i.opcode})
+        return True
+    if mods[:1] == ["mbarrier_init"]:
+        L.b.create("fence_mbarrier_init", [], [], {"text": i.opcode})
+        return True
+    return False
+
+
+# ------------------------------------------------------------------------------------------ tcgen05
+def h_tcgen05(L: Any, i: P.Instr, sc: Any, mods: list[str]) -> bool:
+    ops = list(i.operands)
+    b = L.b
+    kind = mods[0] if mods else ""
+    if kind == "mma" and len(ops) >= 5 and isinstance(ops[0], P.Addr) and isinstance(ops[1], P.Reg):
+        d = ops[0]
+        if not isinstance(d.base, P.Reg) or d.offset:
+            return False
+        en = ops[-1] if not isinstance(ops[-1], P.Imm) or len(ops) == 5 else ops[4]
+        vals = [
+            L.val(d.base, U32, sc),
+            L.val(ops[1], U64, sc),
+            L.val(ops[2], U64, sc),
+            L.val(ops[3], U32, sc),
+        ]
+        if not isinstance(en, (P.Reg, P.Imm, P.Neg)):
+            return False
+        vals.append(L.val(en, BOOL, sc))
+        b.create("tcgen05_mma", vals, [], {"text": i.opcode})
+        return True
+    if kind == "commit" and ops:
+        p = _sptr(L, ops[0], sc)
+        if p is None:
+            return False
+        b.create("tcgen05_commit", [p], [], {"multicast": "multicast::cluster" in mods})
+        return True
+    if kind.startswith("wait::ld"):
+        b.create("tcgen05_wait_ld", [], [], {})
+        return True
+    if kind.startswith("fence::"):
+        k = "before" if "before" in kind else "after"
+        b.create("tcgen05_fence", [], [], {"kind": k})
+        return True
+    if kind == "ld" and len(ops) == 2 and isinstance(ops[0], P.Vec) and isinstance(ops[1], P.Addr):
+        a = ops[1]
+        if not isinstance(a.base, P.Reg) or a.offset:
+            return False
+        regs = [x for x in ops[0].items if isinstance(x, P.Reg)]
+        if len(regs) != len(ops[0].items):
+            return False
+        op = b.create(
+            "tcgen05_ld", [L.val(a.base, U32, sc)], [U32] * len(regs), {"n": len(regs), "text": i.opcode}
+        )
+        for r, v in zip(regs, op.results):
+            _sets(L, r, v, sc)
+        return True
+    return False  # alloc, dealloc, st, cp, shift, wait::st: the generic lowering (collective / opaque)
+
+
+def declare_shared(fn: Any, gvars: dict[str, P.VarDecl], local_vars: dict[str, P.VarDecl]) -> None:
+    """Give the lifted function a `SharedDecl` (bytes, alignment) for every sized `.shared` variable it
+    names, so that the TMA checks know what the PTX guarantees (`.align 16` is all a TMA destination
+    gets unless the declaration says more). Unsized `.extern` arrays get none: their base alignment
+    depends on the launch, so nothing is reported about them."""
+    from irc.ir.core import SharedDecl
+    from irc.ir.types import U8, ArrayType
+
+    have = {d.name for d in fn.shared}
+    for op in fn.ops():
+        if op.name != "shared_addr" or op.attrs.get("space") != "shared":
+            continue
+        name = str(op.attrs.get("sym"))
+        v = local_vars.get(name) or gvars.get(name)
+        if name in have or v is None or v.extern or v.space != "shared":
+            continue
+        size = v.size_bytes()
+        if size <= 0:
+            continue
+        fn.shared.append(SharedDecl(name, ArrayType(U8, (size,)), int(v.align or 1)))
+        have.add(name)
+
+
+def register(handlers: dict[str, Any]) -> None:
+    """Install the async handlers in the lifter's table (chained before the lifter's own `fence`)."""
+    plain_fence = handlers.get("fence")
+
+    def fence(L: Any, i: P.Instr, sc: Any, mods: list[str]) -> bool:
+        if h_fence_async(L, i, sc, mods):
+            return True
+        return plain_fence(L, i, sc, mods) if plain_fence is not None else False
+
+    handlers["mbarrier"] = h_mbarrier
+    handlers["cp"] = h_cp
+    handlers["tcgen05"] = h_tcgen05
+    handlers["fence"] = fence
+
+
+__all__ = ["register", "PtrType"]
