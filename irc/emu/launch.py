@@ -7,7 +7,7 @@ Why chunks: registers are arrays over all threads being run; a huge grid is run 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -32,6 +32,7 @@ class EmuStats:
     threads: int = 0
     wall_time: float = 0.0
     chunks: int = 0
+    race_notes: list = field(default_factory=list)
 
     @property
     def rate(self) -> float:
@@ -98,10 +99,12 @@ def run_kernel(
     dynamic_shared_bytes: int = 0,
     max_steps: int = DEFAULT_MAX_STEPS,
     max_threads_per_chunk: int = DEFAULT_CHUNK_THREADS,
+    racecheck: bool = True,
 ) -> EmuStats:
     """Run `kernel` of `module` on the emulator. numpy array arguments are copied into global memory and
     written back in place afterwards. Raises EmuLaunchError for a bad launch, EmuError for dynamic errors.
-    `max_steps` bounds instruction steps per chunk of CTAs (an infinite loop becomes StepLimitError)."""
+    `max_steps` bounds instruction steps per chunk of CTAs (an infinite loop becomes StepLimitError).
+    `racecheck` reports unordered conflicting accesses as RaceError (irc/emu/racecheck.py)."""
     from irc.emu import ops  # noqa: F401  (registers the semantics table)
 
     t0 = time.perf_counter()
@@ -207,6 +210,12 @@ def run_kernel(
     per = max(1, max_threads_per_chunk // tpc)
     budget = 256 << 20  # bytes of per-chunk shared + local memory
     per = max(1, min(per, budget // max(shsize + lsize * tpc, 1)))
+    race = None
+    if racecheck:
+        from irc.emu.racecheck import RaceChecker
+
+        race = RaceChecker(module, fn, g, b, gmem)
+        per = min(per, race.max_ctas(shsize))
     stats = EmuStats(ctas=len(ctas), threads=len(ctas) * tpc)
     with np.errstate(all="ignore"):
         for s in range(0, len(ctas), per):
@@ -225,6 +234,7 @@ def run_kernel(
                 loffs,
                 lsize,
                 max_steps,
+                race,
             )
             mach.run()
             stats.thread_instructions += mach.thread_instructions
@@ -232,6 +242,8 @@ def run_kernel(
             stats.chunks += 1
     for addr, a in arrays:
         a.reshape(-1).view(np.uint8)[:] = gmem.read_bytes(addr, a.nbytes)
+    if race is not None:
+        stats.race_notes = list(race.notes)
     stats.wall_time = time.perf_counter() - t0
     return stats
 

@@ -55,6 +55,7 @@ class Machine:
         local_layout: dict[str, int],
         local_size: int,
         max_steps: int,
+        race=None,
     ) -> None:
         self.module, self.fn, self.kernel = module, fn, fn.name
         self.grid, self.block, self.ctas = grid, block, ctas
@@ -108,6 +109,7 @@ class Machine:
         self._declare_regs()
         self._specials()
         self.extra: dict = {}  # per-launch scratch for op modules (tmem, wmma, ...)
+        self.race = race.attach(self) if race is not None else None  # irc.emu.racecheck
         self.blocks = self._decode()
 
     # ------------------------------------------------------------------ registers
@@ -349,6 +351,8 @@ class Machine:
                     raise self.error(type(e), e.message, line=ins.line, kind=e.kind) from None
                 if h is None:
                     continue
+                if self.race is not None:
+                    h = self.race.wrap(ins, h)
                 if ins.pred is not None:
                     h = self._guard(ins, h)
                 hs.append((ins, h))
