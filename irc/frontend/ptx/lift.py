@@ -112,6 +112,22 @@ _SPACE_OF = {"global": "global", "shared": "shared", "shared::cta": "shared", "s
 _ROUND = {"rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "rna", "rs"}
 
 
+def _shared_bytes(f: P.Function, gvars) -> dict[str, int]:
+    """Sizes of the .shared variables a function can name (its own and the module's); the shared-race
+    analysis bounds its witnesses by them."""
+    out = {g.name: g.size_bytes() for g in gvars if g.space == "shared" and not g.extern}
+
+    def walk(stmts) -> None:
+        for s in stmts or []:
+            if isinstance(s, P.VarDecl) and s.space == "shared" and not s.extern:
+                out[s.name] = s.size_bytes()
+            elif isinstance(s, P.Scope):
+                walk(s.body)
+
+    walk(f.body)
+    return out
+
+
 def _suffix_type(mods: list[str]) -> Type | None:
     """The IR type named by the last type modifier of an opcode (`add.s32` -> i32)."""
     for m in reversed(mods):
@@ -745,6 +761,7 @@ class _FnLifter:
         if "reqnctapercluster" in d:
             fn.attrs["cluster"] = (list(d["reqnctapercluster"]) + [1, 1])[:3]
         self.fn = fn
+        fn.ptx_shared_bytes = _shared_bytes(f, self.mc.gvars.values())  # type: ignore[attr-defined]
         self.param_args = dict(zip(pnames, fn.params))
         self.param_decl = {p.name: p for p in f.params}
 
