@@ -176,7 +176,9 @@ class Kernel:
         dynamic_shared_bytes: int | None = None,
         **emu_options: Any,
     ) -> Any:
-        """Run the kernel. Arrays are written back in place. Returns the emulator's stats (emu) or None."""
+        """Run the kernel. Arrays are written back in place. Returns the emulator's stats (emu) or None.
+        Emulator options: `racecheck=True` (default; `RaceError` on unordered conflicting accesses),
+        `max_steps`, `max_threads_per_chunk`."""
         g, b = _dims(grid, "grid"), _dims(block, "block")
         conv = self.check_args(list(args))
         dyn = (
@@ -429,7 +431,8 @@ def run_cli(a: argparse.Namespace) -> int:
         args = [given[n] for n in k.param_names]
         grid = _parse_dims(a.grid, "--grid")
         block = _parse_dims(a.block, "--block")
-        stats = k.launch(grid, block, args, device=a.device)
+        opts = {"racecheck": getattr(a, "racecheck", True)} if a.device == "emu" else {}
+        stats = k.launch(grid, block, args, device=a.device, **opts)
     except (LaunchError, KeyError) as e:
         sys.stderr.write(f"irc: error: {e}\n")
         return 2
@@ -446,6 +449,8 @@ def run_cli(a: argparse.Namespace) -> int:
         if raw.endswith(".npy"):
             dest = (out_dir / Path(raw).name) if out_dir else Path(raw)
             np.save(dest, given[n])
+    for n in getattr(stats, "race_notes", None) or []:
+        sys.stderr.write(f"irc: {n}\n")
     if stats is not None and hasattr(stats, "thread_instructions"):
         sys.stderr.write(
             f"irc: ran {name} in the emulator: {stats.thread_instructions} thread-instructions\n"

@@ -92,6 +92,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("-D", dest="defines", action="append", type=_define, default=[], metavar="NAME=VALUE")
     r.add_argument("--device", choices=("emu", "cuda"), default="emu")
     r.add_argument("--out-dir", default=None, help="where to write the argument arrays after the run")
+    r.add_argument(
+        "--no-racecheck",
+        dest="racecheck",
+        action="store_false",
+        help="do not report data races (unordered conflicting accesses) in the emulator",
+    )
     return p
 
 

@@ -215,16 +215,18 @@ def _report(ctx, ev, a, ea, ia, c, ec, ic, byte, same_warp, sop, loop_index, sbl
         f"{_iters(cx, ox, start_loops, loop_index)} while {_who(ev, ty)} {_VERB[y.kind]} `{ey}` at "
         f"{_line(y.op)}{_iters(cy, oy, start_loops, loop_index)}, with no barrier between them"
     )
+    cross_iter = any(cx.get(lp) != cy.get(lp) for lp in start_loops if lp in cx and lp in cy)
     if same_warp:
         msg += " (both threads are lanes of one warp, which sm_70+ does not keep in step without `syncwarp`)"
+    if cross_iter:
+        help_text = (
+            "the next iteration overwrites what this one still reads: add a second `barrier()` at the "
+            "end of the loop body"
+        )
+    elif same_warp:
         help_text = "add `syncwarp()` (`__syncwarp()`) between the accesses, or a block `barrier()`"
     else:
         help_text = "add `barrier()` (`__syncthreads()`) between the accesses"
-        if any(cx.get(lp) != cy.get(lp) for lp in start_loops if lp in cx and lp in cy):
-            help_text = (
-                "the next iteration overwrites what this one still reads: add a second `barrier()` at the "
-                "end of the loop body"
-            )
     labels = []
     if x.op.span is not None and x.op is not y.op:
         labels.append(Label(x.op.span, f"{_VERB[x.kind]} `{ex}` here ({_who(ev, tx)})"))

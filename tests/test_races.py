@@ -1,0 +1,240 @@
+"""Data races: the emulator's race checker (`RaceError`, irc/emu/racecheck.py) and the static
+`shared-race` check (irc/analysis/races.py), on the kernels of tests/data/races/ (each wrong kernel has a
+fixed twin) and on small PTX kernels for the dynamic rules (global memory across blocks, atomics,
+same-value writes, syncwarp, fences, named barriers)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from irc.analysis import check_module
+from irc.compiler import CompileOptions, compile_kdsl
+from irc.emu import RaceError, run_kernel
+from irc.frontend.kdsl.lower import compile_to_ir
+from irc.frontend.ptx.parser import parse_ptx
+
+DATA = Path(__file__).parent / "data" / "races"
+
+
+def _static(name: str):
+    text = (DATA / name).read_text()
+    mod = compile_to_ir(text, name, defines={}, arch="sm_80")
+    return [d for d in check_module(mod, arch="sm_80") if d.check == "shared-race"]
+
+
+def _ptx(name: str):
+    res = compile_kdsl((DATA / name).read_text(), name, CompileOptions(check=False))
+    return parse_ptx(res.ptx_text), res.module.kernels[0].name
+
+
+# (file, line of the later access the finding points at, line of the other access, words in the message)
+STATIC = [
+    (
+        "neighbour.kdsl",
+        7,
+        6,
+        "thread (0, 0, 0) writes `tile[0]` at line 6 while thread (1, 0, 0) reads `tile[0]`",
+    ),
+    ("sgemm_one_barrier.kdsl", 14, 17, "in iteration k+1 of the loop at line 12"),
+    ("tree_reduce.kdsl", 11, 11, "iteration"),
+    ("warp_reduce.kdsl", 10, 9, "lanes of one warp"),
+]
+
+
+@pytest.mark.parametrize("name,line,other,words", STATIC, ids=[s[0] for s in STATIC])
+def test_static_finds_the_classic_races(name, line, other, words):
+    ds = _static(name)
+    assert ds, f"{name}: no shared-race finding"
+    d = next((d for d in ds if d.span.line == line), None)
+    assert d is not None, [(x.span.line, x.message) for x in ds]
+    assert words in d.message
+    assert other in {lb.span.line for lb in d.labels} | {d.span.line}
+    assert "with no barrier between them" in d.message
+
+
+def test_static_sgemm_names_the_second_barrier():
+    ds = _static("sgemm_one_barrier.kdsl")
+    assert any("second `barrier()`" in (d.help or "") for d in ds)
+    assert {d.span.line for d in ds} <= {13, 14}
+
+
+@pytest.mark.parametrize("name", ["neighbour_ok.kdsl", "sgemm_ok.kdsl", "tree_reduce_ok.kdsl", "rotate.kdsl"])
+def test_static_silent_on_fixed_and_undecidable_kernels(name):
+    assert _static(name) == []
+
+
+# (file, launch, (source line of one access, source line of the other))
+def _args(name: str, rng):
+    if name.startswith("sgemm"):
+        n = 32
+        a = rng.random((n, n), dtype=np.float32)
+        b = rng.random((n, n), dtype=np.float32)
+        return (2, 2), (16, 16), [np.zeros((n, n), np.float32), a, b, n], a @ b
+    bs = 256 if name.startswith("tree") else 64
+    x = rng.random(2 * bs, dtype=np.float32)
+    ref = x.reshape(2, bs).sum(axis=1)
+    if name.startswith("neighbour"):
+        ref = x.reshape(-1, 2)[:, ::-1].reshape(-1)
+    return 2, bs, [np.zeros(2 * bs, np.float32), x], ref
+
+
+DYN = [
+    ("neighbour.kdsl", {6, 7}, "syncwarp"),
+    ("sgemm_one_barrier.kdsl", {13, 17}, None),
+    ("tree_reduce.kdsl", {11}, "no barrier"),
+    ("warp_reduce.kdsl", {9, 10}, "syncwarp"),
+]
+
+
+@pytest.mark.parametrize("name,lines,hint", DYN, ids=[d[0] for d in DYN])
+def test_emulator_reports_the_race_at_both_lines(name, lines, hint):
+    mod, k = _ptx(name)
+    grid, block, args, _ = _args(name, np.random.default_rng(1))
+    with pytest.raises(RaceError) as e:
+        run_kernel(mod, k, grid, block, args)
+    err = e.value
+    assert err.kind == "data-race"
+    a, b = err.accesses
+    assert {int(x.source.split(":")[1]) for x in (a, b)} == lines
+    assert a.thread != b.thread and a.space == b.space == "shared"
+    assert {a.op, b.op} & {"write"}
+    assert a.instr.startswith(("st.", "ld.")) and a.line > 0 and b.line > 0
+    if hint:
+        assert hint in err.message
+    # without the race checker the lockstep emulator returns plausible numbers: the false confidence
+    run_kernel(mod, k, grid, block, _args(name, np.random.default_rng(1))[2], racecheck=False)
+
+
+@pytest.mark.parametrize("name", ["neighbour_ok.kdsl", "sgemm_ok.kdsl", "tree_reduce_ok.kdsl"])
+def test_emulator_fixed_kernels_run_clean(name):
+    mod, k = _ptx(name)
+    grid, block, args, ref = _args(name, np.random.default_rng(2))
+    st = run_kernel(mod, k, grid, block, args)
+    assert st.race_notes == []
+    got = args[0] if name.startswith(("sgemm", "neighbour")) else args[0][:2]
+    np.testing.assert_allclose(got, ref, rtol=1e-4)
+
+
+def test_emulator_sees_what_static_cannot():
+    mod, k = _ptx("rotate.kdsl")
+    x = np.arange(64, dtype=np.float32)
+    run_kernel(mod, k, 1, 64, [np.zeros(64, np.float32), x, 64])  # k % 64 == 0: no race
+    with pytest.raises(RaceError):
+        run_kernel(mod, k, 1, 64, [np.zeros(64, np.float32), x, 1])
+
+
+# ------------------------------------------------------------------------------------ PTX rules
+HEAD = """.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<8>;
+  .shared .align 4 .b8 sm[256];
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+"""
+
+
+def _k(body: str):
+    return parse_ptx(HEAD + body + "\n  ret;\n}\n")
+
+
+def test_global_race_across_blocks_and_atomics_exempt():
+    racy = _k("  st.global.u32 [%rd1], %r2;")  # every block's thread 0.. writes its block id to out[0]
+    with pytest.raises(RaceError) as e:
+        run_kernel(racy, "k", 2, 1, [np.zeros(1, np.uint32)])
+    assert "different blocks" in e.value.message and e.value.accesses[0].buffer == "out"
+    atom = _k("  atom.global.add.u32 %r3, [%rd1], 1;")
+    out = np.zeros(1, np.uint32)
+    run_kernel(atom, "k", 4, 32, [out])
+    assert out[0] == 128
+
+
+def test_same_value_writes_are_a_note_not_an_error():
+    k = _k(
+        "  mov.u32 %r3, 7;\n  st.shared.u32 [sm], %r3;\n  bar.sync 0;\n  ld.shared.u32 %r4, [sm];\n"
+        "  mul.wide.u32 %rd2, %r1, 4;\n  add.u64 %rd3, %rd1, %rd2;\n  st.global.u32 [%rd3], %r4;"
+    )
+    out = np.zeros(64, np.uint32)
+    st = run_kernel(k, "k", 1, 64, [out])
+    assert (out == 7).all()
+    assert len(st.race_notes) == 1 and "same value" in st.race_notes[0]
+
+
+def test_different_values_to_one_address_race():
+    k = _k("  st.shared.u32 [sm], %r1;")
+    with pytest.raises(RaceError) as e:
+        run_kernel(k, "k", 1, 64, [np.zeros(1, np.uint32)])
+    assert "write-write" in e.value.message
+
+
+EXCHANGE = """  shl.b32 %r3, %r1, 2;
+  mov.u32 %r4, sm;
+  add.u32 %r5, %r4, %r3;
+  st.shared.u32 [%r5], %r1;
+{sync}
+  xor.b32 %r6, %r1, 1;
+  shl.b32 %r6, %r6, 2;
+  add.u32 %r6, %r4, %r6;
+  ld.shared.u32 %r7, [%r6];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r7;"""
+
+
+@pytest.mark.parametrize(
+    "sync", ["  bar.warp.sync -1;", "  bar.sync 0;", "  shfl.sync.idx.b32 %r9, %r1, 0, 31, -1;"]
+)
+def test_intra_warp_exchange_ordered_by_syncwarp_barrier_or_collective(sync):
+    out = np.zeros(32, np.uint32)
+    run_kernel(_k(EXCHANGE.replace("{sync}", sync)), "k", 1, 32, [out])
+    np.testing.assert_array_equal(out, np.arange(32) ^ 1)
+
+
+def test_intra_warp_exchange_without_sync_is_a_race_with_the_syncwarp_hint():
+    with pytest.raises(RaceError) as e:
+        run_kernel(_k(EXCHANGE.replace("{sync}", "")), "k", 1, 32, [np.zeros(32, np.uint32)])
+    assert "syncwarp()" in e.value.message and e.value.block == (0, 0, 0)
+
+
+def test_named_barrier_producer_consumer_is_ordered():
+    k = _k(
+        """  setp.lt.u32 %p1, %r1, 32;
+  @!%p1 bra $consumer;
+  shl.b32 %r3, %r1, 2;
+  st.shared.u32 [sm+%r3], %r1;
+  bar.arrive 1, 64;
+  bra $done;
+$consumer:
+  bar.sync 1, 64;
+  sub.u32 %r4, %r1, 32;
+  shl.b32 %r4, %r4, 2;
+  ld.shared.u32 %r5, [sm+%r4];
+$done:""".replace("[sm+%r3]", "[%r6]")
+        .replace("[sm+%r4]", "[%r7]")
+        .replace("  st.shared", "  mov.u32 %r6, sm;\n  add.u32 %r6, %r6, %r3;\n  st.shared")
+        .replace("  ld.shared", "  mov.u32 %r7, sm;\n  add.u32 %r7, %r7, %r4;\n  ld.shared")
+    )
+    run_kernel(k, "k", 1, 64, [np.zeros(1, np.uint32)])
+
+
+def test_cli_run_reports_races_and_no_racecheck_turns_it_off(tmp_path, capsys):
+    from irc.cli import main
+
+    np.save(tmp_path / "out.npy", np.zeros(64, np.float32))
+    np.save(tmp_path / "x.npy", np.arange(64, dtype=np.float32))
+    base = ["run", str(DATA / "rotate.kdsl"), "--grid", "1", "--block", "64",
+            "--arg", f"out={tmp_path / 'out.npy'}", "--arg", f"x={tmp_path / 'x.npy'}"]  # fmt: skip
+    assert main([*base, "--arg", "k=1"]) == 1
+    err = capsys.readouterr().err
+    assert "data-race" in err and "rotate.kdsl:6" in err and "rotate.kdsl:7" in err
+    assert main([*base, "--arg", "k=1", "--no-racecheck"]) == 0
+    assert main([*base, "--arg", "k=0"]) == 0
