@@ -238,3 +238,29 @@ def test_cli_run_reports_races_and_no_racecheck_turns_it_off(tmp_path, capsys):
     assert "data-race" in err and "rotate.kdsl:6" in err and "rotate.kdsl:7" in err
     assert main([*base, "--arg", "k=1", "--no-racecheck"]) == 0
     assert main([*base, "--arg", "k=0"]) == 0
+
+
+MIXED = """  shl.b32 %r3, %r1, 2;
+  mov.u32 %r4, sm;
+  add.u32 %r5, %r4, %r3;
+  st.shared.u32 [%r5], %r1;
+  bar.sync 0;
+  add.u32 %r6, %r4, %r1;
+  st.shared.u8 [%r6], %r1;
+  bar.warp.sync -1;
+  {read}
+  add.u32 %r8, %r4, %r7;
+  ld.shared.u8 %r9, [%r8];"""
+
+
+@pytest.mark.parametrize("read,racy", [("mov.u32 %r7, %r1;", False), ("add.u32 %r7, %r1, 32;", True)])
+def test_byte_accesses_after_word_accesses(read, racy):
+    """Word-wide stores first (the shadow keeps one record per word), then byte stores and byte reads:
+    reading your own byte is fine, reading another warp's byte is a race."""
+    k = _k(MIXED.replace("{read}", read))
+    if racy:
+        with pytest.raises(RaceError) as e:
+            run_kernel(k, "k", 1, 64, [np.zeros(1, np.uint32)])
+        assert e.value.accesses[0].offset == e.value.accesses[1].offset
+    else:
+        run_kernel(k, "k", 1, 64, [np.zeros(1, np.uint32)])

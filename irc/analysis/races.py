@@ -83,11 +83,27 @@ def shared_accesses(fn: Function, cfg: CFG) -> list[Access]:
 
 
 def _is_shared_ptr(op: Op, v: Value) -> bool:
-    if op.attrs.get("space") == "shared":
+    sp = op.attrs.get("space")
+    if sp == "shared":
         return True
+    if sp == "generic":
+        return _from_cvta_shared(v, 12)
     return (
         isinstance(v.type, PtrType) and v.type.space == "shared" and op.attrs.get("space") in (None, "shared")
     )
+
+
+def _from_cvta_shared(v: Value, depth: int) -> bool:
+    """Whether a generic address is computed from `cvta.shared` (a shared address made generic). The
+    evaluation later decides the address itself; anything else in it stays unknown, hence silent."""
+    if depth <= 0 or not isinstance(v, OpResult):
+        return False
+    op = v.op
+    if op.name == "cvt" and op.attrs.get("cvta") == "shared":
+        return True
+    if op.name in ("bitcast", "copy", "cvt", "add", "sub", "ptradd"):
+        return any(_from_cvta_shared(o, depth - 1) for o in op.operands)
+    return False
 
 
 def _access(op: Op, b: Block, i: int) -> Access | None:

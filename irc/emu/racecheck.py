@@ -34,17 +34,32 @@ SHADOW_BYTES = 60
 SHADOW_BUDGET = 256 << 20
 GLOBAL_LIMIT = 8 << 20  # global memory larger than this is not race-checked (a note says so)
 
-_FIELDS = ("tid", "ins", "tep", "fep", "wep")
-
 
 class _Records:
-    """Per byte: the writer record and two reader records (thread, instruction, stamps), plus atomic flag."""
+    """Per byte: the writer record and two reader records, each (thread, instruction, tep, wep[, fep]),
+    packed in one (bytes, 3, fields) int32 array so an access gathers and scatters all of them at once."""
 
-    def __init__(self, n: int) -> None:
-        self.w = {f: np.full(n, -1, np.int32) for f in _FIELDS}
-        self.r1 = {f: np.full(n, -1, np.int32) for f in _FIELDS}
-        self.r2 = {f: np.full(n, -1, np.int32) for f in _FIELDS}
+    def __init__(self, n: int, cross_cta: bool) -> None:
+        self.cross_cta = cross_cta  # global memory: accesses of different CTAs meet here
+        n = (n + 15) // 16 * 16
+        self.s = np.full((n, 3, 5 if cross_cta else 4), -1, np.int32)
         self.watom = np.zeros(n, np.bool_)
+        # Granule: while every access so far covered whole aligned `gran`-byte units, only the first byte
+        # of each unit is kept up to date (the others would hold the same records). An access with a
+        # finer size or alignment first copies each unit's record to all of its bytes (`split`).
+        self.gran = 16
+
+    def split(self, g: int) -> None:
+        old = self.gran
+        v = self.s.reshape(-1, old, *self.s.shape[1:])
+        v[:, 1:] = v[:, :1]
+        a = self.watom.reshape(-1, old)
+        a[:, 1:] = a[:, :1]
+        self.gran = g
+
+
+TID, INS, TEP, WEP, FEP = range(5)
+W, R1, R2 = range(3)
 
 
 @dataclass
@@ -86,6 +101,8 @@ class RaceChecker:
         self.tep = np.zeros(nthreads, np.int32)
         self.fep = np.zeros(nthreads, np.int32)
         self.wep = np.zeros(nctas * self.wpc, np.int32)
+        lin = np.arange(nthreads, dtype=np.int64)
+        self.warp_of = (lin // self.tpc * self.wpc + (lin % self.tpc) // 32).astype(np.int32)
         self.gmem = gmem
         self.notes: list[str] = []
         self._noted: set[tuple[int, int]] = set()
@@ -94,7 +111,7 @@ class RaceChecker:
         self.intra_warp = _sm(module.target) >= 70
         self.gshadow: _Records | None = None
         if gmem.size <= GLOBAL_LIMIT:
-            self.gshadow = _Records(max(gmem.size, 16))
+            self.gshadow = _Records(max(gmem.size, 16), True)
         else:
             self.notes.append(
                 f"global memory of {gmem.size} bytes exceeds the race checker's {GLOBAL_LIMIT}-byte limit: "
@@ -126,7 +143,7 @@ class _Chunk:
         gx, gy, _ = rc.grid
         x, y, z = m.ctas[0]
         self.base = (x + gx * (y + gy * z)) * rc.tpc
-        self.sshadow = _Records(max(m.ncta * m.shsize, 16)) if m.shsize else None
+        self.sshadow = _Records(max(m.ncta * m.shsize, 16), False) if m.shsize else None
 
     # ------------------------------------------------------------------ synchronisation events
     def gids(self, ids) -> np.ndarray:
@@ -185,71 +202,85 @@ class _Chunk:
             return
         rc = self.rc
         bidx = np.asarray(bidx, np.int64)
+        g = sh.gran
+        if nbytes % g or (bidx & (g - 1)).any():
+            g2 = g
+            while g2 > 1 and (nbytes % g2 or (bidx & (g2 - 1)).any()):
+                g2 //= 2
+            sh.split(g2)
+            g = g2
         lanes = np.arange(len(bidx))
-        if nbytes > 1:
-            B = (bidx[:, None] + np.arange(nbytes)).ravel()
-            L = np.repeat(lanes, nbytes)
+        per = nbytes // g
+        if per > 1:
+            B = (bidx[:, None] + np.arange(0, nbytes, g)).ravel()
+            L = np.repeat(lanes, per)
         else:
             B, L = bidx, lanes
         T = self.gids(ids)[L]
         ins = rc.ins_id(self.m.cur_instr) if self.m.cur_instr is not None else -1
-        write = op != "read"
-        self._check(sh, sh.w, B, T, L, kind, op, "write", buf, newbytes, nbytes)
-        if write:
-            self._check(sh, sh.r1, B, T, L, kind, op, "read", buf, newbytes, nbytes)
-            self._check(sh, sh.r2, B, T, L, kind, op, "read", buf, newbytes, nbytes)
+        S = sh.s[B]  # (bytes, 3 records, fields)
+        cur = np.empty((len(B), sh.s.shape[2]), np.int32)
+        cur[:, TID] = T
+        cur[:, INS] = ins
+        cur[:, TEP] = rc.tep[T]
+        cur[:, WEP] = rc.wep[rc.warp_of[T]]
+        if sh.cross_cta:
+            cur[:, FEP] = rc.fep[T]
+        self._check(sh, S[:, W], B, T, L, kind, op, "write", buf, newbytes, nbytes)
+        if op != "read":
+            if op != "atomic":  # a plain read racing an atomic only sees a stale value (the CAS loop)
+                self._check(sh, S[:, R1], B, T, L, kind, op, "read", buf, newbytes, nbytes)
+                self._check(sh, S[:, R2], B, T, L, kind, op, "read", buf, newbytes, nbytes)
             if op == "write":
-                self._same_instr(B, T, L, kind, buf, newbytes, nbytes)
-            self._record(sh.w, B, T, ins)
+                self._same_instr(sh, B, T, L, kind, buf, newbytes, nbytes)
+            sh.s[B, W] = cur
+            sh.s[B, 1:, TID] = -1
             sh.watom[B] = op == "atomic"
-            sh.r1["tid"][B] = -1
-            sh.r2["tid"][B] = -1
         else:
-            r1 = sh.r1["tid"][B]
-            fresh = (r1 < 0) | ~self._live(sh.r1, B, r1)
+            r1 = S[:, R1, TID]
+            fresh = (r1 < 0) | (rc.tep[np.maximum(r1, 0)] != S[:, R1, TEP])
             if fresh.any():
-                self._record(sh.r1, B[fresh], T[fresh], ins)
-            other = sh.r1["tid"][B] != T
-            if other.any():
-                self._record(sh.r2, B[other], T[other], ins)
+                sh.s[B[fresh], R1] = cur[fresh]
+            # a second, different reader is enough to report any later writer: keep a live one
+            r2 = S[:, R2, TID]
+            need = (r2 < 0) | (rc.tep[np.maximum(r2, 0)] != S[:, R2, TEP])
+            if need.any():
+                need &= sh.s[B, R1, TID] != T
+                if need.any():
+                    sh.s[B[need], R2] = cur[need]
 
-    def _record(self, rec: dict, B, T, ins: int) -> None:
+    def _unordered(self, rows, e, T):
+        """(unordered mask, same-warp mask) for recorded accesses `rows` by threads e against threads T."""
         rc = self.rc
-        rec["tid"][B] = T
-        rec["ins"][B] = ins
-        rec["tep"][B] = rc.tep[T]
-        rec["fep"][B] = rc.fep[T]
-        rec["wep"][B] = rc.wep[T // rc.tpc * rc.wpc + (T % rc.tpc) // 32]
-
-    def _live(self, rec: dict, B, e) -> np.ndarray:
-        """Whether the recorded access by thread e (>= 0) is still in e's current synchronisation interval."""
-        rc = self.rc
-        e = np.maximum(e, 0)
-        return rc.tep[e] == rec["tep"][B]
-
-    def _unordered(self, rec: dict, B, e, T):
-        """(unordered mask, same-warp mask) for recorded accesses by threads e against threads T now."""
-        rc = self.rc
-        same_cta = e // rc.tpc == T // rc.tpc
-        we = e // rc.tpc * rc.wpc + (e % rc.tpc) // 32
-        wt = T // rc.tpc * rc.wpc + (T % rc.tpc) // 32
+        we, wt = rc.warp_of[e], rc.warp_of[T]
         same_warp = we == wt
-        in_cta = (rc.tep[e] == rec["tep"][B]) & ~(same_warp & (rc.wep[we] != rec["wep"][B]))
+        in_cta = (rc.tep[e] == rows[:, TEP]) & ~(same_warp & (rc.wep[we] != rows[:, WEP]))
         if not rc.intra_warp:
             in_cta &= ~same_warp
-        across = rc.fep[e] == rec["fep"][B]
+        if rows.shape[1] <= FEP:
+            return in_cta, same_warp
+        same_cta = e // rc.tpc == T // rc.tpc
+        across = rc.fep[e] == rows[:, FEP]
         return np.where(same_cta, in_cta, across), same_warp
 
-    def _check(self, sh, rec, B, T, L, kind, op, prev_op, buf, newbytes, nbytes) -> None:
-        if op == "atomic" and prev_op == "read":
-            return  # a plain read racing an atomic only sees a stale value (the CAS-loop idiom)
-        e = rec["tid"][B]
+    def _check(self, sh, rows, B, T, L, kind, op, prev_op, buf, newbytes, nbytes) -> None:
+        rc = self.rc
+        e = rows[:, TID]
         cand = (e >= 0) & (e != T)
         if not cand.any():
             return
         k = np.flatnonzero(cand)
-        Bk, ek, Tk = B[k], e[k], T[k]
-        bad, same_warp = self._unordered(rec, Bk, ek, Tk)
+        # cheap filter first: a record whose thread has passed a barrier or fence since is ordered
+        # within its CTA (across CTAs only a fence counts, see _unordered)
+        keep = rc.tep[e[k]] == rows[k, TEP]
+        if sh.cross_cta:
+            keep |= e[k] // rc.tpc != T[k] // rc.tpc
+        if not keep.all():
+            k = k[keep]
+            if len(k) == 0:
+                return
+        Bk, ek, Tk, rk = B[k], e[k], T[k], rows[k]
+        bad, same_warp = self._unordered(rk, ek, Tk)
         if prev_op == "write":
             prev_atomic = sh.watom[Bk]
             bad &= ~(prev_atomic & (op != "write"))  # atomics conflict only with plain writes
@@ -257,25 +288,30 @@ class _Chunk:
             return
         j = np.flatnonzero(bad)
         if prev_op == "write" and op == "write" and buf is not None and newbytes is not None:
-            nb = newbytes()
-            lanes = L[k[j]]
-            # column of each byte within its lane's access: position in the expanded B
-            cols = (k[j] % nbytes) if nbytes > 1 else np.zeros(len(j), np.int64)
-            same = buf[Bk[j]] == nb[lanes, cols]
+            same = self._same_bytes(sh, buf, newbytes(), Bk[j], L[k[j]], k[j], nbytes)
             if same.all():
-                self._note(kind, Bk[j[0]], int(rec["ins"][Bk[j[0]]]), int(ek[j[0]]), int(Tk[j[0]]))
+                self._note(kind, Bk[j[0]], int(rk[j[0], INS]), int(ek[j[0]]), int(Tk[j[0]]))
                 return
             j = j[~same]
         i = int(j[0])
         first_op = "atomic" if prev_op == "write" and sh.watom[Bk[i]] else prev_op
         self._raise(
-            kind, int(Bk[i]), int(rec["ins"][Bk[i]]), int(ek[i]), first_op, int(Tk[i]), op, bool(same_warp[i])
+            kind, int(Bk[i]), int(rk[i, INS]), int(ek[i]), first_op, int(Tk[i]), op, bool(same_warp[i])
         )
 
-    def _same_instr(self, B, T, L, kind, buf, newbytes, nbytes) -> None:
+    @staticmethod
+    def _same_bytes(sh, buf, nb, Bj, lanes, pos, nbytes) -> np.ndarray:
+        """Whether the granules at Bj already hold the bytes lanes are storing (pos: entry positions)."""
+        g = sh.gran
+        per = max(nbytes // g, 1)
+        col = (pos % per) * g
+        ar = np.arange(g)
+        return (buf[Bj[:, None] + ar] == nb[lanes[:, None], col[:, None] + ar]).all(axis=1)
+
+    def _same_instr(self, sh, B, T, L, kind, buf, newbytes, nbytes) -> None:
         """Two lanes of one store instruction writing one byte: a write-write race (same bytes: a note)."""
-        if len(B) < 2:
-            return
+        if len(B) < 2 or (B[1:] > B[:-1]).all():
+            return  # the common case: lanes store to increasing addresses, no byte twice
         order = np.argsort(B, kind="stable")
         Bs, Ts = B[order], T[order]
         dup = np.flatnonzero((Bs[1:] == Bs[:-1]) & (Ts[1:] != Ts[:-1]))
@@ -284,9 +320,11 @@ class _Chunk:
         nb = newbytes() if newbytes is not None else None
         a, b = order[dup], order[dup + 1]
         if nb is not None:
-            cols_a = a % nbytes if nbytes > 1 else np.zeros(len(a), np.int64)
-            cols_b = b % nbytes if nbytes > 1 else np.zeros(len(b), np.int64)
-            same = nb[L[a], cols_a] == nb[L[b], cols_b]
+            g = sh.gran
+            per = max(nbytes // g, 1)
+            ar = np.arange(g)
+            ca, cb = (a % per * g)[:, None] + ar, (b % per * g)[:, None] + ar
+            same = (nb[L[a][:, None], ca] == nb[L[b][:, None], cb]).all(axis=1)
             if same.all():
                 ins = self.rc.ins_id(self.m.cur_instr)
                 self._note(kind, int(B[a[0]]), ins, int(T[a[0]]), int(T[b[0]]))

@@ -115,7 +115,7 @@ def check_shared_race(ctx: FunctionContext) -> list[Diagnostic]:
                     if ea is None or ec is None:
                         continue
                     w = find_witness(ev, ea, ec, a.size, c.size, same_warp, inbounds)
-                    if w is None:
+                    if w is None or _benign_publish(ctx, a, ea, c) or _benign_publish(ctx, c, ec, a):
                         continue
                     done.add(key)
                     d = _report(ctx, ev, a, ea, w[0], c, ec, w[1], w[2], same_warp, sop, loop_index, b)
@@ -157,6 +157,24 @@ def _may_conflict(ctx: FunctionContext, a: Access, c: Access) -> bool:
         if _same_uniform(ctx, va, vc):
             return False  # every writer stores the same value
     return True
+
+
+def _benign_publish(ctx: FunctionContext, w: Access, ew, r: Access) -> bool:
+    """Every thread stores one block-uniform value to one uniform address and then reads it back
+    (`p = A; ... = p`): the read sees that value whichever store lands last."""
+    if not (w.write and not w.atomic and w.op.name == "store" and not r.write):
+        return False
+    if not _same_uniform(ctx, w.op.operands[1], w.op.operands[1]):
+        return False
+    addrs = ew[1]
+    if len(addrs) == 0 or (addrs != addrs[0]).any():
+        return False
+    cfg = ctx.cfg
+    if cfg.loops_containing(w.block) != cfg.loops_containing(r.block):
+        return False
+    if w.block is r.block:
+        return w.index < r.index
+    return cfg.dominates(w.block, r.block)
 
 
 def _same_uniform(ctx: FunctionContext, va, vc) -> bool:
