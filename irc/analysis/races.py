@@ -230,12 +230,20 @@ class ThreadEval:
             self.bases[name] = (i + 1) * SYM_SPACING
         self.memo: dict[tuple, np.ndarray | None] = {}
         self.gmemo: dict[tuple, np.ndarray | None] = {}
+        self.emem: dict[tuple, np.ndarray | None] = {}
+        self._loops: dict[Block, list[Loop]] = {}
+
+    def loops_of(self, b: Block) -> list[Loop]:
+        r = self._loops.get(b)
+        if r is None:
+            r = self._loops[b] = self.cfg.loops_containing(b)
+        return r
 
     # ---------------------------------------------------------------- contexts
     def _key(self, block: Block | None, ctx: dict[Loop, int]) -> tuple:
         if block is None:
             return ()
-        return tuple((id(lp), ctx.get(lp)) for lp in self.cfg.loops_containing(block))
+        return tuple((id(lp), ctx.get(lp)) for lp in self.loops_of(block))
 
     def value(self, v: Value, ctx: dict[Loop, int]) -> np.ndarray | None:
         blk = v.block if isinstance(v, BlockArg) else (v.op.block if isinstance(v, OpResult) else None)
@@ -426,6 +434,12 @@ class ThreadEval:
         """Threads for which iteration j of `lp` happens (given they entered the loop)."""
         if j == 0:
             return np.ones(self.n, dtype=bool)
+        key = (id(lp), j, tuple((id(x), ctx.get(x)) for x in self.loops_of(lp.header) if x is not lp))
+        if key not in self.emem:
+            self.emem[key] = self._exists(lp, j, ctx)
+        return self.emem[key]
+
+    def _exists(self, lp: Loop, j: int, ctx: dict[Loop, int]) -> np.ndarray | None:
         c = dict(ctx)
         c[lp] = j - 1
         prev = self.exists(lp, j - 1, ctx)
@@ -563,31 +577,53 @@ def _product(choices: list[list[int]]):
 
 
 def find_witness(ev: ThreadEval, A, B, sa: int, sb: int, want_same_warp: bool, inbounds=None):
-    """First (thread a, thread b, byte, context a, context b) with a != b touching one byte, a and b in the
-    same warp iff `want_same_warp`. A and B are `entries` results."""
-    ta, aa, ca, _ = A
-    tb, ab, cb, _ = B
+    """(entry of A, entry of B, byte) for two different threads touching one byte, in the same warp iff
+    `want_same_warp`, preferring the lowest byte; None if there is none. A and B are `entries` results.
+    Vectorised as a sort-join: per byte (and warp), the lowest and highest thread of B's side."""
+    ta, aa, _, _ = A
+    tb, ab, _, _ = B
     if len(ta) == 0 or len(tb) == 0:
         return None
+    if aa.min() >= ab.max() + sb or ab.min() >= aa.max() + sa:
+        return None  # disjoint address ranges
     ka = (aa[:, None] + np.arange(sa)).ravel()
     kb = (ab[:, None] + np.arange(sb)).ravel()
+    ra = np.repeat(np.arange(len(ta)), sa)
+    rb = np.repeat(np.arange(len(tb)), sb)
     common = np.intersect1d(ka, kb)
     if len(common) and inbounds is not None:
         common = common[inbounds(common)]
     if len(common) == 0:
         return None
-    ra = np.repeat(np.arange(len(ta)), sa)
-    rb = np.repeat(np.arange(len(tb)), sb)
-    for byte in common[:256]:
-        ia = ra[ka == byte]
-        ib = rb[kb == byte]
-        xa, xb = ta[ia], tb[ib]
-        wa, wb = xa // 32, xb // 32
-        ok = (xa[:, None] != xb[None, :]) & ((wa[:, None] == wb[None, :]) == want_same_warp)
-        if ok.any():
-            i, j = np.argwhere(ok)[0]
-            return int(ia[i]), int(ib[j]), int(byte)
-    return None
+    sel_a = np.isin(ka, common)
+    sel_b = np.isin(kb, common)
+    ka, ra = ka[sel_a], ra[sel_a]
+    kb, rb = kb[sel_b], rb[sel_b]
+    xa, xb = ta[ra], tb[rb]
+    wa, wb = xa // 32, xb // 32
+    if want_same_warp:
+        ga, gb = ka * 64 + (wa % 64), kb * 64 + (wb % 64)  # warps of one block: < 32
+    else:
+        ga, gb = ka, kb
+    order = np.lexsort((xb, wb, gb))
+    gbs = gb[order]
+    ukeys, first = np.unique(gbs, return_index=True)
+    last = np.append(first[1:], len(gbs)) - 1
+    pos = np.searchsorted(ukeys, ga)
+    pos_c = np.minimum(pos, len(ukeys) - 1)
+    found = ukeys[pos_c] == ga
+    lo, hi = order[first[pos_c]], order[last[pos_c]]
+    if want_same_warp:
+        pick = np.where(xb[lo] != xa, lo, hi)
+        ok = found & (xb[pick] != xa)
+    else:
+        pick = np.where(wb[lo] != wa, lo, hi)
+        ok = found & (wb[pick] != wa)
+    if not ok.any():
+        return None
+    cand = np.flatnonzero(ok)
+    i = cand[np.lexsort((xa[cand], ka[cand]))[0]]
+    return int(ra[i]), int(rb[pick[i]]), int(ka[i])
 
 
 def shared_name(ev: ThreadEval, addr: int) -> tuple[str, int]:

@@ -91,9 +91,11 @@ def check_shared_race(ctx: FunctionContext) -> list[Diagnostic]:
                 starts.append((b, i + 1, op))
             if _stop_warp(op):
                 warp_starts.append((b, i + 1, op))
-    runs = [(starts, _stop_block, False)]
+    block_stops = {id(op) for _, _, op in starts if op is not None}
+    warp_stops = {id(op) for _, _, op in warp_starts if op is not None}
+    runs = [(starts, lambda op: id(op) in block_stops, False)]
     if _arch_num(ctx.arch) >= 70:
-        runs.append((warp_starts, _stop_warp, True))
+        runs.append((warp_starts, lambda op: id(op) in warp_stops, True))
     out: list[Diagnostic] = []
     done: set[tuple[int, int]] = set()
     per_line: dict[object, list] = {}  # one finding per line of the later access, counting the rest
