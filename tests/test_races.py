@@ -264,3 +264,75 @@ def test_byte_accesses_after_word_accesses(read, racy):
         assert e.value.accesses[0].offset == e.value.accesses[1].offset
     else:
         run_kernel(k, "k", 1, 64, [np.zeros(1, np.uint32)])
+
+
+# ------------------------------------------------------------------------------------ nvcc PTX (lifted)
+CUDA = DATA / "cuda" / "races.ptx"  # tests/data/races/cuda/races.cu, compiled by regen.sh
+
+
+def _src_line(ptx_lines: list[str], line: int) -> int:
+    """The races.cu line of a PTX line: the nearest `.loc 1 N` above it."""
+    for k in range(line - 1, -1, -1):
+        parts = ptx_lines[k].split()
+        if len(parts) >= 3 and parts[0] == ".loc" and parts[1] == "1":
+            return int(parts[2])
+    return 0
+
+
+# kernel (mangled prefix) -> the races.cu lines its finding must involve, or None for a fixed kernel
+CUDA_KERNELS = {
+    "_Z9neighbour": {7, 8},
+    "_Z17sgemm_one_barrier": {19, 20, 22},
+    "_Z8sgemm_ok": None,
+    "_Z11tree_reduce": {38},
+    "_Z14tree_reduce_ok": None,
+    "_Z11warp_reduce": {57, 59},
+    "_Z14warp_reduce_ok": None,
+}
+
+
+def test_static_on_lifted_nvcc_ptx_at_the_source_lines():
+    from irc.compiler import check_ptx
+
+    text = CUDA.read_text()
+    lines = text.splitlines()
+    diags = [d for d in check_ptx(text, str(CUDA)) if d.check == "shared-race"]
+    entries = sorted((i + 1, ln.split()[2].rstrip("(")) for i, ln in enumerate(lines) if ".entry" in ln)
+
+    def kernel_of(line: int) -> str:
+        return [name for start, name in entries if start <= line][-1]
+
+    seen: dict[str, set[int]] = {}
+    for d in diags:
+        k = next(p for p in CUDA_KERNELS if kernel_of(d.span.line).startswith(p + "P"))
+        seen.setdefault(k, set()).update(_src_line(lines, x.span.line) for x in [d, *d.labels])
+    for k, want in CUDA_KERNELS.items():
+        if want is None:
+            assert k not in seen, f"{k}: false positive {seen.get(k)}"
+        else:
+            assert k in seen and seen[k] <= want and seen[k] & want, (k, seen.get(k))
+
+
+@pytest.mark.parametrize(
+    "kernel,block,lines",
+    [
+        ("_Z9neighbourPfPKf", 64, {7, 8}),
+        ("_Z11tree_reducePfPKf", 256, {38}),
+        ("_Z11warp_reducePfPKf", 64, {57, 59}),
+        ("_Z14warp_reduce_okPfPKf", 64, None),
+        ("_Z14tree_reduce_okPfPKf", 256, None),
+    ],
+)
+def test_emulator_on_nvcc_ptx(kernel, block, lines):
+    mod = parse_ptx(CUDA.read_text(), str(CUDA))
+    x = np.random.default_rng(3).random(2 * block, dtype=np.float32)
+    out = np.zeros(2 * block, np.float32)
+    dyn = 4 * block if "tree" in kernel else 0
+    if lines is None:
+        run_kernel(mod, kernel, 2, block, [out, x], dynamic_shared_bytes=dyn)
+        np.testing.assert_allclose(out[:2], x.reshape(2, block).sum(axis=1), rtol=1e-5)
+        return
+    with pytest.raises(RaceError) as e:
+        run_kernel(mod, kernel, 2, block, [out, x], dynamic_shared_bytes=dyn)
+    got = {int(a.source.rsplit(":", 1)[1]) for a in e.value.accesses}
+    assert got <= lines and got & lines, got

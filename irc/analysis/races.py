@@ -226,6 +226,9 @@ class ThreadEval:
             except TypeError:
                 self.sizes[sd.name] = 0
         self.sizes.update(getattr(fn, "ptx_shared_bytes", {}) or {})
+        for name, size in self.sizes.items():
+            if size <= 0:  # dynamic shared memory: sized at launch, any offset may exist
+                self.sizes[name] = SYM_SPACING // 2
         for i, name in enumerate(sorted(self.sizes)):
             self.bases[name] = (i + 1) * SYM_SPACING
         self.memo: dict[tuple, np.ndarray | None] = {}
@@ -387,7 +390,7 @@ class ThreadEval:
             ):
                 for k, s in enumerate(t.successors):
                     other = t.successors[1 - k]
-                    if not cfg.dominates(s, b) or cfg.dominates(other, b) or len(cfg.preds.get(s, [])) != 1:
+                    if not cfg.dominates(s, b) or cfg.dominates(other, b) or len(self._entry_preds(s)) != 1:
                         continue
                     dl = set(cfg.loops_containing(d))
                     if not dl <= mine:
@@ -408,6 +411,15 @@ class ThreadEval:
                 return None
             mask &= ex
         return mask
+
+    def _entry_preds(self, s: Block) -> list[Block]:
+        """Predecessors of `s`, without the back edges when `s` is a loop header (a loop entered only from
+        the branch `d` is reached only when `d` takes that edge)."""
+        preds = self.cfg.preds.get(s, [])
+        for lp in self.loops_of(s):
+            if s in lp.headers:
+                preds = [p for p in preds if p not in lp.blocks]
+        return preds
 
     def _assumable(self, d: Block, cond: Value, taken: Block, ctx: dict[Loop, int], b: Block) -> bool:
         """An unknown, block-uniform loop-continue condition, in iteration 0 or 1: assume it continues."""

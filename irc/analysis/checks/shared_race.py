@@ -47,9 +47,9 @@ def _dims(fn) -> tuple[tuple[int, int, int], bool]:
         d = (list(la) + [1, 1])[:3]
         return (int(d[0]), int(d[1]), int(d[2])), True
     mx = fn.attrs.get("max_threads")
-    if mx:
+    if mx:  # a launch at the bound is legal, so a witness there is a real one
         d = (list(mx) + [1, 1])[:3]
-        return (int(d[0]), int(d[1]), int(d[2])), False
+        return (int(d[0]), int(d[1]), int(d[2])), True
     return DEFAULT_BLOCK, False
 
 

@@ -113,14 +113,14 @@ _ROUND = {"rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "rna", "rs"}
 
 
 def _shared_bytes(f: P.Function, gvars) -> dict[str, int]:
-    """Sizes of the .shared variables a function can name (its own and the module's); the shared-race
-    analysis bounds its witnesses by them."""
-    out = {g.name: g.size_bytes() for g in gvars if g.space == "shared" and not g.extern}
+    """Sizes of the .shared variables a function can name (its own and the module's; 0 for the dynamic
+    `.extern` array); the shared-race analysis bounds its witnesses by them."""
+    out = {g.name: 0 if g.extern else g.size_bytes() for g in gvars if g.space == "shared"}
 
     def walk(stmts) -> None:
         for s in stmts or []:
-            if isinstance(s, P.VarDecl) and s.space == "shared" and not s.extern:
-                out[s.name] = s.size_bytes()
+            if isinstance(s, P.VarDecl) and s.space == "shared":
+                out[s.name] = 0 if s.extern else s.size_bytes()  # 0: dynamic, sized at launch
             elif isinstance(s, P.Scope):
                 walk(s.body)
 
