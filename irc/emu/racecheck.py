@@ -48,9 +48,13 @@ class _Records:
         # of each unit is kept up to date (the others would hold the same records). An access with a
         # finer size or alignment first copies each unit's record to all of its bytes (`split`).
         self.gran = 16
+        self.dirty = False  # nothing recorded yet: a split needs no copying
 
     def split(self, g: int) -> None:
         old = self.gran
+        if not self.dirty:
+            self.gran = g
+            return
         v = self.s.reshape(-1, old, *self.s.shape[1:])
         v[:, 1:] = v[:, :1]
         a = self.watom.reshape(-1, old)
@@ -219,6 +223,7 @@ class _Chunk:
         T = self.gids(ids)[L]
         ins = rc.ins_id(self.m.cur_instr) if self.m.cur_instr is not None else -1
         S = sh.s[B]  # (bytes, 3 records, fields)
+        sh.dirty = True
         cur = np.empty((len(B), sh.s.shape[2]), np.int32)
         cur[:, TID] = T
         cur[:, INS] = ins
