@@ -336,3 +336,8 @@ def test_emulator_on_nvcc_ptx(kernel, block, lines):
         run_kernel(mod, kernel, 2, block, [out, x], dynamic_shared_bytes=dyn)
     got = {int(a.source.rsplit(":", 1)[1]) for a in e.value.accesses}
     assert got <= lines and got & lines, got
+
+
+def test_static_tree_reduction_asks_for_the_barrier_inside_the_loop():
+    (d,) = _static("tree_reduce.kdsl")
+    assert "inside the loop" in d.help and "iteration 0 of the loop at line 9" in d.message

@@ -243,6 +243,11 @@ def _report(ctx, ev, a, ea, ia, c, ec, ic, byte, same_warp, sop, loop_index, sbl
             "the next iteration overwrites what this one still reads: add a second `barrier()` at the "
             "end of the loop body"
         )
+    elif any(cx.get(lp) != cy.get(lp) for lp in cx if lp in cy):
+        help_text = (
+            "threads run ahead into later iterations of the loop: add a `barrier()` inside the loop, "
+            "after the accesses of each iteration"
+        )
     elif same_warp:
         help_text = "add `syncwarp()` (`__syncwarp()`) between the accesses, or a block `barrier()`"
     else:
