@@ -11,6 +11,7 @@ Usage: python bench/bench_racecheck.py [repeats]
 
 from __future__ import annotations
 
+import gc
 import statistics
 import sys
 import time
@@ -108,9 +109,12 @@ def bench_static(repeats: int) -> list[float]:
         check_module(mod, arch="sm_100a", checks=every)  # warm-up (lazy per-op caches)
         for _ in range(repeats):
             for checks, acc in ((without, t_without), (every, t_with)):
+                gc.collect()
+                gc.disable()  # a collection inside one run is noise several times the cost measured
                 t0 = time.perf_counter()
                 check_module(mod, arch="sm_100a", checks=checks)
                 acc.append(time.perf_counter() - t0)
+                gc.enable()
         a, b = statistics.median(t_with), statistics.median(t_without)
         ratios.append(a / b)
         print(f"  {name:28s} {b * 1e3:7.2f} ms -> {a * 1e3:7.2f} ms  ({a / b:4.2f}x)")

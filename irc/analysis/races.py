@@ -31,7 +31,8 @@ from irc.analysis.cfg import CFG, Loop
 from irc.ir.core import Block, BlockArg, Function, Op, OpResult, Value
 from irc.ir.types import ArrayType, PtrType, ScalarType, size_of
 
-MAX_ITERS = 64  # iterations enumerated per loop ("any iteration")
+MAX_ITERS = 16  # iterations enumerated per loop ("any iteration"; 4 each when two such loops nest)
+MAX_PAIRS = 600  # pair evaluations per kernel; past the budget the rest is not analysed (cost)
 MAX_ACCESSES = 400  # larger kernels are not analysed (cost)
 MAX_BLOCKS = 3000
 DEFAULT_BLOCK = (64, 1, 1)  # threads assumed when no launch bound is known (ntid stays unknown)
@@ -234,12 +235,12 @@ class ThreadEval:
         self.memo: dict[tuple, np.ndarray | None] = {}
         self.gmemo: dict[tuple, np.ndarray | None] = {}
         self.emem: dict[tuple, np.ndarray | None] = {}
-        self._loops: dict[Block, list[Loop]] = {}
+        self._loops: dict[int, list[Loop]] = {}
 
     def loops_of(self, b: Block) -> list[Loop]:
-        r = self._loops.get(b)
+        r = self._loops.get(id(b))
         if r is None:
-            r = self._loops[b] = self.cfg.loops_containing(b)
+            r = self._loops[id(b)] = self.cfg.loops_containing(b)
         return r
 
     # ---------------------------------------------------------------- contexts
@@ -549,14 +550,22 @@ def entries(ev: ThreadEval, a: Access, delta: Delta, loop_index: dict[Loop, int]
     if "x" in tags:
         return None
     n_any = sum(1 for t in tags if t == "*")
-    span = MAX_ITERS if n_any <= 1 else 8
+    span = MAX_ITERS if n_any <= 1 else 4
     choices = [list(range(span)) if t == "*" else [int(t)] for t in tags]
     ts: list[np.ndarray] = []
     ads: list[np.ndarray] = []
     cis: list[np.ndarray] = []
     cts: list[dict[Loop, int]] = []
+    star = [lp for lp, t in zip(loops, tags) if t == "*"]
     for combo in _product(choices):
         ctx = dict(zip(loops, combo))
+        if n_any == 1:
+            # iterations of the one "any iteration" loop that no thread reaches (or that cannot be
+            # decided) end the enumeration: later ones are no better
+            lp = star[0]
+            ex = ev.exists(lp, ctx[lp], ctx)
+            if ctx[lp] > 1 and (ex is None or not ex.any()):
+                break
         g = ev.guard(a.block, ctx)
         if g is None:
             if any(t == "*" and j > 1 for t, j in zip(tags, combo)):
@@ -588,6 +597,23 @@ def _product(choices: list[list[int]]):
             yield (h, *r)
 
 
+_EXPANDED: dict[tuple[int, int], tuple] = {}
+
+
+def _expanded(E, size: int):
+    """(byte keys, entry index per key, sorted keys) of an `entries` result, cached while E lives."""
+    k = (id(E), size)
+    hit = _EXPANDED.get(k)
+    if hit is not None and hit[0] is E:
+        return hit[1]
+    keys = (E[1][:, None] + np.arange(size)).ravel()
+    r = (keys, np.repeat(np.arange(len(E[0])), size), np.sort(keys))
+    if len(_EXPANDED) > 4096:
+        _EXPANDED.clear()
+    _EXPANDED[k] = (E, r)
+    return r
+
+
 def find_witness(ev: ThreadEval, A, B, sa: int, sb: int, want_same_warp: bool, inbounds=None):
     """(entry of A, entry of B, byte) for two different threads touching one byte, in the same warp iff
     `want_same_warp`, preferring the lowest byte; None if there is none. A and B are `entries` results.
@@ -598,19 +624,19 @@ def find_witness(ev: ThreadEval, A, B, sa: int, sb: int, want_same_warp: bool, i
         return None
     if aa.min() >= ab.max() + sb or ab.min() >= aa.max() + sa:
         return None  # disjoint address ranges
-    ka = (aa[:, None] + np.arange(sa)).ravel()
-    kb = (ab[:, None] + np.arange(sb)).ravel()
-    ra = np.repeat(np.arange(len(ta)), sa)
-    rb = np.repeat(np.arange(len(tb)), sb)
-    common = np.intersect1d(ka, kb)
-    if len(common) and inbounds is not None:
-        common = common[inbounds(common)]
-    if len(common) == 0:
+    ka, ra, sa_sorted = _expanded(A, sa)
+    kb, rb, sb_sorted = _expanded(B, sb)
+    # bytes both sides touch, by binary search in the sorted other side (no hashing: this runs per pair)
+    hit_a = sb_sorted[np.minimum(np.searchsorted(sb_sorted, ka), len(sb_sorted) - 1)] == ka
+    if inbounds is not None and hit_a.any():
+        hit_a &= inbounds(ka)
+    if not hit_a.any():
         return None
-    sel_a = np.isin(ka, common)
-    sel_b = np.isin(kb, common)
-    ka, ra = ka[sel_a], ra[sel_a]
-    kb, rb = kb[sel_b], rb[sel_b]
+    hit_b = sa_sorted[np.minimum(np.searchsorted(sa_sorted, kb), len(sa_sorted) - 1)] == kb
+    if inbounds is not None:
+        hit_b &= inbounds(kb)
+    ka, ra = ka[hit_a], ra[hit_a]
+    kb, rb = kb[hit_b], rb[hit_b]
     xa, xb = ta[ra], tb[rb]
     wa, wb = xa // 32, xb // 32
     if want_same_warp:

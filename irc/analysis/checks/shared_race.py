@@ -16,6 +16,7 @@ from irc.analysis.races import (
     DEFAULT_BLOCK,
     MAX_ACCESSES,
     MAX_BLOCKS,
+    MAX_PAIRS,
     Access,
     ThreadEval,
     element,
@@ -33,12 +34,28 @@ CHECK = "shared-race"
 _STOP_ALWAYS = ("barrier", "mbarrier_wait", "mbarrier_try_wait", "mbarrier_test_wait", "call", "opaque")
 
 
+_KIND: dict[str, int] = {}  # op name -> 2: ends a block interval, 1: ends a warp interval only, 0: neither
+
+
+def _stop_kind(op: Op) -> int:
+    k = _KIND.get(op.name)
+    if k is None:
+        if op.name in _STOP_ALWAYS or op.has_trait("barrier"):
+            k = 2
+        elif op.name == "syncwarp" or op.has_trait("warp_collective"):
+            k = 1
+        else:
+            k = 0
+        _KIND[op.name] = k
+    return k
+
+
 def _stop_block(op: Op) -> bool:
-    return op.name in _STOP_ALWAYS or op.has_trait("barrier")
+    return _stop_kind(op) == 2
 
 
 def _stop_warp(op: Op) -> bool:
-    return _stop_block(op) or op.name == "syncwarp" or op.has_trait("warp_collective")
+    return _stop_kind(op) >= 1
 
 
 def _dims(fn) -> tuple[tuple[int, int, int], bool]:
@@ -99,25 +116,42 @@ def check_shared_race(ctx: FunctionContext) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     done: set[tuple[int, int]] = set()
     per_line: dict[object, list] = {}  # one finding per line of the later access, counting the rest
+    budget = [MAX_PAIRS]
     for st, stop, same_warp in runs:
         stop_loops = {lp for lp in cfg.loops if any(stop(op) for b in lp.blocks for op in b.ops)}
         memo: dict[tuple[int, tuple], object] = {}
+        tried: set[tuple] = set()
         for b, pos, sop in st:
             found = reach(cfg, (b, pos), stop, loop_index, stop_loops)
-            items = [(a, d) for a, ds in found.items() for d in sorted(ds, key=str)]
+            items = []  # (access, tag, entries, lowest byte, end byte), sorted by lowest byte
+            for a, ds in found.items():
+                for d in sorted(ds, key=str):
+                    e = _entries(memo, ev, a, d, loop_index)
+                    if e is not None and len(e[0]):
+                        items.append((a, d, e, int(e[1].min()), int(e[1].max()) + a.size))
+            items.sort(key=lambda it: it[3])
             for i in range(len(items)):
+                a, da, ea, _, hi = items[i]
                 for j in range(i, len(items)):
-                    a, da = items[i]
-                    c, dc = items[j]
+                    c, dc, ec, lo_c, _ = items[j]
+                    if lo_c >= hi:
+                        break  # sorted by lowest byte: no later item overlaps this one's range
+                    if not _may_conflict(a, c):
+                        continue
                     key = (id(a.op), id(c.op)) if id(a.op) <= id(c.op) else (id(c.op), id(a.op))
-                    if key in done or not _may_conflict(ctx, a, c):
+                    if key in done:
                         continue
-                    ea = _entries(memo, ev, a, da, loop_index)
-                    ec = _entries(memo, ev, c, dc, loop_index)
-                    if ea is None or ec is None:
+                    tk = (id(a), da, id(c), dc)
+                    if tk in tried:  # the same pair and iteration tags, reached from another start
                         continue
+                    tried.add(tk)
+                    budget[0] -= 1
+                    if budget[0] < 0:
+                        break
                     w = find_witness(ev, ea, ec, a.size, c.size, same_warp, inbounds)
-                    if w is None or _benign_publish(ctx, a, ea, c) or _benign_publish(ctx, c, ec, a):
+                    if w is None or _same_value_writes(ctx, a, c):
+                        continue
+                    if _benign_publish(ctx, a, ea, c) or _benign_publish(ctx, c, ec, a):
                         continue
                     done.add(key)
                     d = _report(ctx, ev, a, ea, w[0], c, ec, w[1], w[2], same_warp, sop, loop_index, b)
@@ -140,25 +174,22 @@ def _entries(memo, ev, a: Access, d, loop_index):
     return memo[k]
 
 
-def _may_conflict(ctx: FunctionContext, a: Access, c: Access) -> bool:
+def _may_conflict(a: Access, c: Access) -> bool:
     if not (a.write or c.write):
         return False
     if a.atomic and c.atomic:
         return False
     if (a.atomic and not c.write) or (c.atomic and not a.write):
         return False  # a plain read racing an atomic sees a stale value: the CAS-loop idiom
-    if (
-        a.write
-        and c.write
-        and not a.atomic
-        and not c.atomic
-        and a.op.name == "store"
-        and c.op.name == "store"
-    ):
-        va, vc = a.op.operands[1], c.op.operands[1]
-        if _same_uniform(ctx, va, vc):
-            return False  # every writer stores the same value
     return True
+
+
+def _same_value_writes(ctx: FunctionContext, a: Access, c: Access) -> bool:
+    """Two plain stores of one block-uniform value: every writer stores the same bytes (not a race).
+    Asked only once a witness exists, since it may need the uniformity facts."""
+    if not (a.op.name == "store" and c.op.name == "store" and not a.atomic and not c.atomic):
+        return False
+    return _same_uniform(ctx, a.op.operands[1], c.op.operands[1])
 
 
 def _benign_publish(ctx: FunctionContext, w: Access, ew, r: Access) -> bool:
