@@ -388,3 +388,13 @@ kernel k(out: *global f32, n: u32) {
     assert _static_src(src) == []
     # the near miss: the same exchange without the branch is a race
     assert _static_src(src.replace("if n > 32 {", "{").replace("} else {", "}\n    {"))
+
+
+def test_allow_comment_suppresses_shared_race(tmp_path):
+    """`@allow(shared-race)` does not parse (`shared` is a keyword); the line comment works."""
+    from irc.compiler import check_kdsl
+
+    src = (DATA / "neighbour.kdsl").read_text()
+    assert [d.check for d in check_kdsl(src, "n.kdsl")] == ["shared-race"]
+    quiet = src.replace("tile[tid.x ^ 1];", "tile[tid.x ^ 1]; // irc: allow(shared-race)")
+    assert check_kdsl(quiet, "n.kdsl") == []
