@@ -83,7 +83,7 @@ def _args(name: str, rng):
 
 DYN = [
     ("neighbour.kdsl", {6, 7}, "syncwarp"),
-    ("sgemm_one_barrier.kdsl", {13, 17}, None),
+    ("sgemm_one_barrier.kdsl", {13, 17}, "a loop came around"),
     ("tree_reduce.kdsl", {11}, "no barrier"),
     ("warp_reduce.kdsl", {9, 10}, "syncwarp"),
 ]

@@ -402,6 +402,11 @@ class _Chunk:
             why = "the threads are in different blocks, which nothing orders within a launch"
         else:
             why = "no barrier between them"
+        if a.line > b.line:
+            why += (
+                "; the earlier access comes later in the code: a loop came around with no barrier at the "
+                "end of its body"
+            )
         msg = f"data race ({pair}) on {where}: {b.describe()}, while {a.describe()}; {why}"
         cur = self.m.cur_instr
         raise RaceError(
