@@ -42,7 +42,9 @@ class _Records:
     def __init__(self, n: int, cross_cta: bool) -> None:
         self.cross_cta = cross_cta  # global memory: accesses of different CTAs meet here
         n = (n + 15) // 16 * 16
-        self.s = np.full((n, 3, 5 if cross_cta else 4), -1, np.int32)
+        # zeros: the OS hands out untouched pages lazily, so a large shadow costs only what is used;
+        # the thread field holds thread id + 1 (0: no access recorded)
+        self.s = np.zeros((n, 3, 5 if cross_cta else 4), np.int32)
         self.watom = np.zeros(n, np.bool_)
         # Granule: while every access so far covered whole aligned `gran`-byte units, only the first byte
         # of each unit is kept up to date (the others would hold the same records). An access with a
@@ -225,7 +227,7 @@ class _Chunk:
         S = sh.s[B]  # (bytes, 3 records, fields)
         sh.dirty = True
         cur = np.empty((len(B), sh.s.shape[2]), np.int32)
-        cur[:, TID] = T
+        cur[:, TID] = T + 1
         cur[:, INS] = ins
         cur[:, TEP] = rc.tep[T]
         cur[:, WEP] = rc.wep[rc.warp_of[T]]
@@ -239,18 +241,18 @@ class _Chunk:
             if op == "write":
                 self._same_instr(sh, B, T, L, kind, buf, newbytes, nbytes)
             sh.s[B, W] = cur
-            sh.s[B, 1:, TID] = -1
+            sh.s[B, 1:, TID] = 0
             sh.watom[B] = op == "atomic"
         else:
-            r1 = S[:, R1, TID]
+            r1 = S[:, R1, TID] - 1
             fresh = (r1 < 0) | (rc.tep[np.maximum(r1, 0)] != S[:, R1, TEP])
             if fresh.any():
                 sh.s[B[fresh], R1] = cur[fresh]
             # a second, different reader is enough to report any later writer: keep a live one
-            r2 = S[:, R2, TID]
+            r2 = S[:, R2, TID] - 1
             need = (r2 < 0) | (rc.tep[np.maximum(r2, 0)] != S[:, R2, TEP])
             if need.any():
-                need &= sh.s[B, R1, TID] != T
+                need &= sh.s[B, R1, TID] != T + 1
                 if need.any():
                     sh.s[B[need], R2] = cur[need]
 
@@ -270,7 +272,7 @@ class _Chunk:
 
     def _check(self, sh, rows, B, T, L, kind, op, prev_op, buf, newbytes, nbytes) -> None:
         rc = self.rc
-        e = rows[:, TID]
+        e = rows[:, TID] - 1
         cand = (e >= 0) & (e != T)
         if not cand.any():
             return
