@@ -182,13 +182,16 @@ class _Chunk:
             return h
 
         def wrapped(idx):
-            r = h(idx)
             g = self.gids(m.ids(idx))
+            warps = np.unique(rc.warp_of[g]) if coll else None
+            if coll:  # a collective that itself reads or writes (ldmatrix, wmma) sees the lanes' earlier
+                rc.wep[warps] += 1  # accesses as ordered before it: bump before and after
+            r = h(idx)
             if fence:
                 rc.tep[g] += 1
                 rc.fep[g] += 1
             if coll:
-                rc.wep[np.unique(g // rc.tpc * rc.wpc + (g % rc.tpc) // 32)] += 1
+                rc.wep[warps] += 1
             return r
 
         return wrapped
