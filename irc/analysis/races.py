@@ -389,18 +389,29 @@ class ThreadEval:
                 and len(t.successors) == 2
                 and t.successors[0] is not t.successors[1]
             ):
-                for k, s in enumerate(t.successors):
-                    other = t.successors[1 - k]
-                    if not cfg.dominates(s, b) or cfg.dominates(other, b) or len(self._entry_preds(s)) != 1:
-                        continue
-                    dl = set(cfg.loops_containing(d))
-                    if not dl <= mine:
-                        return None  # a branch in a loop already left: which iteration's value?
-                    c = self.value(t.operands[0], ctx)
-                    if c is None:
-                        if not self._assumable(d, t.operands[0], s, ctx, b):
-                            return None
-                        continue
+                # Exact or nothing: a thread that reaches d reaches b when b post-dominates d; else b
+                # must sit under exactly one successor entered only from d (the condition decides);
+                # any other shape (b reached from both sides under further conditions) is not decided.
+                if cfg.post_dominates(b, d):
+                    d = cfg.idom.get(d)
+                    continue
+                taken = [
+                    k
+                    for k, s in enumerate(t.successors)
+                    if cfg.dominates(s, b) and not cfg.dominates(t.successors[1 - k], b)
+                ]
+                if len(taken) != 1 or len(self._entry_preds(t.successors[taken[0]])) != 1:
+                    return None
+                k = taken[0]
+                s = t.successors[k]
+                dl = set(cfg.loops_containing(d))
+                if not dl <= mine:
+                    return None  # a branch in a loop already left: which iteration's value?
+                c = self.value(t.operands[0], ctx)
+                if c is None:
+                    if not self._assumable(d, t.operands[0], s, ctx, b):
+                        return None
+                else:
                     mask &= (c != 0) if k == 0 else (c == 0)
             d = cfg.idom.get(d)
         for lp in mine:
