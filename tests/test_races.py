@@ -398,3 +398,37 @@ def test_allow_comment_suppresses_shared_race(tmp_path):
     assert [d.check for d in check_kdsl(src, "n.kdsl")] == ["shared-race"]
     quiet = src.replace("tile[tid.x ^ 1];", "tile[tid.x ^ 1]; // irc: allow(shared-race)")
     assert check_kdsl(quiet, "n.kdsl") == []
+
+
+def test_static_block_reached_under_a_disjunction_is_not_guessed():
+    """Only thread 3 stores, reached from two branches (`tid == 3`, else again `tid == 3`): the store's
+    block has two predecessors, so its guard is not decidable from dominating branches and nothing is
+    reported (no thread is assumed to reach it). The near miss, one branch `tid < 3`, races."""
+    from irc.ir.parser import parse_module
+
+    ir = """module "m.kdsl" {
+kernel @k(%out: *global u32) attributes {launch = [64, 1, 1]} {
+  shared @t: [u32; 64] align 4
+^bb0:
+  %tid = sreg {name = "tid.x"} : u32
+  %three = const {value = 3} : u32
+  %c1 = cmp %tid, %three {pred = "COND"} : bool
+  cbr %c1, ^bb2, ^bb1
+^bb1:
+  %c2 = cmp %tid, %three {pred = "eq"} : bool
+  cbr %c2, ^bb2, ^bb3
+^bb2:
+  %s = shared_addr {sym = "t"} : *shared u32
+  %c20 = const {value = 20} : u32
+  %p = ptradd %s, %c20 : *shared u32
+  store %p, %tid
+  br ^bb3
+^bb3:
+  ret
+}
+}"""
+    near_miss = ir.replace("COND", "lt").replace("cbr %c1, ^bb2, ^bb1", "cbr %c1, ^bb2, ^bb3")
+    for text, racy in ((ir.replace("COND", "eq"), False), (near_miss, True)):
+        mod = parse_module(text, "m.kdsl")
+        found = [d for d in check_module(mod, arch="sm_80") if d.check == "shared-race"]
+        assert bool(found) == racy, [d.message for d in found]
