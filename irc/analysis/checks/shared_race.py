@@ -31,7 +31,15 @@ from irc.ir.core import Op
 
 CHECK = "shared-race"
 
-_STOP_ALWAYS = ("barrier", "mbarrier_wait", "mbarrier_try_wait", "mbarrier_test_wait", "call", "opaque")
+_STOP_ALWAYS = (
+    "barrier",
+    "mbarrier_wait",
+    "mbarrier_try_wait",
+    "mbarrier_test_wait",
+    "call",
+    "opaque",
+    "fence",  # a flag protocol (store, fence, flag; poll, read) may order what follows
+)
 
 
 _KIND: dict[str, int] = {}  # op name -> 2: ends a block interval, 1: ends a warp interval only, 0: neither
