@@ -125,9 +125,9 @@ def check_shared_race(ctx: FunctionContext) -> list[Diagnostic]:
     done: set[tuple[int, int]] = set()
     per_line: dict[object, list] = {}  # one finding per line of the later access, counting the rest
     budget = [MAX_PAIRS]
+    memo: dict[tuple[int, tuple], object] = {}  # entries per (access, iteration tag), shared by both runs
     for st, stop, same_warp in runs:
         stop_loops = {lp for lp in cfg.loops if any(stop(op) for b in lp.blocks for op in b.ops)}
-        memo: dict[tuple[int, tuple], object] = {}
         tried: set[tuple] = set()
         for b, pos, sop in st:
             found = reach(cfg, (b, pos), stop, loop_index, stop_loops)
