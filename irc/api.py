@@ -174,7 +174,9 @@ class Kernel:
         dynamic_shared_bytes: int | None = None,
         **emu_options: Any,
     ) -> Any:
-        """Run the kernel. Arrays are written back in place. Returns the emulator's stats (emu) or None."""
+        """Run the kernel. Arrays are written back in place. Returns the emulator's stats (emu) or None.
+        Emulator options: `racecheck=True` (default; `RaceError` on unordered conflicting accesses),
+        `max_steps`, `max_threads_per_chunk`."""
         g, b = _dims(grid, "grid"), _dims(block, "block")
         conv = self.check_args(list(args))
         # `dynamic_shared_bytes` sizes the kernel's `shared x: [T] dynamic;` array; the dynamic shared memory

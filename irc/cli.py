@@ -208,6 +208,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="emulator: run N randomised completion orders of async copies/MMAs (races raise async-race)",
     )
+    r.add_argument(
+        "--no-racecheck",
+        dest="racecheck",
+        action="store_false",
+        help="do not report data races (unordered conflicting accesses) in the emulator",
+    )
     return p
 
 

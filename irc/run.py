@@ -79,7 +79,11 @@ def run_cli(a: argparse.Namespace, emit_diags: Callable[..., object]) -> int:
         args = [given[n] for n in k.param_names]
         grid = _parse_dims(a.grid, "--grid")
         block = _parse_dims(a.block, "--block")
-        opts = {"schedules": a.schedules} if getattr(a, "schedules", None) and a.device == "emu" else {}
+        opts: dict = {}
+        if a.device == "emu":
+            opts["racecheck"] = getattr(a, "racecheck", True)
+            if getattr(a, "schedules", None):
+                opts["schedules"] = a.schedules
         dyn = getattr(a, "dynamic_shared_bytes", 0)
         stats = k.launch(grid, block, args, device=a.device, dynamic_shared_bytes=dyn, **opts)
     except (LaunchError, KeyError) as e:
@@ -98,6 +102,8 @@ def run_cli(a: argparse.Namespace, emit_diags: Callable[..., object]) -> int:
         if raw.endswith(".npy"):
             dest = (out_dir / Path(raw).name) if out_dir else Path(raw)
             np.save(dest, given[n])
+    for n in getattr(stats, "race_notes", None) or []:
+        sys.stderr.write(f"irc: {n}\n")
     if stats is not None and hasattr(stats, "thread_instructions"):
         sys.stderr.write(
             f"irc: ran {name} in the emulator: {stats.thread_instructions} thread-instructions\n"

@@ -108,8 +108,8 @@ def test_uninit_shared_read_reported():
   ret;""",
         decls=".shared .align 4 .b8 sm[256];\n",
     )
-    with pytest.raises(UninitSharedReadError) as e:
-        run_kernel(k, "k", block=32, args=[np.zeros(32, np.uint32)])
+    with pytest.raises(UninitSharedReadError) as e:  # threads 0-7 also race on sm+0: racecheck off
+        run_kernel(k, "k", block=32, args=[np.zeros(32, np.uint32)], racecheck=False)
     assert "never written" in str(e.value)
 
 

@@ -647,6 +647,7 @@ def test_exp_constant_is_log2e():
 # ----------------------------------------------------------------------------------------- more constructs
 def test_compound_assignment_bool_ops_and_shared_pointer_offsets():
     src = """
+    @launch(block = 1)  // one thread: with more, `t[1, 2] *= 3.0` is a shared-race
     kernel k(out: *global f32, n: u32) {
         shared t: [f32; 4, 4];
         var p = out;

@@ -632,8 +632,8 @@ def test_dynamic_shared_name_does_not_capture_another_kernels_array() -> None:
     """Kernel `a`'s own `buf` and kernel `b`'s dynamic `buf` (a module-level extern) stay apart."""
     mod = build(
         """
-kernel a(o: *global f32) { shared buf: [f32; 4]; buf[tid.x] = 1.0; o[tid.x] = buf[3u32 - tid.x]; }
-kernel b(o: *global f32) { shared buf: [f32] dynamic; buf[tid.x] = 2.0; o[tid.x] = buf[0]; }
+kernel a(o: *global f32) { shared buf: [f32; 4]; buf[tid.x] = 1.0; barrier(); o[tid.x] = buf[3u32 - tid.x]; }
+kernel b(o: *global f32) { shared buf: [f32] dynamic; buf[tid.x] = 2.0; barrier(); o[tid.x] = buf[0]; }
 """
     )
     o = np.zeros(4, np.float32)

@@ -45,6 +45,8 @@ def atomic(m, space: str, addr, ids, T: np.dtype, opn: str, b, c=None) -> np.nda
     for buf, bidx, sel, _kind in locate(m, space, addr, ids, T.itemsize, write=True):
         if _kind == "shared":
             check_written(m, bidx, T.itemsize, ids if sel is None else ids[sel])
+        if m.race is not None:
+            m.race.access(_kind, bidx, ids if sel is None else ids[sel], T.itemsize, "atomic")
         view = buf.view(T)
         k = bidx // T.itemsize
         bs = b if sel is None else b[sel]

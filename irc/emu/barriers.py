@@ -113,6 +113,8 @@ def release_barriers(m) -> bool:
         m.bar_arrivals[uc[ok], ub[ok]] = 0
         m.wait[rel] = W_NONE
         m.sched[rel] = m.pc[rel]
+        if m.race is not None:
+            m.race.on_release(rel)
         for hid in np.unique(m.wait_hid[rel]):
             cb = m.release_cbs.get(int(hid))
             if cb is not None:

@@ -93,6 +93,19 @@ class TrapError(EmuError):
     kind = "trap"
 
 
+class RaceError(EmuError):
+    """Two accesses to one byte by different threads, at least one a write, that nothing orders.
+
+    `accesses` holds the earlier and the later access (`irc.emu.racecheck.RaceAccess`): instruction, PTX
+    line, source line (from `.loc`), thread and block coordinates, address, buffer and offset."""
+
+    kind = "data-race"
+
+    def __init__(self, message: str, *, accesses: tuple = (), **kw) -> None:
+        self.accesses = tuple(accesses)
+        super().__init__(message, **kw)
+
+
 class EmuLaunchError(ValueError):
     """Bad launch configuration or arguments (raised before anything runs)."""
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -34,6 +34,7 @@ class EmuStats:
     threads: int = 0
     wall_time: float = 0.0
     chunks: int = 0
+    race_notes: list = field(default_factory=list)
 
     @property
     def rate(self) -> float:
@@ -102,6 +103,7 @@ def run_kernel(
     max_threads_per_chunk: int = DEFAULT_CHUNK_THREADS,
     seed: int | None = None,
     schedules: int | None = None,
+    racecheck: bool = True,
 ) -> EmuStats:
     """Run `kernel` of `module` on the emulator. numpy array arguments are copied into global memory and
     written back in place afterwards. Raises EmuLaunchError for a bad launch, EmuError for dynamic errors.
@@ -112,7 +114,9 @@ def run_kernel(
     from the original arguments; it raises the first AsyncRaceError any schedule finds, else the first
     other dynamic error, and AsyncRaceError when two schedules leave different results; the arrays end as
     schedule 0 left them.
-    The environment variable IRC_EMU_SCHEDULES=N makes `schedules=N` the default (test sweeps)."""
+    The environment variable IRC_EMU_SCHEDULES=N makes `schedules=N` the default (test sweeps).
+    `racecheck` reports unordered conflicting accesses as RaceError (irc/emu/racecheck.py)."""
+
     if schedules is None and seed is None and os.environ.get("IRC_EMU_SCHEDULES"):
         schedules = int(os.environ["IRC_EMU_SCHEDULES"])
     if schedules is not None:
@@ -130,6 +134,7 @@ def run_kernel(
                 dynamic_shared_bytes=dynamic_shared_bytes,
                 max_steps=max_steps,
                 max_threads_per_chunk=max_threads_per_chunk,
+                racecheck=racecheck,
             ),
         )
     from irc.emu import ops  # noqa: F401  (registers the semantics table)
@@ -237,6 +242,12 @@ def run_kernel(
     per = max(1, max_threads_per_chunk // tpc)
     budget = 256 << 20  # bytes of per-chunk shared + local memory
     per = max(1, min(per, budget // max(shsize + lsize * tpc, 1)))
+    race = None
+    if racecheck:
+        from irc.emu.racecheck import RaceChecker
+
+        race = RaceChecker(module, fn, g, b, gmem)
+        per = min(per, race.max_ctas(shsize))
     stats = EmuStats(ctas=len(ctas), threads=len(ctas) * tpc)
     with np.errstate(all="ignore"):
         for s in range(0, len(ctas), per):
@@ -256,6 +267,7 @@ def run_kernel(
                 lsize,
                 max_steps,
                 seed=None if seed is None else seed * CHUNK_STRIDE + s,
+                race=race,
             )
             mach.run()
             stats.thread_instructions += mach.thread_instructions
@@ -263,6 +275,8 @@ def run_kernel(
             stats.chunks += 1
     for addr, a in arrays:
         a.reshape(-1).view(np.uint8)[:] = gmem.read_bytes(addr, a.nbytes)
+    if race is not None:
+        stats.race_notes = list(race.notes)
     stats.wall_time = time.perf_counter() - t0
     return stats
 

@@ -52,6 +52,7 @@ class Machine:
         local_size: int,
         max_steps: int,
         seed: int | None = None,
+        race=None,
     ) -> None:
         self.module, self.fn, self.kernel = module, fn, fn.name
         self.grid, self.block, self.ctas = grid, block, ctas
@@ -111,6 +112,7 @@ class Machine:
             from irc.emu.async_engine import Engine
 
             self.asyncq = Engine(self, seed)
+        self.race = race.attach(self) if race is not None else None  # irc.emu.racecheck
         self.blocks = self._decode()
 
     # ------------------------------------------------------------------ registers
@@ -354,6 +356,8 @@ class Machine:
                     raise self.error(type(e), e.message, line=ins.line, kind=e.kind) from None
                 if h is None:
                     continue
+                if self.race is not None:
+                    h = self.race.wrap(ins, h)
                 if ins.pred is not None:
                     h = self._guard(ins, h)
                 hs.append((ins, h))

@@ -167,6 +167,8 @@ def load(m, space: str, addr, ids: np.ndarray, dt: np.dtype, nvec: int = 1) -> l
         buf, bidx, _, kind = parts[0]
         if kind == "shared":
             check_written(m, bidx, total, ids)
+        if m.race is not None:
+            m.race.access(kind, bidx, ids, total, "read")
         view = buf.view(dt)
         k = bidx // size
         return [view[k + v] for v in range(nvec)]
@@ -174,6 +176,8 @@ def load(m, space: str, addr, ids: np.ndarray, dt: np.dtype, nvec: int = 1) -> l
     for buf, bidx, sel, kind in parts:
         if kind == "shared":
             check_written(m, bidx, total, ids[sel])
+        if m.race is not None:
+            m.race.access(kind, bidx, ids[sel], total, "read")
         view = buf.view(dt)
         k = bidx // size
         for v in range(nvec):
@@ -189,6 +193,16 @@ def store(m, space: str, addr, ids: np.ndarray, dt: np.dtype, vals: list) -> Non
     nvec = len(vals)
     total = size * nvec
     for buf, bidx, sel, kind in locate(m, space, addr, ids, total, write=True):
+        if m.race is not None:
+            m.race.access(
+                kind,
+                bidx,
+                ids if sel is None else ids[sel],
+                total,
+                "write",
+                buf,
+                _bytes_of(vals, dt, ids, sel),
+            )
         view = buf.view(dt)
         k = bidx // size
         for v in range(nvec):
@@ -203,3 +217,14 @@ def mark_written(m, bidx: np.ndarray, nbytes: int) -> None:
         m.smem_written[bidx] = True
     else:
         m.smem_written[bidx[:, None] + np.arange(nbytes)] = True
+
+
+def _bytes_of(vals: list, dt: np.dtype, ids: np.ndarray, sel):
+    """A closure giving the (lanes, bytes) uint8 image of a store (the race checker compares values)."""
+
+    def f() -> np.ndarray:
+        cols = [np.broadcast_to(np.asarray(v, dtype=dt), (len(ids),)) for v in vals]
+        img = np.ascontiguousarray(np.stack(cols, axis=1)).view(np.uint8).reshape(len(ids), -1)
+        return img if sel is None else img[sel]
+
+    return f

@@ -58,6 +58,8 @@ def _maybe_complete(m, st: list[int]) -> None:
         st[0] += 1
         st[1] = st[2]
         m.mbar_changed = True
+        if m.race is not None:
+            m.race.on_phase()
 
 
 def complete_tx(m, key: int, nbytes: int, ids) -> None:

@@ -14,6 +14,7 @@ from irc.analysis.checks.calls import NOTE_CHECK, check_calls
 from irc.analysis.checks.common import FunctionContext
 from irc.analysis.checks.grid_sync import check_grid_sync
 from irc.analysis.checks.self_cancel import check_self_cancel
+from irc.analysis.checks.shared_race import check_shared_race
 from irc.analysis.checks.tma import check_mbarrier_tx, check_tma_misaligned
 from irc.analysis.checks.uninit import check_uninitialized
 from irc.analysis.checks.warp_sync import check_warp_sync_divergence
@@ -35,12 +36,13 @@ CHECKS: dict[str, CheckFn] = {
     # the TMA byte totals (tma.py) and copies on a barrier nobody announces bytes on (async_protocol.py)
     "mbarrier-tx-mismatch": lambda ctx: check_mbarrier_tx(ctx) + ASYNC_CHECKS["mbarrier-tx-mismatch"](ctx),
     NOTE_CHECK: lambda ctx: check_calls(ctx, NOTE_CHECK),
+    "shared-race": check_shared_race,
     # the mbarrier protocol and async-memory checks (async_protocol.py)
     **{n: f for n, f in ASYNC_CHECKS.items() if n != "mbarrier-tx-mismatch"},
 }
 #: Checks that need the launch context, so they run on kernels only: the divergence checks need the
 #: uniformity facts; the TMA checks follow a kernel's barriers and tensormap parameters.
-UNIFORMITY_CHECKS = frozenset({"barrier-divergence", "warp-sync-divergence", NOTE_CHECK})
+UNIFORMITY_CHECKS = frozenset({"barrier-divergence", "warp-sync-divergence", "shared-race", NOTE_CHECK})
 KERNEL_ONLY_CHECKS = UNIFORMITY_CHECKS | {"tma-misaligned", "mbarrier-tx-mismatch"}
 
 __all__ = ["CHECKS", "KERNEL_ONLY_CHECKS", "UNIFORMITY_CHECKS", "CheckFn", "FunctionContext"]

@@ -114,6 +114,22 @@ class ModuleCtx:
 _SPECIAL_MEMO: dict[str, bool] = {}
 
 
+def shared_bytes(f: P.Function, gvars) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    """Sizes of the .shared variables a function can name (its own and the module's; 0 for the dynamic
+    `.extern` array); the shared-race analysis bounds its witnesses by them."""
+    out = {g.name: 0 if g.extern else g.size_bytes() for g in gvars if g.space == "shared"}
+
+    def walk(stmts) -> None:  # type: ignore[no-untyped-def]
+        for s in stmts or []:
+            if isinstance(s, P.VarDecl) and s.space == "shared":
+                out[s.name] = 0 if s.extern else s.size_bytes()  # 0: dynamic, sized at launch
+            elif isinstance(s, P.Scope):
+                walk(s.body)
+
+    walk(f.body)
+    return out
+
+
 class FnLifter(CfgMixin, SsaMixin):
     """Lifts one PTX function: CFG and predication (`CfgMixin`), SSA (`SsaMixin`), ops (`lift_ops`)."""
 
@@ -314,6 +330,7 @@ class FnLifter(CfgMixin, SsaMixin):
         if "reqnctapercluster" in d:
             fn.attrs["cluster"] = (list(d["reqnctapercluster"]) + [1, 1])[:3]
         self.fn = fn
+        fn.ptx_shared_bytes = shared_bytes(f, self.mc.gvars.values())  # type: ignore[attr-defined]
         self.param_args = dict(zip(pnames, fn.params))
         self.param_decl = {p.name: p for p in f.params}
 

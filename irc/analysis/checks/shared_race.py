@@ -1,0 +1,297 @@
+"""`shared-race`: two shared-memory accesses by different threads, at least one a write, with no barrier
+between them, reported only with a concrete witness.
+
+"thread (0, 0, 0) writes `tile[1]` at line 6 while thread (1, 0, 0) reads `tile[1]` at line 7, with no
+barrier between them". The facts (intervals, per-thread evaluation, witnesses) are in
+`irc/analysis/races.py`; this module picks the pairs and words the finding. Pairs of lanes of one warp
+count only when no warp collective (`syncwarp`, `shfl`, ...) separates the accesses either (sm_70+
+independent thread scheduling). Atomics against atomics or reads are exempt, and so are two writes of the
+same block-uniform value. Anything the evaluation cannot decide is silent.
+"""
+
+from __future__ import annotations
+
+from irc.analysis.checks.common import FunctionContext
+from irc.analysis.races import (
+    DEFAULT_BLOCK,
+    MAX_ACCESSES,
+    MAX_BLOCKS,
+    MAX_PAIRS,
+    Access,
+    ThreadEval,
+    element,
+    entries,
+    find_witness,
+    reach,
+    shared_accesses,
+    shared_name,
+)
+from irc.diagnostics import Diagnostic, Label, error
+from irc.ir.core import Op
+
+CHECK = "shared-race"
+
+_STOP_ALWAYS = (
+    "barrier",
+    "mbarrier_wait",
+    "mbarrier_try_wait",
+    "mbarrier_test_wait",
+    "call",
+    "opaque",
+    "fence",  # a flag protocol (store, fence, flag; poll, read) may order what follows
+)
+
+
+_KIND: dict[str, int] = {}  # op name -> 2: ends a block interval, 1: ends a warp interval only, 0: neither
+
+
+def _stop_kind(op: Op) -> int:
+    k = _KIND.get(op.name)
+    if k is None:
+        if op.name in _STOP_ALWAYS or op.has_trait("barrier"):
+            k = 2
+        elif op.name == "syncwarp" or op.has_trait("warp_collective"):
+            k = 1
+        else:
+            k = 0
+        _KIND[op.name] = k
+    return k
+
+
+def _stop_block(op: Op) -> bool:
+    return _stop_kind(op) == 2
+
+
+def _stop_warp(op: Op) -> bool:
+    return _stop_kind(op) >= 1
+
+
+def _dims(fn) -> tuple[tuple[int, int, int], bool]:
+    la = fn.attrs.get("launch")
+    if la:
+        d = (list(la) + [1, 1])[:3]
+        return (int(d[0]), int(d[1]), int(d[2])), True
+    mx = fn.attrs.get("max_threads")
+    if mx:  # a launch at the bound is legal, so a witness there is a real one
+        d = (list(mx) + [1, 1])[:3]
+        return (int(d[0]), int(d[1]), int(d[2])), True
+    return DEFAULT_BLOCK, False
+
+
+def _arch_num(arch: str) -> int:
+    digits = "".join(c for c in arch if c.isdigit())
+    return int(digits) if digits else 80
+
+
+def check_shared_race(ctx: FunctionContext) -> list[Diagnostic]:
+    fn = ctx.fn
+    if not fn.is_kernel:
+        return []
+    cfg = ctx.cfg
+    accs = shared_accesses(fn, cfg)
+    if not any(a.write for a in accs):
+        return []
+    if len(accs) > MAX_ACCESSES or len(cfg.rpo) > MAX_BLOCKS:
+        return []  # not analysed: too large for the per-thread evaluation budget
+    dims, known = _dims(fn)
+    if dims[0] * dims[1] * dims[2] > 1024:
+        return []
+    ev = ThreadEval(fn, cfg, lambda: ctx.facts, dims, known)
+    loop_index = {lp: i for i, lp in enumerate(cfg.loops)}
+    ranges = sorted((ev.bases[n], ev.bases[n] + ev.sizes.get(n, 0)) for n in ev.bases)
+
+    def inbounds(addrs):
+        import numpy as np
+
+        ok = np.zeros(len(addrs), bool)
+        for lo, hi in ranges:
+            ok |= (addrs >= lo) & (addrs < hi)
+        return ok
+
+    starts: list[tuple[object, int, Op | None]] = [(fn.entry, 0, None)]
+    warp_starts: list[tuple[object, int, Op | None]] = [(fn.entry, 0, None)]
+    for b in cfg.rpo:
+        for i, op in enumerate(b.ops):
+            if _stop_block(op):
+                starts.append((b, i + 1, op))
+            if _stop_warp(op):
+                warp_starts.append((b, i + 1, op))
+    block_stops = {id(op) for _, _, op in starts if op is not None}
+    warp_stops = {id(op) for _, _, op in warp_starts if op is not None}
+    runs = [(starts, lambda op: id(op) in block_stops, False)]
+    if _arch_num(ctx.arch) >= 70:
+        runs.append((warp_starts, lambda op: id(op) in warp_stops, True))
+    out: list[Diagnostic] = []
+    done: set[tuple[int, int]] = set()
+    per_line: dict[object, list] = {}  # one finding per line of the later access, counting the rest
+    budget = [MAX_PAIRS]
+    memo: dict[tuple[int, tuple], object] = {}  # entries per (access, iteration tag), shared by both runs
+    for st, stop, same_warp in runs:
+        stop_loops = {lp for lp in cfg.loops if any(stop(op) for b in lp.blocks for op in b.ops)}
+        tried: set[tuple] = set()
+        for b, pos, sop in st:
+            found = reach(cfg, (b, pos), stop, loop_index, stop_loops)
+            items = []  # (access, tag, entries, lowest byte, end byte), sorted by lowest byte
+            for a, ds in found.items():
+                for d in sorted(ds, key=str):
+                    e = _entries(memo, ev, a, d, loop_index)
+                    if e is not None and len(e[0]):
+                        items.append((a, d, e, int(e[1].min()), int(e[1].max()) + a.size))
+            items.sort(key=lambda it: it[3])
+            for i in range(len(items)):
+                a, da, ea, _, hi = items[i]
+                for j in range(i, len(items)):
+                    c, dc, ec, lo_c, _ = items[j]
+                    if lo_c >= hi:
+                        break  # sorted by lowest byte: no later item overlaps this one's range
+                    if not _may_conflict(a, c):
+                        continue
+                    key = (id(a.op), id(c.op)) if id(a.op) <= id(c.op) else (id(c.op), id(a.op))
+                    if key in done:
+                        continue
+                    tk = (id(a), da, id(c), dc)
+                    if tk in tried:  # the same pair and iteration tags, reached from another start
+                        continue
+                    tried.add(tk)
+                    budget[0] -= 1
+                    if budget[0] < 0:
+                        break
+                    w = find_witness(ev, ea, ec, a.size, c.size, same_warp, inbounds)
+                    if w is None or _same_value_writes(ctx, a, c):
+                        continue
+                    if _benign_publish(ctx, a, ea, c) or _benign_publish(ctx, c, ec, a):
+                        continue
+                    done.add(key)
+                    d = _report(ctx, ev, a, ea, w[0], c, ec, w[1], w[2], same_warp, sop, loop_index, b)
+                    k2 = (d.span.file, d.span.line) if d.span is not None else id(d)
+                    if k2 in per_line:
+                        per_line[k2][1] += 1
+                    else:
+                        per_line[k2] = [d, 0]
+                        out.append(d)
+    for d, more in per_line.values():
+        if more:
+            d.notes.append(f"{more} more conflicting access pair(s) end at this line")
+    return out
+
+
+def _entries(memo, ev, a: Access, d, loop_index):
+    k = (id(a), d)
+    if k not in memo:
+        memo[k] = entries(ev, a, d, loop_index)
+    return memo[k]
+
+
+def _may_conflict(a: Access, c: Access) -> bool:
+    if not (a.write or c.write):
+        return False
+    if a.atomic and c.atomic:
+        return False
+    if (a.atomic and not c.write) or (c.atomic and not a.write):
+        return False  # a plain read racing an atomic sees a stale value: the CAS-loop idiom
+    return True
+
+
+def _same_value_writes(ctx: FunctionContext, a: Access, c: Access) -> bool:
+    """Two plain stores of one block-uniform value: every writer stores the same bytes (not a race).
+    Asked only once a witness exists, since it may need the uniformity facts."""
+    if not (a.op.name == "store" and c.op.name == "store" and not a.atomic and not c.atomic):
+        return False
+    return _same_uniform(ctx, a.op.operands[1], c.op.operands[1])
+
+
+def _benign_publish(ctx: FunctionContext, w: Access, ew, r: Access) -> bool:
+    """Every thread stores one block-uniform value to one uniform address and then reads it back
+    (`p = A; ... = p`): the read sees that value whichever store lands last."""
+    if not (w.write and not w.atomic and w.op.name == "store" and not r.write):
+        return False
+    if not _same_uniform(ctx, w.op.operands[1], w.op.operands[1]):
+        return False
+    addrs = ew[1]
+    if len(addrs) == 0 or (addrs != addrs[0]).any():
+        return False
+    cfg = ctx.cfg
+    if cfg.loops_containing(w.block) != cfg.loops_containing(r.block):
+        return False
+    if w.block is r.block:
+        return w.index < r.index
+    return cfg.dominates(w.block, r.block)
+
+
+def _same_uniform(ctx: FunctionContext, va, vc) -> bool:
+    from irc.analysis.uniformity import Level, const_value
+
+    if va is vc:
+        try:
+            return ctx.facts.level(va) >= Level.BLOCK
+        except Exception:  # noqa: BLE001 - no facts: not provably uniform
+            return False
+    ca, cc = const_value(va), const_value(vc)
+    return ca is not None and ca == cc
+
+
+def _line(op: Op) -> str:
+    return f"line {op.span.line}" if op.span is not None else "an unknown line"
+
+
+_VERB = {"read": "reads", "write": "writes", "atomic": "atomically updates"}
+
+
+def _who(ev: ThreadEval, t: int) -> str:
+    bx, by, _ = ev.dims
+    return f"thread ({t % bx}, {(t // bx) % by}, {t // (bx * by)})"
+
+
+def _iters(ctxd: dict, other: dict, start_loops: set, loop_index) -> str:
+    parts = []
+    for lp, j in sorted(ctxd.items(), key=lambda kv: kv[0].depth):
+        lines = [op.span.line for op in lp.header.ops if op.span is not None]
+        where = f"the loop at line {min(lines)}" if lines else "a loop"
+        if lp in start_loops:
+            if other.get(lp, j) != j:
+                parts.append(f"iteration k{'+' + str(j) if j else ''} of {where}")
+        else:
+            parts.append(f"iteration {j} of {where}")
+    return (" in " + ", ".join(parts)) if parts else ""
+
+
+def _report(ctx, ev, a, ea, ia, c, ec, ic, byte, same_warp, sop, loop_index, sblock) -> Diagnostic:
+    ta, tc = int(ea[0][ia]), int(ec[0][ic])
+    cxa, cxc = ea[3][int(ea[2][ia])], ec[3][int(ec[2][ic])]
+    name, off = shared_name(ev, byte)
+    start_loops = set(ctx.cfg.loops_containing(sblock))
+    # put the access that happens first (earlier iteration, else the write) first
+    order = [(a, ta, cxa, cxc), (c, tc, cxc, cxa)]
+    if sum(cxc.values()) < sum(cxa.values()) or (
+        sum(cxc.values()) == sum(cxa.values()) and c.write and not a.write
+    ):
+        order.reverse()
+    (x, tx, cx, ox), (y, ty, cy, oy) = order
+    ex = element(ev, ctx.fn, name, off - off % x.size if x.size else off, x.size)
+    ey = element(ev, ctx.fn, name, off - off % y.size if y.size else off, y.size)
+    msg = (
+        f"data race on shared `{name}`: {_who(ev, tx)} {_VERB[x.kind]} `{ex}` at {_line(x.op)}"
+        f"{_iters(cx, ox, start_loops, loop_index)} while {_who(ev, ty)} {_VERB[y.kind]} `{ey}` at "
+        f"{_line(y.op)}{_iters(cy, oy, start_loops, loop_index)}, with no barrier between them"
+    )
+    cross_iter = any(cx.get(lp) != cy.get(lp) for lp in start_loops if lp in cx and lp in cy)
+    if same_warp:
+        msg += " (both threads are lanes of one warp, which sm_70+ does not keep in step without `syncwarp`)"
+    if cross_iter:
+        help_text = (
+            "the next iteration overwrites what this one still reads: add a second `barrier()` at the "
+            "end of the loop body"
+        )
+    elif any(cx.get(lp) != cy.get(lp) for lp in cx if lp in cy):
+        help_text = (
+            "threads run ahead into later iterations of the loop: add a `barrier()` inside the loop, "
+            "after the accesses of each iteration"
+        )
+    elif same_warp:
+        help_text = "add `syncwarp()` (`__syncwarp()`) between the accesses, or a block `barrier()`"
+    else:
+        help_text = "add `barrier()` (`__syncthreads()`) between the accesses"
+    labels = []
+    if x.op.span is not None and x.op is not y.op:
+        labels.append(Label(x.op.span, f"{_VERB[x.kind]} `{ex}` here ({_who(ev, tx)})"))
+    return error(CHECK, msg, y.op.span, labels=labels, help=help_text)

@@ -1,0 +1,699 @@
+"""Facts for the `shared-race` check: concrete witnesses of unordered shared-memory conflicts.
+
+Why concrete threads instead of a solver: an index such as `tid.x ^ 1`, `tid.x + s` with `s` halving in
+a loop, or `ty * 16 + k` is decided exactly by evaluating it for every thread of the block as a numpy
+vector (the launch bounds fix the block: `@launch`, `.reqntid`, else `.maxntid`). Values the analysis
+cannot evaluate (kernel parameters, loaded data, merges of per-thread paths) make an access "not
+analysed" in that context: it is silent rather than guessed. What is found always comes with the two
+threads, the byte and the iterations, which is the witness the check prints.
+
+The pieces:
+- `reach`: from the kernel entry and after every barrier, the accesses reachable without crossing a
+  barrier (or, for pairs of lanes of one warp, without crossing any warp collective either). Each access
+  is tagged with how many back edges of each loop the path took: a read in iteration k against a write
+  in iteration k+1 is the missing second barrier of a tiled loop.
+- `ThreadEval`: evaluates IR values for all threads of one block in a given loop-iteration context, and
+  the guard "thread t executes this block in these iterations" from the dominating branch conditions.
+- `find_witness`: joins two accesses' per-thread byte ranges and returns the first pair of different
+  threads touching one byte.
+
+One assumption is made on purpose: a loop whose continue condition is uniform but unknown (a trip count
+from a kernel parameter) is taken to run at least twice for some input; nothing else is assumed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from irc.analysis.cfg import CFG, Loop
+from irc.ir.core import Block, BlockArg, Function, Op, OpResult, Value
+from irc.ir.types import ArrayType, PtrType, ScalarType, size_of
+
+MAX_ITERS = 16  # iterations enumerated per loop ("any iteration"; 4 each when two such loops nest)
+MAX_PAIRS = 600  # pair evaluations per kernel; past the budget the rest is not analysed (cost)
+MAX_ACCESSES = 400  # larger kernels are not analysed (cost)
+MAX_BLOCKS = 3000
+DEFAULT_BLOCK = (64, 1, 1)  # threads assumed when no launch bound is known (ntid stays unknown)
+SYM_SPACING = 1 << 22
+
+
+@dataclass(eq=False)
+class Access:
+    op: Op
+    block: Block
+    index: int
+    write: bool
+    atomic: bool
+    ptr: Value
+    offset: int
+    size: int
+
+    @property
+    def kind(self) -> str:
+        return "atomic" if self.atomic else ("write" if self.write else "read")
+
+
+@dataclass
+class Side:
+    """One side of a witness: the thread (linear id), the access, the byte and the loop iterations."""
+
+    access: Access
+    thread: int
+    iters: dict[Loop, int] = field(default_factory=dict)
+
+
+@dataclass
+class Witness:
+    a: Side
+    b: Side
+    byte: int  # virtual address of the shared byte both touch
+    same_warp: bool
+    start: Op | None  # the barrier the interval starts after (None: kernel entry)
+
+
+def shared_accesses(fn: Function, cfg: CFG) -> list[Access]:
+    out: list[Access] = []
+    for b in cfg.rpo:
+        for i, op in enumerate(b.ops):
+            a = _access(op, b, i)
+            if a is not None:
+                out.append(a)
+    return out
+
+
+def _is_shared_ptr(op: Op, v: Value) -> bool:
+    sp = op.attrs.get("space")
+    if sp == "shared":
+        return True
+    if sp == "generic":
+        return _from_cvta_shared(v, 12)
+    return (
+        isinstance(v.type, PtrType) and v.type.space == "shared" and op.attrs.get("space") in (None, "shared")
+    )
+
+
+def _from_cvta_shared(v: Value, depth: int) -> bool:
+    """Whether a generic address is computed from `cvta.shared` (a shared address made generic). The
+    evaluation later decides the address itself; anything else in it stays unknown, hence silent."""
+    if depth <= 0 or not isinstance(v, OpResult):
+        return False
+    op = v.op
+    if op.name == "cvt" and op.attrs.get("cvta") == "shared":
+        return True
+    if op.name in ("bitcast", "copy", "cvt", "add", "sub", "ptradd"):
+        return any(_from_cvta_shared(o, depth - 1) for o in op.operands)
+    return False
+
+
+def _access(op: Op, b: Block, i: int) -> Access | None:
+    n = op.name
+    if n not in ("load", "store", "load_vec", "store_vec", "atomic", "atomic_cas") or not op.operands:
+        return None
+    p = op.operands[0]
+    if not _is_shared_ptr(op, p):
+        return None
+    off = int(op.attrs.get("offset", 0) or 0)
+    try:
+        if n == "load":
+            size = size_of(op.results[0].type)
+        elif n == "load_vec":
+            size = sum(size_of(r.type) for r in op.results)
+        elif n in ("store", "store_vec"):
+            size = sum(size_of(v.type) for v in op.operands[1:])
+        else:
+            size = size_of(op.results[0].type) if op.results else size_of(op.operands[1].type)
+    except (TypeError, AttributeError):
+        return None
+    write = n != "load" and n != "load_vec"
+    return Access(op, b, i, write, n.startswith("atomic"), p, off, max(size, 1))
+
+
+# ---------------------------------------------------------------------------------------- reachability
+Delta = tuple[tuple[int, object], ...]  # sorted (loop index, 0 | 1 | "*" | "x")
+
+
+def reach(
+    cfg: CFG, start: tuple[Block, int], stop, loop_index: dict[Loop, int], stop_loops: set[Loop]
+) -> dict[Access, set[Delta]]:
+    """Accesses reachable from `start` (block, op position) without passing an op for which `stop(op)`.
+    Each is tagged with the iteration offset per loop relative to the start (or to the loop's entry)."""
+    sblock, spos = start
+    start_loops = set(cfg.loops_containing(sblock))
+    found: dict[Access, set[Delta]] = {}
+    seen: set[tuple[Block, Delta]] = set()
+    queue: list[tuple[Block, int, Delta]] = [(sblock, spos, ())]
+    acc_at = _access_table(cfg)
+    while queue:
+        b, pos, d = queue.pop()
+        blocked = False
+        ops = b.ops
+        for i in range(pos, len(ops)):
+            op = ops[i]
+            if stop(op):
+                blocked = True
+                break
+            a = acc_at.get(op)
+            if a is not None:
+                found.setdefault(a, set()).add(d)
+        if blocked:
+            continue
+        for s in cfg.succs.get(b, []):
+            nd = _transition(cfg, b, s, d, loop_index, start_loops, stop_loops)
+            if nd is None:
+                continue
+            key = (s, nd)
+            if key not in seen:
+                seen.add(key)
+                queue.append((s, 0, nd))
+    return found
+
+
+def _access_table(cfg: CFG) -> dict[Op, Access]:
+    t = getattr(cfg, "_race_acc", None)
+    if t is None:
+        t = {a.op: a for a in shared_accesses(cfg.fn, cfg)}
+        cfg._race_acc = t  # type: ignore[attr-defined]
+    return t
+
+
+def _transition(cfg, b, s, d: Delta, loop_index, start_loops, stop_loops) -> Delta | None:
+    dd = dict(d)
+    for lp in cfg.loops_containing(b):
+        if s not in lp.blocks:  # leaving the loop
+            k = loop_index[lp]
+            if lp in start_loops:
+                dd[k] = "x"  # iteration relation to the start is lost
+            else:
+                dd.pop(k, None)
+    for lp in cfg.loops_containing(s):
+        if s not in lp.headers:
+            continue
+        k = loop_index[lp]
+        if b in lp.blocks:  # back edge
+            cur = dd.get(k, 0)
+            if cur in ("x", "*"):
+                continue
+            if lp not in stop_loops:
+                dd[k] = "*"
+            elif cur == 0:
+                dd[k] = 1
+            else:
+                return None
+        else:
+            dd[k] = 0
+    return tuple(sorted(dd.items(), key=lambda kv: kv[0]))
+
+
+# ---------------------------------------------------------------------------------------- evaluation
+class ThreadEval:
+    """IR values for every thread of one block (numpy vectors), per loop-iteration context."""
+
+    def __init__(self, fn: Function, cfg: CFG, facts, dims: tuple[int, int, int], ntid_known: bool):
+        """`facts`: a callable returning the uniformity facts (computed only if a loop bound is unknown)."""
+        self.fn, self.cfg, self._facts = fn, cfg, facts
+        self.dims, self.ntid_known = dims, ntid_known
+        bx, by, bz = dims
+        self.n = bx * by * bz
+        lin = np.arange(self.n, dtype=np.int64)
+        self.lin = lin
+        self.tids = (lin % bx, (lin // bx) % by, lin // (bx * by))
+        self.bases: dict[str, int] = {}
+        self.sizes: dict[str, int] = {}
+        for sd in fn.shared:
+            try:
+                self.sizes[sd.name] = size_of(sd.type)
+            except TypeError:
+                self.sizes[sd.name] = 0
+        self.sizes.update(getattr(fn, "ptx_shared_bytes", {}) or {})
+        for name, size in self.sizes.items():
+            if size <= 0:  # dynamic shared memory: sized at launch, any offset may exist
+                self.sizes[name] = SYM_SPACING // 2
+        for i, name in enumerate(sorted(self.sizes)):
+            self.bases[name] = (i + 1) * SYM_SPACING
+        self.memo: dict[tuple, np.ndarray | None] = {}
+        self.gmemo: dict[tuple, np.ndarray | None] = {}
+        self.emem: dict[tuple, np.ndarray | None] = {}
+        self._loops: dict[int, list[Loop]] = {}
+
+    def loops_of(self, b: Block) -> list[Loop]:
+        r = self._loops.get(id(b))
+        if r is None:
+            r = self._loops[id(b)] = self.cfg.loops_containing(b)
+        return r
+
+    # ---------------------------------------------------------------- contexts
+    def _key(self, block: Block | None, ctx: dict[Loop, int]) -> tuple:
+        if block is None:
+            return ()
+        return tuple((id(lp), ctx.get(lp)) for lp in self.loops_of(block))
+
+    def value(self, v: Value, ctx: dict[Loop, int]) -> np.ndarray | None:
+        blk = v.block if isinstance(v, BlockArg) else (v.op.block if isinstance(v, OpResult) else None)
+        key = (id(v), self._key(blk, ctx))
+        if key in self.memo:
+            return self.memo[key]
+        self.memo[key] = None  # cycles (unreachable in SSA, but be safe) evaluate to unknown
+        r = self._value(v, ctx)
+        self.memo[key] = r
+        return r
+
+    def _value(self, v: Value, ctx: dict[Loop, int]) -> np.ndarray | None:
+        if isinstance(v, BlockArg):
+            return self._blockarg(v, ctx)
+        if isinstance(v, OpResult):
+            if len(v.op.results) != 1:
+                return None
+            return self._op(v.op, ctx)
+        return None
+
+    def _blockarg(self, v: BlockArg, ctx: dict[Loop, int]) -> np.ndarray | None:
+        h = v.block
+        if h is self.fn.entry:
+            return None
+        loops = [lp for lp in self.cfg.loops_containing(h) if h in lp.headers]
+        preds = self.cfg.preds.get(h, [])
+        if loops:
+            lp = loops[0]
+            j = ctx.get(lp)
+            if j is None:
+                return None
+            if j == 0:
+                srcs = [(p, ctx) for p in preds if p not in lp.blocks]
+            else:
+                c2 = dict(ctx)
+                c2[lp] = j - 1
+                srcs = [(p, c2) for p in preds if p in lp.blocks]
+        else:
+            srcs = [(p, ctx) for p in preds]
+        out = None
+        for p, c in srcs:
+            t = p.terminator
+            if t is None:
+                return None
+            for k, s in enumerate(t.successors):
+                if s is not h:
+                    continue
+                args = t.succ_args[k]
+                if v.index >= len(args):
+                    return None
+                x = self.value(args[v.index], c)
+                if x is None:
+                    return None
+                if out is None:
+                    out = x
+                elif not np.array_equal(out, x):
+                    return None
+        return out
+
+    def _op(self, op: Op, ctx: dict[Loop, int]) -> np.ndarray | None:
+        n = op.name
+        rt = op.results[0].type
+        if n == "const":
+            c = op.attrs.get("value")
+            if isinstance(c, bool):
+                c = int(c)
+            if not isinstance(c, int):
+                return None
+            return self._wrap(np.full(self.n, c, dtype=np.int64), rt)
+        if n == "sreg":
+            return self._sreg(str(op.attrs.get("name", "")))
+        if n == "shared_addr":
+            base = self.bases.get(str(op.attrs.get("sym")))
+            return None if base is None else np.full(self.n, base, dtype=np.int64)
+        if not _intlike(rt):
+            return None
+        xs = []
+        for o in op.operands:
+            if not _intlike(o.type):
+                return None
+            x = self.value(o, ctx)
+            if x is None:
+                return None
+            xs.append(x)
+        r = _arith(n, op, xs, rt)
+        return None if r is None else self._wrap(r, rt)
+
+    def _sreg(self, name: str) -> np.ndarray | None:
+        axis = {"x": 0, "y": 1, "z": 2}
+        if name.startswith("tid."):
+            return self.tids[axis[name[-1]]].copy()
+        if name.startswith("ntid."):
+            return np.full(self.n, self.dims[axis[name[-1]]], dtype=np.int64) if self.ntid_known else None
+        if name == "laneid":
+            return self.lin % 32
+        if name == "warpid":
+            return self.lin // 32
+        if name.startswith("ctaid.") or name.startswith("cluster_ctaid."):
+            return np.zeros(self.n, dtype=np.int64)  # uniform in the block: block 0 is a valid witness
+        return None
+
+    @staticmethod
+    def _wrap(x: np.ndarray, t) -> np.ndarray:
+        if isinstance(t, ScalarType):
+            if t.is_bool:
+                return (x != 0).astype(np.int64)
+            w = t.bits
+        elif isinstance(t, PtrType):
+            w = t.bits
+        else:
+            return x
+        if w >= 64:
+            return x
+        x = x & ((1 << w) - 1)
+        if isinstance(t, ScalarType) and t.is_signed:
+            x = np.where(x >= (1 << (w - 1)), x - (1 << w), x)
+        return x
+
+    # ---------------------------------------------------------------- guards
+    def guard(self, b: Block, ctx: dict[Loop, int]) -> np.ndarray | None:
+        """Mask of threads that execute block `b` in the iterations `ctx` (None: cannot tell)."""
+        key = (id(b), self._key(b, ctx))
+        if key in self.gmemo:
+            return self.gmemo[key]
+        r = self._guard(b, ctx)
+        self.gmemo[key] = r
+        return r
+
+    def _guard(self, b: Block, ctx: dict[Loop, int]) -> np.ndarray | None:
+        cfg = self.cfg
+        mask = np.ones(self.n, dtype=bool)
+        mine = set(cfg.loops_containing(b))
+        d = cfg.idom.get(b)
+        while d is not None:
+            t = d.terminator
+            if (
+                t is not None
+                and t.name == "cbr"
+                and len(t.successors) == 2
+                and t.successors[0] is not t.successors[1]
+            ):
+                # Exact or nothing: a thread that reaches d reaches b when b post-dominates d; else b
+                # must sit under exactly one successor entered only from d (the condition decides);
+                # any other shape (b reached from both sides under further conditions) is not decided.
+                if cfg.post_dominates(b, d):
+                    d = cfg.idom.get(d)
+                    continue
+                taken = [
+                    k
+                    for k, s in enumerate(t.successors)
+                    if cfg.dominates(s, b) and not cfg.dominates(t.successors[1 - k], b)
+                ]
+                if len(taken) != 1 or len(self._entry_preds(t.successors[taken[0]])) != 1:
+                    return None
+                k = taken[0]
+                s = t.successors[k]
+                dl = set(cfg.loops_containing(d))
+                if not dl <= mine:
+                    return None  # a branch in a loop already left: which iteration's value?
+                c = self.value(t.operands[0], ctx)
+                if c is None:
+                    if not self._assumable(d, t.operands[0], s, ctx, b):
+                        return None
+                else:
+                    mask &= (c != 0) if k == 0 else (c == 0)
+            d = cfg.idom.get(d)
+        for lp in mine:
+            j = ctx.get(lp)
+            if j is None:
+                return None
+            ex = self.exists(lp, j, ctx)
+            if ex is None:
+                return None
+            mask &= ex
+        return mask
+
+    def _entry_preds(self, s: Block) -> list[Block]:
+        """Predecessors of `s`, without the back edges when `s` is a loop header (a loop entered only from
+        the branch `d` is reached only when `d` takes that edge)."""
+        preds = self.cfg.preds.get(s, [])
+        for lp in self.loops_of(s):
+            if s in lp.headers:
+                preds = [p for p in preds if p not in lp.blocks]
+        return preds
+
+    def _assumable(self, d: Block, cond: Value, taken: Block, ctx: dict[Loop, int], b: Block) -> bool:
+        """An unknown, block-uniform loop-continue condition, in iteration 0 or 1: assume it continues."""
+        from irc.analysis.uniformity import Level
+
+        cfg = self.cfg
+        for lp in cfg.loops_containing(d):
+            if taken in lp.blocks and any(u is d for u, _ in lp.exits):
+                if ctx.get(lp, 0) <= 1 and self._facts().level(cond) >= Level.BLOCK:
+                    return True
+        # the zero-trip test in front of a (rotated) loop: `if n < 16 skip the loop`, where the skip target
+        # post-dominates the loop; the access is inside that loop, so entering it is what we assume
+        t = d.terminator
+        other = t.successors[1] if t.successors[0] is taken else t.successors[0]
+        for lp in cfg.loops_containing(b):
+            h = lp.header
+            if lp in cfg.loops_containing(d) or not cfg.dominates(taken, h):
+                continue
+            if cfg.post_dominates(other, h) and self._facts().level(cond) >= Level.BLOCK:
+                return True
+        return False
+
+    def exists(self, lp: Loop, j: int, ctx: dict[Loop, int]) -> np.ndarray | None:
+        """Threads for which iteration j of `lp` happens (given they entered the loop)."""
+        if j == 0:
+            return np.ones(self.n, dtype=bool)
+        key = (id(lp), j, tuple((id(x), ctx.get(x)) for x in self.loops_of(lp.header) if x is not lp))
+        if key not in self.emem:
+            self.emem[key] = self._exists(lp, j, ctx)
+        return self.emem[key]
+
+    def _exists(self, lp: Loop, j: int, ctx: dict[Loop, int]) -> np.ndarray | None:
+        c = dict(ctx)
+        c[lp] = j - 1
+        prev = self.exists(lp, j - 1, ctx)
+        if prev is None:
+            return None
+        cfg = self.cfg
+        latches = [p for p in cfg.preds.get(lp.header, []) if p in lp.blocks]
+        mask = prev.copy()
+        for e in lp.exiting_blocks:
+            if not all(cfg.dominates(e, la) for la in latches):
+                return None  # a conditional `break`: iteration existence is not decidable here
+            t = e.terminator
+            if t is None or t.name != "cbr":
+                return None
+            stay = [k for k, s in enumerate(t.successors) if s in lp.blocks]
+            if len(stay) != 1:
+                continue
+            v = self.value(t.operands[0], c)
+            if v is None:
+                if j - 1 <= 0:
+                    from irc.analysis.uniformity import Level
+
+                    if self._facts().level(t.operands[0]) >= Level.BLOCK:
+                        continue
+                return None
+            mask &= (v != 0) if stay[0] == 0 else (v == 0)
+        return mask
+
+
+def _intlike(t) -> bool:
+    if isinstance(t, PtrType):
+        return True
+    return isinstance(t, ScalarType) and (t.is_int or t.is_bool)
+
+
+def _arith(n: str, op: Op, xs: list[np.ndarray], rt) -> np.ndarray | None:
+    with np.errstate(all="ignore"):
+        if n in ("bitcast", "copy", "cvt"):
+            return xs[0] if len(xs) == 1 else None
+        if n == "ptradd" or n == "add":
+            return xs[0] + xs[1]
+        if n == "sub":
+            return xs[0] - xs[1]
+        if n in ("mul", "mulwide"):
+            return xs[0] * xs[1]
+        if n in ("shl", "shlw"):
+            return np.where(xs[1] < 63, xs[0] << np.clip(xs[1], 0, 62), 0)
+        if n in ("shr", "shrw"):
+            return xs[0] >> np.clip(xs[1], 0, 63)
+        if n == "and":
+            return xs[0] & xs[1]
+        if n == "or":
+            return xs[0] | xs[1]
+        if n == "xor":
+            return xs[0] ^ xs[1]
+        if n == "min":
+            return np.minimum(xs[0], xs[1])
+        if n == "max":
+            return np.maximum(xs[0], xs[1])
+        if n in ("div", "rem"):
+            if (xs[1] <= 0).any() or (xs[0] < 0).any():
+                return None
+            return xs[0] // xs[1] if n == "div" else xs[0] % xs[1]
+        if n == "select":
+            return np.where(xs[0] != 0, xs[1], xs[2])
+        if n == "not":
+            return (1 - xs[0]) if isinstance(rt, ScalarType) and rt.is_bool else ~xs[0]
+        if n == "neg":
+            return -xs[0]
+        if n == "abs":
+            return np.abs(xs[0])
+        if n == "cmp":
+            p = str(op.attrs.get("pred", ""))
+            a, b = xs
+            f = {
+                "eq": np.equal,
+                "ne": np.not_equal,
+                "lt": np.less,
+                "le": np.less_equal,
+                "gt": np.greater,
+                "ge": np.greater_equal,
+            }.get(p)
+            return None if f is None else f(a, b).astype(np.int64)
+    return None
+
+
+# ---------------------------------------------------------------------------------------- witnesses
+def entries(ev: ThreadEval, a: Access, delta: Delta, loop_index: dict[Loop, int]):
+    """(threads, addresses, context index per entry, contexts) at which `a` runs for a reach tag `delta`.
+    None when a needed value is unknown (the access is then not analysed for this tag). Contexts past what
+    can be decided in an "any iteration" loop are skipped, never guessed."""
+    d = dict(delta)
+    loops = list(reversed(ev.cfg.loops_containing(a.block)))  # outermost first
+    tags = [d.get(loop_index[lp], 0) for lp in loops]
+    if "x" in tags:
+        return None
+    n_any = sum(1 for t in tags if t == "*")
+    span = MAX_ITERS if n_any <= 1 else 4
+    choices = [list(range(span)) if t == "*" else [int(t)] for t in tags]
+    ts: list[np.ndarray] = []
+    ads: list[np.ndarray] = []
+    cis: list[np.ndarray] = []
+    cts: list[dict[Loop, int]] = []
+    star = [lp for lp, t in zip(loops, tags) if t == "*"]
+    for combo in _product(choices):
+        ctx = dict(zip(loops, combo))
+        if n_any == 1:
+            # iterations of the one "any iteration" loop that no thread reaches (or that cannot be
+            # decided) end the enumeration: later ones are no better
+            lp = star[0]
+            ex = ev.exists(lp, ctx[lp], ctx)
+            if ctx[lp] > 1 and (ex is None or not ex.any()):
+                break
+        g = ev.guard(a.block, ctx)
+        if g is None:
+            if any(t == "*" and j > 1 for t, j in zip(tags, combo)):
+                continue
+            return None
+        if not g.any():
+            continue
+        p = ev.value(a.ptr, ctx)
+        if p is None:
+            return None
+        sel = np.flatnonzero(g)
+        ts.append(sel)
+        ads.append(p[sel] + a.offset)
+        cis.append(np.full(len(sel), len(cts), np.int64))
+        cts.append(ctx)
+    if not ts:
+        z = np.zeros(0, np.int64)
+        return z, z, z, []
+    return np.concatenate(ts), np.concatenate(ads), np.concatenate(cis), cts
+
+
+def _product(choices: list[list[int]]):
+    if not choices:
+        yield ()
+        return
+    head, rest = choices[0], choices[1:]
+    for h in head:
+        for r in _product(rest):
+            yield (h, *r)
+
+
+_EXPANDED: dict[tuple[int, int], tuple] = {}
+
+
+def _expanded(E, size: int):
+    """(byte keys, entry index per key, sorted keys) of an `entries` result, cached while E lives."""
+    k = (id(E), size)
+    hit = _EXPANDED.get(k)
+    if hit is not None and hit[0] is E:
+        return hit[1]
+    keys = (E[1][:, None] + np.arange(size)).ravel()
+    r = (keys, np.repeat(np.arange(len(E[0])), size), np.sort(keys))
+    if len(_EXPANDED) > 4096:
+        _EXPANDED.clear()
+    _EXPANDED[k] = (E, r)
+    return r
+
+
+def find_witness(ev: ThreadEval, A, B, sa: int, sb: int, want_same_warp: bool, inbounds=None):
+    """(entry of A, entry of B, byte) for two different threads touching one byte, in the same warp iff
+    `want_same_warp`, preferring the lowest byte; None if there is none. A and B are `entries` results.
+    Vectorised as a sort-join: per byte (and warp), the lowest and highest thread of B's side."""
+    ta, aa, _, _ = A
+    tb, ab, _, _ = B
+    if len(ta) == 0 or len(tb) == 0:
+        return None
+    if aa.min() >= ab.max() + sb or ab.min() >= aa.max() + sa:
+        return None  # disjoint address ranges
+    ka, ra, sa_sorted = _expanded(A, sa)
+    kb, rb, sb_sorted = _expanded(B, sb)
+    # bytes both sides touch, by binary search in the sorted other side (no hashing: this runs per pair)
+    hit_a = sb_sorted[np.minimum(np.searchsorted(sb_sorted, ka), len(sb_sorted) - 1)] == ka
+    if inbounds is not None and hit_a.any():
+        hit_a &= inbounds(ka)
+    if not hit_a.any():
+        return None
+    hit_b = sa_sorted[np.minimum(np.searchsorted(sa_sorted, kb), len(sa_sorted) - 1)] == kb
+    if inbounds is not None:
+        hit_b &= inbounds(kb)
+    ka, ra = ka[hit_a], ra[hit_a]
+    kb, rb = kb[hit_b], rb[hit_b]
+    xa, xb = ta[ra], tb[rb]
+    wa, wb = xa // 32, xb // 32
+    if want_same_warp:
+        ga, gb = ka * 64 + (wa % 64), kb * 64 + (wb % 64)  # warps of one block: < 32
+    else:
+        ga, gb = ka, kb
+    order = np.lexsort((xb, wb, gb))
+    gbs = gb[order]
+    ukeys, first = np.unique(gbs, return_index=True)
+    last = np.append(first[1:], len(gbs)) - 1
+    pos = np.searchsorted(ukeys, ga)
+    pos_c = np.minimum(pos, len(ukeys) - 1)
+    found = ukeys[pos_c] == ga
+    lo, hi = order[first[pos_c]], order[last[pos_c]]
+    if want_same_warp:
+        pick = np.where(xb[lo] != xa, lo, hi)
+        ok = found & (xb[pick] != xa)
+    else:
+        pick = np.where(wb[lo] != wa, lo, hi)
+        ok = found & (wb[pick] != wa)
+    if not ok.any():
+        return None
+    cand = np.flatnonzero(ok)
+    i = cand[np.lexsort((xa[cand], ka[cand]))[0]]
+    return int(ra[i]), int(rb[pick[i]]), int(ka[i])
+
+
+def shared_name(ev: ThreadEval, addr: int) -> tuple[str, int]:
+    for name, base in ev.bases.items():
+        if base <= addr < base + max(ev.sizes.get(name, 0), 1):
+            return name, addr - base
+    return "shared", addr
+
+
+def element(ev: ThreadEval, fn: Function, name: str, off: int, size: int) -> str:
+    """`tile[1]` / `As[0][3]` for a byte offset (declared element type if known, else the access size)."""
+    try:
+        sd = fn.shared_decl(name)
+    except (KeyError, ValueError):
+        sd = None
+    t = sd.type if sd is not None else None
+    if isinstance(t, ArrayType):
+        es = size_of(t.elem)
+        if es > 1 and off % es == 0:
+            idx = np.unravel_index(off // es, t.dims) if off // es < t.count else (off // es,)
+            return name + "".join(f"[{int(i)}]" for i in idx)
+    if size > 0 and off % size == 0:
+        return f"{name}[{off // size}]"
+    return f"{name}+{off:#x}"
