@@ -264,6 +264,8 @@ _op("tcgen05_mma", "u32 u64 u64 u32 bool", "", "async", effect="readwrite", gate
 _op("tcgen05_commit", "sptr", "", "async", effect="readwrite", gate="sm_100a")
 _op("tcgen05_ld", "u32", "decl", "warp_collective", effect="read", attrs="n", gate="sm_100a")
 _op("tcgen05_wait_ld", "", "", effect="readwrite", gate="sm_100a")
+_op("tcgen05_st", "u32 any ...", "", "warp_collective", effect="write", gate="sm_100a", doc="32x32b.xN store")
+_op("tcgen05_wait_st", "", "", effect="readwrite", gate="sm_100a")
 _op("tcgen05_fence", "", "", effect="readwrite", attrs="kind", gate="sm_100a", doc="kind: before | after")
 
 # --- control flow ------------------------------------------------------------------------------------

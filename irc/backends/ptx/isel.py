@@ -688,6 +688,15 @@ class InstructionSelector:
             )
         elif n == "tcgen05_wait_ld":
             E("tcgen05.wait::ld.sync.aligned", [], ops, res)
+        elif n == "tcgen05_st":
+            E(
+                f"tcgen05.st.sync.aligned.32x32b.x{len(ops) - 1}.b32",
+                [self.addr(ops[0]), self.vec(ops[1:])],
+                ops,
+                res,
+            )
+        elif n == "tcgen05_wait_st":
+            E("tcgen05.wait::st.sync.aligned", [], ops, res)
         elif n == "tcgen05_fence":
             E(f"tcgen05.fence::{a['kind']}_thread_sync", [], ops, res)
         else:
