@@ -241,3 +241,96 @@ def test_tcgen05_st_type_errors() -> None:
     with pytest.raises(irc.CompileError) as e:
         irc.compile(TMEM_ROUNDTRIP, arch="sm_90a", path="old.kdsl", cache=False)
     assert {d.check for d in e.value.diagnostics} == {"unsupported-target"}
+
+
+# -- the CUDA twin (tests/data/fmha/fmha_sm100.cu, PTX from nvcc 13 -O3 -lineinfo -arch=sm_100a) -----------
+CUDA = Path(__file__).resolve().parent / "data" / "fmha"
+
+
+@functools.cache
+def _cuda_module(name: str):
+    from irc.frontend.ptx.parser import parse_ptx
+
+    path = CUDA / f"{name}.ptx"
+    return parse_ptx(path.read_text(), str(path))
+
+
+def _cuda_smem_bytes(d: int) -> int:
+    """Layout<D>::bytes in fmha_sm100.cu: Q, two K and two V stages, P, 8 mbarriers, the TMEM slot, and
+    1024 bytes of slack to align the base."""
+    return 128 * d * 2 + 4 * 64 * d * 2 + 128 * 64 * 2 + 64 + 16 + 1024
+
+
+def run_cuda(name: str, d: int, causal: bool, bf16: bool, seq: int, bh: int, seed: int = 0):
+    from irc.emu import encode_tensormap, run_kernel
+
+    (q, qf), (k, kf), (v, vf) = _inputs(bh, seq, d, bf16, seed)
+
+    def tmap(x: np.ndarray, rows: int) -> bytes:
+        # innermost first: head dims, rows, (batch, head); box = 8 dims x rows x 1
+        strides = (d * 2, seq * d * 2)
+        return encode_tensormap(
+            x, shape=(d, seq, bh), strides_bytes=strides, box=(8, rows, 1), dtype=np.float16
+        )
+
+    o = np.full((bh, seq, d), np.nan, np.float32)
+    scale = 1.0 / np.sqrt(d)
+    args = [o, tmap(q, 128), tmap(k, 64), tmap(v, 64), seq, np.float32(scale), int(causal), int(bf16)]
+    run_kernel(
+        _cuda_module(name),
+        f"fmha_sm100_d{d}",
+        ((seq + 127) // 128, bh),
+        192,
+        args,
+        dynamic_shared_bytes=_cuda_smem_bytes(d),
+    )
+    return o, reference(qf, kf, vf, scale, causal)
+
+
+def test_cuda_twin_checks_clean_and_ptxas_accepts() -> None:
+    from irc.compiler import check_ptx
+
+    path = CUDA / "fmha_sm100.ptx"
+    text = path.read_text()
+    assert [f"{d.check}: {d.message}" for d in check_ptx(text, str(path))] == []
+    if find_ptxas() is None:
+        pytest.skip("ptxas not found (pip install -e '.[ptxas]')")
+    r = run_ptxas(text, "sm_100a")
+    assert r.ok, r.stderr
+
+
+@pytest.mark.parametrize(
+    "d,causal,bf16,seq,bh",
+    [
+        (64, False, False, 129, 2),
+        (64, True, True, 1, 2),
+        (128, True, False, 200, 1),
+        (128, False, True, 127, 1),
+    ],
+)
+def test_cuda_twin_matches_numpy(d: int, causal: bool, bf16: bool, seq: int, bh: int) -> None:
+    o, ref = run_cuda("fmha_sm100", d, causal, bf16, seq, bh, seed=seq + d)
+    tol = 2e-2 if bf16 else 3e-3
+    err = float(np.max(np.abs(o - ref)))
+    assert err <= tol, f"CUDA fmha_sm100_d{d} causal={causal} bf16={bf16} seq={seq}: max err {err:.3g}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seq", [1, 127, 128, 129, 1000])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("d", [64, 128])
+def test_cuda_twin_sweep(sweep: None, d: int, causal: bool, seq: int) -> None:
+    o, ref = run_cuda("fmha_sm100", d, causal, False, seq, 2, seed=seq)
+    assert float(np.max(np.abs(o - ref))) <= 3e-3
+
+
+@pytest.mark.parametrize("bug", ["fmha_sm100_bug_tx", "fmha_sm100_bug_parity"])
+def test_cuda_twin_protocol_mistakes_hang_in_the_emulator(bug: str) -> None:
+    # The injected mistakes (regen.sh): K/V expect_tx without V's bytes (each phase completes after K's
+    # boxes; V's bytes then count against the next phase until the pipeline stalls); a fixed kv_full wait
+    # parity. With five key tiles both stages are reused twice, and the emulator reports the pipeline
+    # stuck at an mbarrier wait.
+    from irc.emu import EmuError
+
+    with pytest.raises(EmuError, match="mbarrier"):
+        run_cuda(bug, 64, False, False, 320, 1)
