@@ -334,3 +334,26 @@ def test_cuda_twin_protocol_mistakes_hang_in_the_emulator(bug: str) -> None:
 
     with pytest.raises(EmuError, match="mbarrier"):
         run_cuda(bug, 64, False, False, 320, 1)
+
+
+@pytest.mark.parametrize(
+    "right,wrong",
+    [
+        ("mbarrier_wait(&kv_full[s], (j / 2) % 2);", "mbarrier_wait(&kv_full[s], 0);"),
+        ("mbarrier_wait(&s_full, j % 2);", "mbarrier_wait(&s_full, 0);"),
+        ("mbarrier_init(&p_full, 128);", "mbarrier_init(&p_full, 64);"),
+    ],
+    ids=["kv_full-fixed-parity", "s_full-fixed-parity", "p_full-wrong-count"],
+)
+def test_protocol_mistakes_in_the_kdsl_kernel_are_caught_in_the_emulator(right: str, wrong: str) -> None:
+    # The positive kernel checks clean and matches; each of these one-line protocol mistakes either stalls
+    # the pipeline (the emulator names the mbarrier wait) or produces wrong numbers.
+    from irc.emu import EmuError
+
+    assert right in SRC
+    try:
+        o, ref = run_fmha(64, False, False, 320, 1, src=SRC.replace(right, wrong))
+    except EmuError as e:
+        assert "mbarrier" in str(e)
+        return
+    assert not np.allclose(o, ref, atol=3e-3), f"`{wrong}` went unnoticed"
