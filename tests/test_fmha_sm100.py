@@ -357,3 +357,14 @@ def test_protocol_mistakes_in_the_kdsl_kernel_are_caught_in_the_emulator(right: 
         assert "mbarrier" in str(e)
         return
     assert not np.allclose(o, ref, atol=3e-3), f"`{wrong}` went unnoticed"
+
+
+def test_tcgen05_st_is_warp_collective() -> None:
+    # Near miss of the correct roundtrip kernel: the same store by half a warp is a warp-sync-divergence.
+    half = TMEM_ROUNDTRIP.replace(
+        "    tcgen05_st_32x32b(lanes + 4, v);",
+        "    if laneid < 16 {\n        tcgen05_st_32x32b(lanes + 4, v);\n    }",
+    )
+    assert half != TMEM_ROUNDTRIP
+    assert check_kdsl(TMEM_ROUNDTRIP, "rt.kdsl", arch="sm_100a") == []
+    assert [d.check for d in check_kdsl(half, "half.kdsl", arch="sm_100a")] == ["warp-sync-divergence"]
