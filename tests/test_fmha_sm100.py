@@ -137,13 +137,13 @@ def sweep(request: pytest.FixtureRequest) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("bh", [1, 3])
+@pytest.mark.parametrize("batch,heads", [(1, 1), (2, 3)])  # [batch, heads, seq, d] is bh = batch * heads rows
 @pytest.mark.parametrize("seq", [1, 127, 128, 129, 1000])
 @pytest.mark.parametrize("bf16", [False, True])
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("d", [64, 128])
-def test_sweep(sweep: None, d: int, causal: bool, bf16: bool, seq: int, bh: int) -> None:
-    _assert_matches(d, causal, bf16, seq, bh)
+def test_sweep(sweep: None, d: int, causal: bool, bf16: bool, seq: int, batch: int, heads: int) -> None:
+    _assert_matches(d, causal, bf16, seq, batch * heads)
 
 
 # -- the old_max mistake -----------------------------------------------------------------------------------
