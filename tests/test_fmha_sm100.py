@@ -256,9 +256,9 @@ def _cuda_module(name: str):
 
 
 def _cuda_smem_bytes(d: int) -> int:
-    """Layout<D>::bytes in fmha_sm100.cu: Q, two K and two V stages, P, 8 mbarriers, the TMEM slot, and
-    1024 bytes of slack to align the base."""
-    return 128 * d * 2 + 4 * 64 * d * 2 + 128 * 64 * 2 + 64 + 16 + 1024
+    """Layout<D>::bytes in fmha_sm100.cu: Q, two K and two V stages, P, and 1024 bytes of slack to align
+    the base (the mbarriers and the TMEM slot are static shared variables)."""
+    return 128 * d * 2 + 4 * 64 * d * 2 + 128 * 64 * 2 + 1024
 
 
 def run_cuda(name: str, d: int, causal: bool, bf16: bool, seq: int, bh: int, seed: int = 0):
@@ -324,12 +324,12 @@ def test_cuda_twin_sweep(sweep: None, d: int, causal: bool, seq: int) -> None:
     assert float(np.max(np.abs(o - ref))) <= 3e-3
 
 
-@pytest.mark.parametrize("bug", ["fmha_sm100_bug_tx", "fmha_sm100_bug_parity"])
+@pytest.mark.parametrize("bug", ["fmha_sm100_bug_no_expect_tx", "fmha_sm100_bug_parity"])
 def test_cuda_twin_protocol_mistakes_hang_in_the_emulator(bug: str) -> None:
-    # The injected mistakes (regen.sh): K/V expect_tx without V's bytes (each phase completes after K's
-    # boxes; V's bytes then count against the next phase until the pipeline stalls); a fixed kv_full wait
-    # parity. With five key tiles both stages are reused twice, and the emulator reports the pipeline
-    # stuck at an mbarrier wait.
+    # The injected mistakes (regen.sh): the K/V arrival without expect_tx (the phase completes on the
+    # arrival; the copies' bytes then count against the next phase until the pipeline stalls); a fixed
+    # kv_full wait parity. With five key tiles both stages are reused twice, and the emulator reports the
+    # pipeline stuck at an mbarrier wait.
     from irc.emu import EmuError
 
     with pytest.raises(EmuError, match="mbarrier"):

@@ -32,18 +32,14 @@ DEV void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
 DEV void mbar_arrive(uint32_t bar) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
-DEV bool mbar_try_wait(uint32_t bar, uint32_t parity) {
-    uint32_t done;
-    asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-    return done != 0;
-}
+// The polling loop is in PTX (`L: try_wait; @!p bra L`), the form CUTLASS uses; the label is local to the
+// braces, so every inlined copy has its own.
 DEV void mbar_wait(uint32_t bar, uint32_t parity) {
-    while (!mbar_try_wait(bar, parity)) {
-    }
+    asm volatile(
+        "{\n .reg .pred p;\n WAIT:\n mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra WAIT;\n}" ::"r"(
+            bar),
+        "r"(parity)
+        : "memory");
 }
 DEV bool elect_one() {
     uint32_t is_leader;
@@ -99,32 +95,21 @@ DEV void tmem_st16(uint32_t taddr, const float* v) {
 DEV void tmem_wait_ld() { asm volatile("tcgen05.wait::ld.sync.aligned;" ::: "memory"); }
 DEV void tmem_wait_st() { asm volatile("tcgen05.wait::st.sync.aligned;" ::: "memory"); }
 
-// Bytes one stage's K and V copies complete on kv_full[s]. FMHA_BUG_TX (regen.sh) injects a protocol
-// mistake: only K's bytes are announced, so the phase can complete while V is still landing.
-DEV constexpr uint32_t kv_tx_bytes(int d) {
-#ifdef FMHA_BUG_TX
-    return BN * d * 2;
-#else
-    return 2 * BN * d * 2;
-#endif
-}
-
 // kind::f16 instruction descriptor: f32 D, f16/bf16 A and B, optional MN-major B, N >> 3, M >> 4.
 DEV uint32_t idesc_f16(uint32_t ab, uint32_t transpose_b, uint32_t n) {
     return (1u << 4) | (ab << 7) | (ab << 10) | (transpose_b << 16) | ((n >> 3) << 17) | ((BM >> 4) << 24);
 }
 
-// Shared memory carve-up (offsets from a 1024-byte aligned base): Q [D/8][128][8], K and V [2][D/8][64][8],
-// P [8][128][8] (16-bit elements), then the mbarriers and the TMEM address slot.
+// Dynamic shared memory carve-up (offsets from a 1024-byte aligned base): Q [D/8][128][8], K and V
+// [2][D/8][64][8], P [8][128][8] (16-bit elements). The mbarriers and the TMEM address slot are static
+// __shared__ variables (so their addresses are shared symbols in the PTX).
 template <int D>
 struct Layout {
     static constexpr uint32_t q = 0;
     static constexpr uint32_t k = q + BM * D * 2;
     static constexpr uint32_t v = k + 2 * BN * D * 2;
     static constexpr uint32_t p = v + 2 * BN * D * 2;
-    static constexpr uint32_t bars = p + BM * BN * 2;  // q_full, kv_full[2], kv_empty[2], s_full, p_full, o_done
-    static constexpr uint32_t tslot = bars + 8 * 8;
-    static constexpr uint32_t bytes = tslot + 16 + 1024;  // + slack to align the base
+    static constexpr uint32_t bytes = p + BM * BN * 2 + 1024;  // + slack to align the base
 };
 
 template <int D>
@@ -135,11 +120,13 @@ DEV void fmha(float* __restrict__ o, const CUtensorMap* qm, const CUtensorMap* k
     const uint32_t base = (smem_addr(dyn_smem) + 1023u) & ~1023u;
     uint8_t* gbase = dyn_smem + (base - smem_addr(dyn_smem));
     const uint32_t q_s = base + L::q, k_s = base + L::k, v_s = base + L::v, p_s = base + L::p;
-    const uint32_t q_full = base + L::bars, s_full = q_full + 40, p_full = q_full + 48, o_done = q_full + 56;
-    auto kv_full = [&](uint32_t s) { return q_full + 8 + 8 * s; };
-    auto kv_empty = [&](uint32_t s) { return q_full + 24 + 8 * s; };
+    __shared__ __align__(8) uint64_t bars[8];  // q_full, kv_full[2], kv_empty[2], s_full, p_full, o_done
+    __shared__ uint32_t tslot;
+    const uint32_t q_full = smem_addr(&bars[0]), s_full = smem_addr(&bars[5]), p_full = smem_addr(&bars[6]),
+                   o_done = smem_addr(&bars[7]);
+    auto kv_full = [&](uint32_t s) { return smem_addr(&bars[1 + s]); };
+    auto kv_empty = [&](uint32_t s) { return smem_addr(&bars[3 + s]); };
     uint16_t* p_gen = reinterpret_cast<uint16_t*>(gbase + L::p);
-    volatile uint32_t* tslot = reinterpret_cast<volatile uint32_t*>(gbase + L::tslot);
 
     const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const uint32_t bh = blockIdx.y, q0 = blockIdx.x * BM;
@@ -158,8 +145,7 @@ DEV void fmha(float* __restrict__ o, const CUtensorMap* qm, const CUtensorMap* k
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     if (warp == 0) {
-        asm volatile("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%0], %1;" ::"r"(
-                         base + L::tslot),
+        asm volatile("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%0], %1;" ::"r"(smem_addr(&tslot)),
                      "r"(TMEM_COLS)
                      : "memory");
         asm volatile("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;" ::: "memory");
@@ -167,7 +153,7 @@ DEV void fmha(float* __restrict__ o, const CUtensorMap* qm, const CUtensorMap* k
     tc_fence_before();
     __syncthreads();
     tc_fence_after();
-    const uint32_t taddr = *tslot;
+    const uint32_t taddr = *static_cast<volatile uint32_t*>(&tslot);
 
     if (warp == 0) {
         // load role
@@ -175,10 +161,16 @@ DEV void fmha(float* __restrict__ o, const CUtensorMap* qm, const CUtensorMap* k
             mbar_arrive_expect_tx(q_full, BM * D * 2);
 #pragma unroll
             for (int c = 0; c < D / 8; ++c) tma_load_3d(q_s + c * BM * 16, qm, c * 8, q0, bh, q_full);
-            for (uint32_t j = 0; j < n_kv; ++j) {
+#pragma unroll 1  // one key tile per iteration: the parities below are per tile
+    #pragma unroll 1
+        for (uint32_t j = 0; j < n_kv; ++j) {
                 const uint32_t s = j % 2;
                 if (j >= 2) mbar_wait(kv_empty(s), (j / 2 - 1) % 2);
-                mbar_arrive_expect_tx(kv_full(s), kv_tx_bytes(D));
+#ifdef FMHA_BUG_NO_EXPECT_TX
+                mbar_arrive(kv_full(s));  // the injected mistake: the K/V bytes are never announced
+#else
+                mbar_arrive_expect_tx(kv_full(s), 2 * BN * D * 2);
+#endif
 #pragma unroll
                 for (int c = 0; c < D / 8; ++c) {
                     const uint32_t off = s * BN * D * 2 + c * BN * 16;
@@ -192,7 +184,9 @@ DEV void fmha(float* __restrict__ o, const CUtensorMap* qm, const CUtensorMap* k
         if (elect_one()) {
             const uint32_t idesc_s = idesc_f16(bf16, 0, BN), idesc_o = idesc_f16(bf16, 1, D);
             mbar_wait(q_full, 0);
-            for (uint32_t j = 0; j < n_kv; ++j) {
+#pragma unroll 1  // one key tile per iteration: the parities below are per tile
+    #pragma unroll 1
+        for (uint32_t j = 0; j < n_kv; ++j) {
                 const uint32_t s = j % 2;
 #ifdef FMHA_BUG_PARITY
                 mbar_wait(kv_full(s), 0);  // the injected mistake: a fixed parity (passes on stale phases)
@@ -226,6 +220,7 @@ DEV void fmha(float* __restrict__ o, const CUtensorMap* qm, const CUtensorMap* k
         const uint32_t lanes = taddr + ((quad * 32) << 16);
         const float qk_scale = scale * 1.4426950408889634f;
         float m = -INFINITY, l = 0.0f;
+#pragma unroll 1
         for (uint32_t j = 0; j < n_kv; ++j) {
             mbar_wait(s_full, j % 2);
             tc_fence_after();
