@@ -345,14 +345,20 @@ def test_cuda_twin_protocol_mistakes_hang_in_the_emulator(bug: str) -> None:
     ],
     ids=["kv_full-fixed-parity", "s_full-fixed-parity", "p_full-wrong-count"],
 )
-def test_protocol_mistakes_in_the_kdsl_kernel_are_caught_in_the_emulator(right: str, wrong: str) -> None:
-    # The positive kernel checks clean and matches; each of these one-line protocol mistakes either stalls
-    # the pipeline (the emulator names the mbarrier wait) or produces wrong numbers.
+def test_protocol_mistakes_in_the_kdsl_kernel_are_caught(right: str, wrong: str) -> None:
+    # The positive kernel checks clean and matches; each of these one-line protocol mistakes is reported by
+    # `irc check` (the mbarrier protocol checks), or else, run anyway, stalls the pipeline (the emulator
+    # names the mbarrier wait) or produces wrong numbers.
     from irc.emu import EmuError
 
     assert right in SRC
+    mutant = SRC.replace(right, wrong)
+    diags = check_kdsl(mutant, "examples/fmha_sm100.kdsl", arch="sm_100a")
+    if diags:
+        assert {d.check for d in diags} <= {"mbarrier-phase", "mbarrier-arrival-mismatch"}, diags
+        return
     try:
-        o, ref = run_fmha(64, False, False, 320, 1, src=SRC.replace(right, wrong))
+        o, ref = run_fmha(64, False, False, 320, 1, src=mutant)
     except EmuError as e:
         assert "mbarrier" in str(e)
         return
