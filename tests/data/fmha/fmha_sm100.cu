@@ -33,7 +33,22 @@ DEV void mbar_arrive(uint32_t bar) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 // The polling loop is in PTX (`L: try_wait; @!p bra L`), the form CUTLASS uses; the label is local to the
-// braces, so every inlined copy has its own.
+// braces, so every inlined copy has its own. FMHA_C_POLL polls from C instead (the same protocol).
+#ifdef FMHA_C_POLL
+DEV bool mbar_try_wait(uint32_t bar, uint32_t parity) {
+    uint32_t done;
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+    return done != 0;
+}
+DEV void mbar_wait(uint32_t bar, uint32_t parity) {
+    while (!mbar_try_wait(bar, parity)) {
+    }
+}
+#else
 DEV void mbar_wait(uint32_t bar, uint32_t parity) {
     asm volatile(
         "{\n .reg .pred p;\n WAIT:\n mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra WAIT;\n}" ::"r"(
@@ -41,6 +56,8 @@ DEV void mbar_wait(uint32_t bar, uint32_t parity) {
         "r"(parity)
         : "memory");
 }
+#endif
+
 DEV bool elect_one() {
     uint32_t is_leader;
     asm volatile("{\n .reg .pred p;\n .reg .b32 r;\n elect.sync r|p, 0xffffffff;\n selp.u32 %0, 1, 0, p;\n}"
@@ -161,9 +178,10 @@ DEV void fmha(float* __restrict__ o, const CUtensorMap* qm, const CUtensorMap* k
             mbar_arrive_expect_tx(q_full, BM * D * 2);
 #pragma unroll
             for (int c = 0; c < D / 8; ++c) tma_load_3d(q_s + c * BM * 16, qm, c * 8, q0, bh, q_full);
-#pragma unroll 1  // one key tile per iteration: the parities below are per tile
-    #pragma unroll 1
-        for (uint32_t j = 0; j < n_kv; ++j) {
+#ifndef FMHA_UNROLLED_PRODUCER  // one key tile per iteration (nvcc would unroll this loop 4x otherwise)
+#pragma unroll 1
+#endif
+            for (uint32_t j = 0; j < n_kv; ++j) {
                 const uint32_t s = j % 2;
                 if (j >= 2) mbar_wait(kv_empty(s), (j / 2 - 1) % 2);
 #ifdef FMHA_BUG_NO_EXPECT_TX
@@ -184,9 +202,8 @@ DEV void fmha(float* __restrict__ o, const CUtensorMap* qm, const CUtensorMap* k
         if (elect_one()) {
             const uint32_t idesc_s = idesc_f16(bf16, 0, BN), idesc_o = idesc_f16(bf16, 1, D);
             mbar_wait(q_full, 0);
-#pragma unroll 1  // one key tile per iteration: the parities below are per tile
-    #pragma unroll 1
-        for (uint32_t j = 0; j < n_kv; ++j) {
+#pragma unroll 1  // one key tile per iteration
+            for (uint32_t j = 0; j < n_kv; ++j) {
                 const uint32_t s = j % 2;
 #ifdef FMHA_BUG_PARITY
                 mbar_wait(kv_full(s), 0);  // the injected mistake: a fixed parity (passes on stale phases)
