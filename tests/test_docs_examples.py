@@ -65,17 +65,24 @@ def test_doc_check_commands() -> None:
     text = DOC.read_text(encoding="utf-8")
     r = _irc("check", "examples/", "--arch", "sm_100a")
     assert r.returncode == 0, r.stderr
-    assert "irc: no findings in 9 files" in r.stderr and "irc: no findings in 9 files" in text
+    assert "irc: no findings in 10 files" in r.stderr and "irc: no findings in 10 files" in text
     # the repository config gives the sm100 kernel its target; without it, the default target (sm_80)
-    # rejects only the tcgen05 kernel, with unsupported-target
+    # rejects only the tcgen05 kernels, with unsupported-target
     r = _irc("check", "examples/")
-    assert r.returncode == 0 and "irc: no findings in 9 files" in r.stderr
+    assert r.returncode == 0 and "irc: no findings in 10 files" in r.stderr
     r = _irc("check", "--no-config", "examples/", "--format", "json")
     assert r.returncode == 1
     diags = json.loads(r.stdout)["diagnostics"]
-    assert {d["file"] for d in diags} == {"examples/tma_gemm_sm100.kdsl"}
+    assert {d["file"] for d in diags} == {"examples/tma_gemm_sm100.kdsl", "examples/fmha_sm100.kdsl"}
     assert {d["check"] for d in diags} == {"unsupported-target"}
-    assert f"reports {len(diags)} `unsupported-target` errors" in text
+    per_file = {
+        f: sum(d["file"] == f"examples/{f}" for d in diags)
+        for f in ("tma_gemm_sm100.kdsl", "fmha_sm100.kdsl")
+    }
+    assert (
+        f"reports {per_file['tma_gemm_sm100.kdsl']} `unsupported-target` errors and for `fmha_sm100.kdsl` "
+        f"{per_file['fmha_sm100.kdsl']}," in text.replace("\n", " ")
+    )
 
 
 def test_doc_stats_block() -> None:

@@ -157,3 +157,30 @@ def test_tcgen05_ld_outside_warp_quadrant_reported():
             args=[ia, np.zeros(512, np.uint16), np.zeros((128, 32), np.float32), hi, idesc, 0],
         )
     assert e.value.kind == "tmem-access"
+
+
+def test_tcgen05_mma_mn_major_b():
+    # B (N x 16) stored MN-major, no swizzle (PTX ISA ((T,1,m),(8,k)) : ((1,T,SBO),(1T,LBO))): core matrices
+    # of 8 K-rows x 8 N-elements; with the same LBO = 128 / SBO = 256 as A's K-major image, and bit 16 of the
+    # instruction descriptor set. Without the bit the same image must give a different product.
+    rng = np.random.default_rng(16)
+    A = rng.standard_normal((128, 16)).astype(np.float16).view(np.uint16)
+    B = rng.standard_normal((N, 16)).astype(np.float16).view(np.uint16)
+    ia, hi = _canonical(A, 0)
+    n = np.arange(N)[:, None]
+    kk = np.arange(16)[None, :]
+    addr = (n // 8) * 256 + (kk // 8) * 128 + (kk % 8) * 16 + (n % 8) * 2
+    gb = np.zeros(512, np.uint16)
+    gb[(addr // 2).reshape(-1)] = B.reshape(-1)
+    ga = np.zeros(2048, np.uint16)
+    ga[: min(ia.size, 2048)] = ia[:2048]
+    k = ptx_kernel(BODY.replace("{lanesh}", "21"), params=PARAMS, decls=DECLS, target="sm_100a")
+    ref = A.view(np.float16).astype(np.float64) @ B.view(np.float16).astype(np.float64).T * 2  # two MMAs
+    for transpose_b in (1, 0):
+        idesc = (1 << 4) | (transpose_b << 16) | ((N >> 3) << 17) | ((128 >> 4) << 24)
+        out = np.zeros((128, 32), np.float32)
+        run_kernel(k, "k", block=128, args=[ga, gb, out, hi, idesc, 0])
+        if transpose_b:
+            np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-4)
+        else:
+            assert not np.allclose(out, ref, rtol=1e-3, atol=1e-2)

@@ -745,7 +745,7 @@ def test_intrinsic_table_flags() -> None:
         "fence_proxy_async ldmatrix_x1 ldmatrix_x2 ldmatrix_x4 ldmatrix_x2_trans ldmatrix_x4_trans "
         "mma_m16n8k16_f16 mma_m16n8k16_bf16 wmma_load_a wmma_load_b wmma_mma wmma_store tmem_alloc "
         "tmem_relinquish tmem_dealloc smem_desc tcgen05_mma_f16 tcgen05_commit tcgen05_ld_32x32b "
-        "tcgen05_wait_ld tcgen05_fence_before tcgen05_fence_after"
+        "tcgen05_wait_ld tcgen05_fence_before tcgen05_fence_after tcgen05_ld_32x32b_f32 tcgen05_st_32x32b tcgen05_wait_st"
     ).split()
     # irc's additions beyond the spec's list (docs/language.md): one op-table op each
     spec_names += "mulhi redux_add redux_min redux_max redux_and redux_or redux_xor".split()

@@ -4,7 +4,8 @@ descriptors, commit to an mbarrier, ld/st 32x32b, wait and fences.
 Why this subset: it is what a straightforward sm_100 GEMM needs. Tensor memory is 128 lanes x 512 columns
 of 32-bit cells per CTA; an address is (lane << 16) | column. MMAs complete immediately (so commit is an
 mbarrier arrive). Supported: cta_group::1, M = 128, f16/bf16 inputs, f32 accumulators, K-major operands
-with no swizzle or 32/64/128-byte swizzle. Descriptor fields (PTX ISA "Shared memory descriptor"): start
+with no swizzle or 32/64/128-byte swizzle, and MN-major operands (transpose bits) with no swizzle (the
+layout of a row-major V tile in O += P·V). Descriptor fields (PTX ISA "Shared memory descriptor"): start
 address >> 4 in bits 0-13, leading byte offset >> 4 in 16-29, stride byte offset >> 4 in 32-45, swizzle
 mode in 61-63 (0 none, 2 128B, 4 64B, 6 32B). Instruction descriptor: D format bits 4-5 (1 = f32),
 A/B format bits 7-9 / 10-12 (0 f16, 1 bf16), transpose A/B bits 15/16, N >> 3 in 17-22, M >> 4 in 24-28.
@@ -91,14 +92,28 @@ def _alloc(m, ins):
     return alloc
 
 
-def _smem_matrix(m, desc: int, rows: int, k: int, one: np.ndarray, t: str) -> np.ndarray:
+def _smem_matrix(
+    m, desc: int, rows: int, k: int, one: np.ndarray, t: str, mn_major: bool = False
+) -> np.ndarray:
+    """The `rows` x `k` operand (M or N rows, K columns) a descriptor describes. K-major no swizzle: core
+    matrices of 8 rows x 16 bytes of K, SBO between 8-row groups, LBO between 8-element K groups. MN-major
+    no swizzle (PTX ISA canonical layout ((T,1,m),(8,k)) : ((1,T,SBO),(1T,LBO))): core matrices of 8 K rows
+    x 16 bytes of M/N, SBO between 8-element M/N groups, LBO between 8-row K groups."""
     start = (desc & 0x3FFF) << 4
     lbo = ((desc >> 16) & 0x3FFF) << 4
     sbo = ((desc >> 32) & 0x3FFF) << 4
     swz = (desc >> 61) & 7
     r = np.arange(rows, dtype=np.int64)[:, None]
     kk = np.arange(k, dtype=np.int64)[None, :]
-    if swz == 0:
+    if mn_major:
+        if swz != 0:
+            raise m.error(
+                UnsupportedInstructionError,
+                "tcgen05.mma: MN-major operands with swizzling are not supported",
+                one,
+            )
+        addr = start + (r // 8) * sbo + (kk // 8) * lbo + (kk % 8) * 16 + (r % 8) * 2
+    elif swz == 0:
         addr = start + (r // 8) * sbo + (kk // 8) * lbo + (r % 8) * 16 + (kk % 8) * 2
     else:
         pitch, bits = {2: (128, 3), 4: (64, 2), 6: (32, 1)}[int(swz)]
@@ -136,17 +151,16 @@ def _mma(m, ins):
             idesc = int(ide[i])
             dfmt, afmt, bfmt = (idesc >> 4) & 3, (idesc >> 7) & 7, (idesc >> 10) & 7
             N, M = ((idesc >> 17) & 0x3F) << 3, ((idesc >> 24) & 0x1F) << 4
-            if dfmt != 1 or M != 128 or (idesc >> 15) & 3:
+            if dfmt != 1 or M != 128:
                 raise m.error(
                     UnsupportedInstructionError,
-                    f"tcgen05.mma instruction descriptor {idesc:#x}: only "
-                    "M=128, f32 accumulators and K-major A/B are supported",
+                    f"tcgen05.mma instruction descriptor {idesc:#x}: only M=128 and f32 accumulators are supported",
                     one,
                 )
             at = "bf16" if afmt == 1 else "f16"
             bt = "bf16" if bfmt == 1 else "f16"
-            A = _smem_matrix(m, int(a_[i]), M, 16, one, at)
-            B = _smem_matrix(m, int(b_[i]), N, 16, one, bt)
+            A = _smem_matrix(m, int(a_[i]), M, 16, one, at, mn_major=bool(idesc >> 15 & 1))
+            B = _smem_matrix(m, int(b_[i]), N, 16, one, bt, mn_major=bool(idesc >> 16 & 1))
             lane0, col0 = int(da[i]) >> 16 & 0xFFFF, int(da[i]) & 0xFFFF
             if lane0 + M > LANES or col0 + N > COLS:
                 raise m.error(

@@ -471,6 +471,8 @@ _op("tcgen05_commit", "sptr", "", "async", effect="readwrite", gate="sm_100a",
 _op("tcgen05_ld", "u32", "decl", "warp_collective", effect="read", attrs="n", gate="sm_100a",
     ptx="tcgen05.ld.sync.aligned.32x32b.x{n}.b32 {%*}, [$0]")  # fmt: skip
 _op("tcgen05_wait_ld", "", "", effect="readwrite", gate="sm_100a", ptx="tcgen05.wait::ld.sync.aligned")
+_op("tcgen05_st", "u32 any ...", "", "warp_collective", effect="write", gate="sm_100a", doc="32x32b.xN store")
+_op("tcgen05_wait_st", "", "", effect="readwrite", gate="sm_100a", ptx="tcgen05.wait::st.sync.aligned")
 _op("tcgen05_fence", "", "", effect="readwrite", attrs="kind", gate="sm_100a", doc="kind: before | after",
     ptx="tcgen05.fence::{kind}_thread_sync")  # fmt: skip
 
@@ -561,6 +563,7 @@ CUSTOM_PTX: dict[str, str] = {
     "ret": "terminator",
     "trap": "terminator",
     "call": "only in lifted PTX (never selected)",
+    "tcgen05_st": "the .xN shape is the count of value operands (a vector of them)",
     "mbarrier_complete_tx": "only in lifted PTX (irc/frontend/ptx/lift_async.py; never selected)",
     "cp_async_mbarrier_arrive": "only in lifted PTX (irc/frontend/ptx/lift_async.py; never selected)",
     "bulk_load": "only in lifted PTX (irc/frontend/ptx/lift_async.py; never selected)",

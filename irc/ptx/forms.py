@@ -232,6 +232,20 @@ EMITTED_FORMS: tuple[EmittedForm, ...] = (
         "sm_100a",
         "tcgen05.wait::ld.sync.aligned;",
     ),
+    _ef(
+        "tcgen05_st_32x32b",
+        r"tcgen05\.st\.sync\.aligned\.32x32b\.x(1|2|4|8|16|32|64|128)\.b32",
+        "8.6",
+        "sm_100a",
+        "tcgen05.st.sync.aligned.32x32b.x2.b32 [%r4], {%r5, %r6};",
+    ),
+    _ef(
+        "tcgen05_wait_st",
+        r"tcgen05\.wait::st\.sync\.aligned",
+        "8.6",
+        "sm_100a",
+        "tcgen05.wait::st.sync.aligned;",
+    ),
 )
 
 

@@ -546,6 +546,13 @@ class InstructionSelector:
                 ops,
                 res,
             )
+        elif n == "tcgen05_st":
+            E(
+                f"tcgen05.st.sync.aligned.32x32b.x{len(ops) - 1}.b32",
+                [self.addr(ops[0]), self.vec(ops[1:])],
+                ops,
+                res,
+            )
         else:
             raise InternalCompilerError(f"the PTX backend cannot select `{n}`", op=n, span=op.span)
 

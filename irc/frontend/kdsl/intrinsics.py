@@ -123,6 +123,9 @@ def _arr(elem: str, length: int | str) -> Ret:
     return Ret("array", elem, length)
 
 
+_TMEM_NS = frozenset({1, 2, 4, 8, 16, 32, 64, 128})  # tcgen05.ld/st .num: x1 .. x128
+
+
 def _table() -> dict[str, Intrinsic]:
     rows: list[Intrinsic] = []
     add = rows.append
@@ -495,7 +498,35 @@ def _table() -> dict[str, Intrinsic]:
             doc="tcgen05.ld.sync.aligned.32x32b.xN",
         )
     )
-    for n in ("tcgen05_wait_ld", "tcgen05_fence_before", "tcgen05_fence_after"):
+    # f32 view of the same load (accumulators in tensor memory are f32), and the store back (the
+    # softmax/correction role rescales O in place: ld, multiply, st).
+    add(
+        Intrinsic(
+            "tcgen05_ld_32x32b_f32",
+            (
+                _s("taddr", "u32"),
+                Arg("n", "scalar", frozenset({U32}), const=True, values=_TMEM_NS, binds="N"),
+            ),
+            _arr("f32", "N"),
+            target=bw,
+            collective=True,
+            doc="tcgen05.ld.sync.aligned.32x32b.xN into f32 registers",
+        )
+    )
+    add(
+        Intrinsic(
+            "tcgen05_st_32x32b",
+            (
+                _s("taddr", "u32"),
+                Arg("v", "array", frozenset({"u32", "f32"}), "T", length="N", lengths=_TMEM_NS),
+            ),
+            VOID,
+            target=bw,
+            collective=True,
+            doc="tcgen05.st.sync.aligned.32x32b.xN",
+        )
+    )
+    for n in ("tcgen05_wait_ld", "tcgen05_wait_st", "tcgen05_fence_before", "tcgen05_fence_after"):
         add(Intrinsic(n, (), VOID, target=bw, doc=n.replace("_", ".", 1)))
     return {r.name: r for r in rows}
 

@@ -29,6 +29,7 @@ _NULLARY = {
     "fence_mbarrier_init": "fence_mbarrier_init",
     "tmem_relinquish": "tmem_relinquish",
     "tcgen05_wait_ld": "tcgen05_wait_ld",
+    "tcgen05_wait_st": "tcgen05_wait_st",
 }
 # Intrinsics whose arguments map 1:1 to operands of the same-named op, with an optional scalar result.
 _DIRECT = {
@@ -142,7 +143,14 @@ class IntrinsicLowering:
         name = intr.name
         b = self.b
         span = e.span
-        if name in ("cp_async", "cp_async_wait", "tma_store_wait", "load_vec", "tcgen05_ld_32x32b"):
+        if name in (
+            "cp_async",
+            "cp_async_wait",
+            "tma_store_wait",
+            "load_vec",
+            "tcgen05_ld_32x32b",
+            "tcgen05_ld_32x32b_f32",
+        ):
             const_last = True
         else:
             const_last = False
@@ -265,9 +273,13 @@ class IntrinsicLowering:
         if name == "tcgen05_mma_f16":
             b.create("tcgen05_mma", args, [])
             return None
-        if name == "tcgen05_ld_32x32b":
+        if name in ("tcgen05_ld_32x32b", "tcgen05_ld_32x32b_f32"):
             n = self._const_arg(e, 1)
-            return list(b.create("tcgen05_ld", args, [ir.U32] * n, {"n": n}).results)
+            rt32 = ir.F32 if name.endswith("_f32") else ir.U32
+            return list(b.create("tcgen05_ld", args, [rt32] * n, {"n": n}).results)
+        if name == "tcgen05_st_32x32b":
+            b.create("tcgen05_st", [args[0], *args[1]], [])
+            return None
         if name in ("tcgen05_fence_before", "tcgen05_fence_after"):
             b.create("tcgen05_fence", [], [], {"kind": name.rsplit("_", 1)[1]})
             return None

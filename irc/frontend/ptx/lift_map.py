@@ -73,6 +73,7 @@ NOT_LIFTED: dict[str, str] = {
             "tcgen05_commit",
             "tcgen05_ld",
             "tcgen05_wait_ld",
+            "tcgen05_wait_st",
             "tcgen05_fence",
         )
     },
