@@ -20,13 +20,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from irc import limits
 from irc.diagnostics import CompileError, Diagnostic, InternalCompilerError, Span, error
 from irc.ir.builder import Builder
 from irc.ir.core import Block, Function, Module, SharedDecl, Value
 from irc.ir.types import MBARRIER, ArrayType
 from irc.ir.verifier import verify
 
-from . import ast
+from . import ast, fold
 from .deep import run_deep
 from .lower_expr import ExprLowering
 from .lower_intr import IntrinsicLowering
@@ -36,7 +37,7 @@ from .sema import analyze
 from .typed import KernelInfo, Symbol, TypedProgram
 from .types import MBarrier, RegArray, SharedArray
 
-MAX_UNROLL = 1024
+MAX_UNROLL = limits.get("max_unroll")
 
 
 @dataclass
@@ -75,6 +76,8 @@ class KernelLowering(ExprLowering, IntrinsicLowering):
         self.loops: list[_Loop] = []
         self.inlines: list[_Inline] = []
         self.unroll_vals: dict[Symbol, object] = {}
+        self.unroll_copies = 1  # copies the enclosing unrolled loops make of the current statement
+        self.max_ir_ops = limits.get("max_ir_ops")
         self.shared_names: dict[Symbol, str] = {}
         self.ssa.seal(self.fn.entry)
         for p, arg in zip(params, self.fn.params):
@@ -227,6 +230,9 @@ class KernelLowering(ExprLowering, IntrinsicLowering):
         for s in b.stmts:
             if self.cur is None:
                 return  # unreachable code after return/break/continue
+            if self.b.created > self.max_ir_ops:
+                found = f"the function has more than {self.max_ir_ops} IR operations here"
+                raise CompileError([limits.limit_error("max_ir_ops", found, s.span)])
             self.b.span = s.span
             self._stmt_handlers[type(s)](self, s)
 
@@ -384,10 +390,10 @@ class KernelLowering(ExprLowering, IntrinsicLowering):
         if step <= 0:
             self.err("const-error", f"the step of a loop must be positive, found {step}", s.span)
             return None
-        if len(range(a, b, step)) > MAX_UNROLL:
+        if fold.trip_count(a, b, step) > MAX_UNROLL:
             self.err(
                 "limit-error",
-                f"`unroll for` would make {len(range(a, b, step))} copies; the limit is {MAX_UNROLL}",
+                f"`unroll for` would make {fold.trip_count(a, b, step)} copies; the limit is {MAX_UNROLL}",
                 s.span,
                 help="use a plain `for` loop, or unroll part of it",
             )
@@ -409,6 +415,12 @@ class KernelLowering(ExprLowering, IntrinsicLowering):
 
     def _unrolled(self, s: ast.ForStmt | ast.ForListStmt, sym: Symbol, values: list) -> None:
         """Fully unrolled loop: one copy of the body per value, the loop variable a constant in each."""
+        total = self.unroll_copies * len(values)
+        if total > limits.get("max_unroll_total"):
+            found = f"the nested unrolled loops here would make {total} copies"
+            self.diags.append(limits.limit_error("max_unroll_total", found, s.span))
+            return
+        outer, self.unroll_copies = self.unroll_copies, total
         loop = _Loop()
         self.loops.append(loop)
         saved = self.unroll_vals.get(sym)
@@ -424,6 +436,7 @@ class KernelLowering(ExprLowering, IntrinsicLowering):
                     self.br(cont)
                 self.continue_in(cont)
         self.loops.pop()
+        self.unroll_copies = outer
         if saved is None:
             self.unroll_vals.pop(sym, None)
         else:

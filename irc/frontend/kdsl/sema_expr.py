@@ -481,7 +481,7 @@ class ExprMixin:
             try:
                 self.values[e] = f(*vals)
             except fold.FoldError as ex:
-                self.err("const-error", str(ex), e.span)
+                self.err(ex.check, str(ex), e.span)
         elif all(v is not None or o in self.per_copy for v, o in zip(vals, operands)):
             self.per_copy.add(e)
 
