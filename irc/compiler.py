@@ -55,6 +55,13 @@ def frontend(text: str, path: str, *, defines: dict[str, Any] | None = None, arc
     return compile_to_ir(text, path, defines=defines or {}, arch=arch)
 
 
+def operand_ranges(module: Module) -> list[Diagnostic]:
+    """Constants outside the op table's operand ranges (`irc.ir.ranges`): ptxas would reject them."""
+    from irc.ir.ranges import check_module
+
+    return check_module(module)
+
+
 def optimize(module: Module, opts: CompileOptions, ctx=None):
     from irc.passes.manager import PassContext, PassManager
     from irc.passes.pipeline import optimization_passes
@@ -90,7 +97,7 @@ def compile_kdsl(text: str, path: str, opts: CompileOptions | None = None) -> Co
     sources = {path: text}
     module = frontend(text, path, defines=opts.defines, arch=opts.arch)
     ctx = optimize(module, opts)
-    diags = list(module.warnings) + list(ctx.diagnostics)
+    diags = list(module.warnings) + list(ctx.diagnostics) + operand_ranges(module)
     if opts.check:
         diags += analyze(module, opts.arch, sources)
     if _errors(diags):
@@ -145,7 +152,11 @@ def check_ptx(text: str, path: str) -> list[Diagnostic]:
             ptx = parse_ptx(text, path)
         except CompileError as e:
             return e.diagnostics
-        module, notes = lift_module(ptx, text)
+        try:
+            module, notes = lift_module(ptx, text)
+        except CompileError as e:
+            return e.diagnostics
+        notes = notes + operand_ranges(module)
         try:
             return notes + analyze(module, ptx.target, {path: text})
         finally:

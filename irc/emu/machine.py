@@ -23,6 +23,7 @@ from irc.emu.errors import (
     StepLimitError,
     UnsupportedInstructionError,
 )
+from irc.emu.ranges import wrap as range_checked
 from irc.emu.registry import lookup
 
 BIG = np.int32(1 << 30)
@@ -336,7 +337,7 @@ class Machine:
                 if ins is b.instrs[-1] and (
                     ins.base in ("bra", "ret", "exit", "trap", "brkpt") or _is_bar(ins)
                 ):
-                    term = self._terminator(ins, bi, b.fallthrough)
+                    term = range_checked(self, ins, self._terminator(ins, bi, b.fallthrough), True)
                     continue
                 fac = lookup(ins.opcode)
                 if fac is None:
@@ -349,6 +350,7 @@ class Machine:
                     raise self.error(type(e), e.message, line=ins.line, kind=e.kind) from None
                 if h is None:
                     continue
+                h = range_checked(self, ins, h)
                 if ins.pred is not None:
                     h = self._guard(ins, h)
                 hs.append((ins, h))

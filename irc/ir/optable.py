@@ -37,6 +37,28 @@ GATES: dict[str, tuple[str, ...]] = {
 
 
 @dataclass(frozen=True)
+class OperandRange:
+    """A value range an operand must lie in (a fact ptxas enforces on immediates, or the hardware needs at
+    run time). `where` is the operand index, or the attribute that holds the value when the op carries it
+    as a constant. Checked on constants by `irc.ir.ranges` (front end, backend, lifted PTX) and at run time
+    by the emulator (`irc.emu.ranges`) at the PTX operand positions in `ptx`: (opcode prefix, position)."""
+
+    where: int | str
+    lo: int
+    hi: int
+    multiple: int = 1
+    what: str = "operand"
+    ptx: tuple[tuple[str, int], ...] = ()
+
+    def admits(self, v: int) -> bool:
+        return self.lo <= v <= self.hi and v % self.multiple == 0
+
+    def describe(self) -> str:
+        lim = f"{self.lo}..{self.hi}" if self.hi - self.lo > 1 else f"{self.lo} or {self.hi}"
+        return lim + (f", a multiple of {self.multiple}" if self.multiple > 1 else "")
+
+
+@dataclass(frozen=True)
 class OpDef:
     name: str
     operands: tuple[str, ...]
@@ -48,6 +70,7 @@ class OpDef:
     ptx: str | None = None  # instruction-selection template (see irc.backends.ptx)
     doc: str = ""
     opt_attrs: tuple[str, ...] = field(default=())  # documented optional attributes
+    ranges: tuple[OperandRange, ...] = ()  # operand value ranges (see OperandRange)
 
     def has(self, trait: str) -> bool:
         return trait in self.traits
@@ -70,6 +93,7 @@ def _op(
     ptx: str | None = None,
     doc: str = "",
     opt: str = "",
+    ranges: tuple[OperandRange, ...] = (),
 ) -> None:
     def split(s: str) -> tuple[str, ...]:
         return tuple(x for x in s.replace(",", " ").split() if x)
@@ -87,6 +111,7 @@ def _op(
         ptx,
         doc,
         split(opt),
+        ranges,
     )
 
 
@@ -164,6 +189,20 @@ _op(
 )
 _op("atomic_cas", "ptr num num", "T", effect="readwrite")
 
+
+def _bar_ptx(k: int) -> tuple[tuple[str, int], ...]:
+    return tuple((h, k) for h in ("bar.sync", "bar.arrive", "barrier.sync", "barrier.arrive"))
+
+
+_MBAR_COUNT = OperandRange(1, 1, (1 << 20) - 1, what="mbarrier arrival count", ptx=(("mbarrier.init", 1),))
+_PARITY = OperandRange(
+    1,
+    0,
+    1,
+    what="mbarrier phase parity",
+    ptx=(("mbarrier.test_wait.parity", 2), ("mbarrier.try_wait.parity", 2)),
+)
+
 # --- synchronization and warp ops ---------------------------------------------------------------------
 _op(
     "barrier",
@@ -173,6 +212,10 @@ _op(
     effect="readwrite",
     opt="id count kind",
     doc="bar.sync id[, count]; id/count as attrs when constant, else operands (id first)",
+    ranges=(
+        *(OperandRange(w, 0, 15, what="barrier id", ptx=_bar_ptx(0)) for w in ("id", 0)),
+        *(OperandRange(w, 32, 1024, 32, "barrier thread count", _bar_ptx(1)) for w in ("count", 1)),
+    ),
 )
 _op("syncwarp", "u32", "", "warp_collective", effect="readwrite")
 _op("fence", "", "", effect="readwrite", attrs="scope", doc="scope: block gpu sys proxy_async mbarrier_init")
@@ -193,16 +236,21 @@ _op("redux", "u32 u32", "u32", "warp_collective", attrs="kind")
 _op("cp_async", "sptr gptr", "", "async", effect="readwrite", attrs="bytes")
 _op("cp_async_commit", "", "", "async", effect="readwrite")
 _op("cp_async_wait", "", "", "async", effect="readwrite", attrs="n")
-_op("mbarrier_init", "sptr u32", "", effect="write")
+_op("mbarrier_init", "sptr u32", "", effect="write", ranges=(_MBAR_COUNT,))
 _op("mbarrier_arrive", "sptr", "u64", effect="readwrite")
-_op("mbarrier_test_wait", "sptr u32", "bool", effect="readwrite", doc="parity wait test")
+_op("mbarrier_test_wait", "sptr u32", "bool", effect="readwrite", doc="parity wait test", ranges=(_PARITY,))
 _op(
-    "mbarrier_wait", "sptr u32", "", effect="readwrite", doc="blocks until the phase of that parity completes"
+    "mbarrier_wait",
+    "sptr u32",
+    "",
+    effect="readwrite",
+    doc="blocks until the phase of that parity completes",
+    ranges=(_PARITY,),
 )
 _op("mbarrier_inval", "sptr", "", effect="write")
 _op("mbarrier_arrive_expect_tx", "sptr u32", "u64", effect="readwrite", gate="sm_90")
 _op("mbarrier_expect_tx", "sptr u32", "", effect="readwrite", gate="sm_90")
-_op("mbarrier_try_wait", "sptr u32", "bool", effect="readwrite", gate="sm_90")
+_op("mbarrier_try_wait", "sptr u32", "bool", effect="readwrite", gate="sm_90", ranges=(_PARITY,))
 _op("fence_mbarrier_init", "", "", effect="readwrite", gate="sm_90")
 
 # --- TMA ---------------------------------------------------------------------------------------------

@@ -52,7 +52,9 @@ from typing import Any
 
 from irc.backends.ptx import isa
 from irc.backends.ptx import model as P
-from irc.diagnostics import Diagnostic, Span, note
+from irc.diagnostics import CompileError, Diagnostic, Span, error, note
+from irc.frontend.ptx.operands import OperandError, check_int_width, int_imm
+from irc.frontend.ptx.operands import diagnostic as operand_diagnostic
 from irc.ir.builder import Builder
 from irc.ir.core import Block, BlockArg, Function, Module, Op, OpResult, Value
 from irc.ir.types import (
@@ -401,8 +403,11 @@ class _FnLifter:
         for blk, name, slot in pending:
             t = labels.get(name)
             if t is None:
-                self.mc.notes.append(
-                    note("unknown-instruction", f"branch to unknown label `{name}`; treated as exit", None)
+                br = blk.term[1] if len(blk.term) > 1 and isinstance(blk.term[1], P.Instr) else None
+                self.mc.notes.append(  # ptxas rejects it; analysed as an exit
+                    error(
+                        "parse-error", f"branch to unknown label `{name}`", self.mc.span(br) if br else None
+                    )
                 )
                 t = _PB(-1)
                 t.term = ("ret", None)
@@ -645,9 +650,10 @@ class _FnLifter:
                 return self.const(float(o.value), t)
             if t == BOOL:
                 return self.const(bool(o.value), t)
-            if isinstance(o.value, float):
-                return self.const(int(o.value), t)
-            return self.const(_uint(o.value, t), t)
+            v = int_imm(o)
+            if isinstance(t, ScalarType) and t.is_int:
+                check_int_width(v, t.bits, o.text)
+            return self.const(_uint(v, t), t)
         if isinstance(o, P.Neg):
             v = self.val(o.inner, BOOL, scope)
             return self.b.value("not", [v])
@@ -656,7 +662,7 @@ class _FnLifter:
         if isinstance(o, P.Addr):
             p, off = self.addr(o, "generic", U32, scope)
             return p
-        raise ValueError(f"unsupported operand {o}")
+        raise OperandError(f"`{o}` cannot be used as a scalar operand here")
 
     def sreg(self, name: str) -> Value:
         cache = self.cache.setdefault(self.b.block, {})
@@ -810,10 +816,13 @@ class _FnLifter:
             span = self.mc.span(instr)
             self.last_span = span
             self.b.span = span
-            if instr.pred is not None:
-                self.split(instr, scope)
-            else:
-                self.lower(instr, scope)
+            try:
+                if instr.pred is not None:
+                    self.split(instr, scope)
+                else:
+                    self.lower(instr, scope)
+            except OperandError as e:
+                raise CompileError([operand_diagnostic(e, span)]) from None
         # terminator
         t = p.term
         k = t[0]
@@ -1228,7 +1237,7 @@ def _h_arith(L: _FnLifter, i: P.Instr, sc: _Scope | None, mods: list[str]) -> bo
         if len(ops) != 3:
             return False
         a, b = L.val(ops[1], t, sc), L.val(ops[2], t, sc)
-        L.put(d, L.b.value("mulhi" if "hi" in mods else "mul", [a, b]), sc)
+        L.put(d, L.b.value("mulhi" if "hi" in mods else "mul", [a, b], a.type), sc)
         return True
     if base in _BIN:
         if len(ops) != 3 or (base in ("min", "max") and ("relu" in mods or "xorsign" in mods)):
@@ -1388,9 +1397,9 @@ def _barrier_operands(L: _FnLifter, ops: list[P.Operand], sc: _Scope | None) -> 
     attrs: dict[str, Any] = {}
     vals: list[Value] = []
     if ops and all(isinstance(o, P.Imm) for o in ops):
-        attrs["id"] = int(ops[0].value)  # type: ignore[union-attr]
+        attrs["id"] = int_imm(ops[0], "barrier id")
         if len(ops) > 1:
-            attrs["count"] = int(ops[1].value)  # type: ignore[union-attr]
+            attrs["count"] = int_imm(ops[1], "barrier thread count")
     elif ops:
         vals = [L.val(o, U32, sc) for o in ops]
     return vals, attrs

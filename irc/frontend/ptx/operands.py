@@ -1,0 +1,42 @@
+"""Operand shape errors found while lifting PTX: a diagnostic at the instruction, never a traceback.
+
+The PTX parser accepts any operand in any position (generators differ, and most instructions are only
+classified when lifted); the lifter then needs a scalar where it finds a vector, an integer where it finds
+an infinite hex float (`0f7F800000` in `add.u64`), and so on. It raises `OperandError`, which the lifter
+turns into a `parse-error` at the instruction's file:line:col (`irc.frontend.ptx.lift`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from irc.backends.ptx import model as P
+from irc.diagnostics import Diagnostic, Span, error
+
+
+class OperandError(ValueError):
+    """A malformed operand for the instruction being lifted."""
+
+
+def int_imm(o: P.Operand, what: str = "operand") -> int:
+    """The integer value of an immediate operand (`bar.sync 1`), refusing vectors, registers where the form
+    needs an immediate, and infinite or NaN floats."""
+    if not isinstance(o, P.Imm):
+        raise OperandError(f"expected an integer immediate as the {what}, found `{o}`")
+    v = o.value
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise OperandError(f"the {what} `{o.text}` is an infinite or NaN floating-point immediate")
+        return int(v)
+    return v
+
+
+def check_int_width(v: int, bits: int, text: str) -> int:
+    """Immediates wider than the instruction's type are refused (ptxas does too)."""
+    if not -(1 << (bits - 1)) <= v < (1 << bits):
+        raise OperandError(f"the immediate `{text}` does not fit in {bits} bits")
+    return v
+
+
+def diagnostic(e: OperandError, span: Span | None) -> Diagnostic:
+    return error("parse-error", str(e), span, help="the operand does not fit this instruction")
