@@ -128,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
         if v.get("kind") == "hang":
             v = confirm_hang(kind, text, arch, args)
         stats[f"{kind}:{v['status']}"] += 1
+        if v["status"] == "harness-error":  # the harness itself failed: keep the evidence
+            (out / f"harness-error-{n}.{kind}").write_text(text + "\n/* " + str(v.get("detail")) + " */\n")
         if v.get("emu", "") and str(v.get("emu", "")).startswith("ran") and v["emu"] != "ran 0":
             stats["kdsl:emu-differential-run"] += 1
         if v.get("ptxas") is True:
