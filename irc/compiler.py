@@ -143,7 +143,38 @@ def gc_paused() -> Iterator[None]:
 
 
 def check_ptx(text: str, path: str) -> list[Diagnostic]:
-    """All findings for a .ptx file from any generator (the target is the file's own `.target`)."""
+    """All findings for a .ptx file from any generator (the target is the file's own `.target`). Files
+    larger than the `ptx_split_bytes` limit are checked one function at a time (docs/limits.md)."""
+    from irc import limits
+
+    try:
+        limits.check_size(text, path, "max_ptx_bytes")
+    except CompileError as e:
+        return e.diagnostics
+    if len(text) > limits.get("ptx_split_bytes"):
+        return check_ptx_by_function(text, path)
+    return _check_ptx_module(text, path)
+
+
+def check_ptx_by_function(text: str, path: str) -> list[Diagnostic]:
+    """`check_ptx` with memory bounded by the largest function: each function is parsed, lifted and
+    analyzed as a module of its own (with the declarations it uses) and dropped before the next one.
+    Interprocedural facts across functions are not used in this mode."""
+    from irc.frontend.ptx.split import chunks
+
+    out: list[Diagnostic] = []
+    seen: set[tuple] = set()
+    for chunk, lines, _name in chunks(text):
+        for d in _check_ptx_module(chunk, path):
+            d = lines.diagnostic(d, path)
+            key = (d.check, d.message, d.span)
+            if key not in seen:
+                seen.add(key)
+                out.append(d)
+    return out
+
+
+def _check_ptx_module(text: str, path: str) -> list[Diagnostic]:
     from irc.frontend.ptx.lift import lift_module
     from irc.frontend.ptx.parser import parse_ptx
 

@@ -38,6 +38,12 @@ LIMITS: dict[str, Limit] = {
         Limit("max_kdsl_bytes", 4 << 20, "bytes in a .kdsl file", "split the file"),
         Limit("max_ptx_bytes", 256 << 20, "bytes in a .ptx file", "split the file"),
         Limit(
+            "ptx_split_bytes",
+            4 << 20,
+            "bytes above which a .ptx file is checked one function at a time",
+            "not an error: larger files are checked per function",
+        ),
+        Limit(
             "max_ptx_function_lines",
             2_000_000,
             "lines in one PTX function",
