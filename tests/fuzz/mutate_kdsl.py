@@ -21,7 +21,7 @@ INTS = [
     "18446744073709551616", "100000000000000000000000", "0xFFFFFFFF", "0x80000000", "(1 << 31)",
     "(1 << 63)", "(1 << 64)", "(1 << 200)", "(1 << 4000000000)", "(-1)", "(-2147483648)",
 ]  # fmt: skip
-SUFFIXES = ["", "", "u32", "i32", "u64", "i64", "u16", "u8"]
+SUFFIXES = ["", "", "u32", "i32", "u64", "i64"]
 FLOATS = ["0.0", "-0.0", "1.0", "0.5", "1e30", "1e38", "3.5e38", "1e300", "1e-45", "65504.0", "65536.0"]
 OPS = ["+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "==", "!=", "<", "<=", ">", ">=", "&&", "||"]
 WRAPS = [
@@ -117,32 +117,34 @@ def token_mutate(text: str, rng: random.Random, corpus: list[str]) -> str:
 
 # --------------------------------------------------------------------------------- grammar aware
 def _statements(text: str, toks, offs) -> list[tuple[int, int]]:
-    """Character ranges of statements inside kernel/function bodies: from a statement start to its `;`
-    or its block's closing `}` (matching brackets)."""
+    """Character ranges of statements inside kernel/function bodies (nested ones too): a statement
+    starts at a token where none is open at that brace depth and ends at the `;` at the same depth, or
+    at the `}` that returns to that depth (unless `else` follows)."""
     out = []
     depth = 0
-    start = None
-    stack: list[int] = []
+    open_at: dict[int, int] = {}  # depth -> start offset of the open statement
+    nest = 0  # ( and [ depth: `[f16; 4]` holds a `;` that ends nothing
     for k, t in enumerate(toks):
+        if t.type in ("LPAR", "LSQB"):
+            nest += 1
+        elif t.type in ("RPAR", "RSQB"):
+            nest = max(0, nest - 1)
         if t.type == "LBRACE":
+            if depth >= 1 and depth not in open_at:
+                open_at[depth] = offs[k][0]
             depth += 1
-            stack.append(k)
-            if start is None and depth >= 2:
-                start = offs[k][0]
             continue
         if t.type == "RBRACE":
+            open_at.pop(depth, None)  # an unterminated statement before `}`
             depth -= 1
-            if stack:
-                stack.pop()
-            if depth >= 1 and start is not None and (k + 1 >= len(toks) or toks[k + 1].type != "ELSE"):
-                out.append((start, offs[k][1]))
-                start = None
+            nxt = toks[k + 1].type if k + 1 < len(toks) else ""
+            if depth in open_at and nxt != "ELSE":
+                out.append((open_at.pop(depth), offs[k][1]))
             continue
-        if depth >= 1 and start is None:
-            start = offs[k][0]
-        if t.type == "SEMICOLON" and depth >= 1 and start is not None:
-            out.append((start, offs[k][1]))
-            start = None
+        if depth >= 1 and depth not in open_at:
+            open_at[depth] = offs[k][0]
+        if t.type == "SEMICOLON" and depth in open_at and nest == 0:
+            out.append((open_at.pop(depth), offs[k][1]))
     return out
 
 
@@ -205,7 +207,7 @@ def grammar_mutate(text: str, rng: random.Random, corpus: list[str]) -> str:
     if op == 7:  # a boundary constant expression
         return text[:c] + rng.choice([k, f"({k} {rng.choice(OPS)} {k2})", f"({k} as f32)"]) + text[d:]
     # deepen: nest the statement in many blocks
-    n = rng.choice([10, 100, 500, 1100])
+    n = rng.choice([2, 5, 10, 100, 500, 1100])
     return text[:a] + "{ " * n + s + " }" * n + text[b:]
 
 
