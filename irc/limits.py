@@ -51,7 +51,7 @@ LIMITS: dict[str, Limit] = {
         ),
         Limit(
             "max_ir_ops",
-            100_000,
+            50_000,
             "IR operations in one function",
             "unroll less, or split the kernel into device functions",
         ),

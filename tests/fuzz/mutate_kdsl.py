@@ -206,9 +206,15 @@ def grammar_mutate(text: str, rng: random.Random, corpus: list[str]) -> str:
         return text[:c] + "(" + text[e:f] + ")" + text[d:]
     if op == 7:  # a boundary constant expression
         return text[:c] + rng.choice([k, f"({k} {rng.choice(OPS)} {k2})", f"({k} as f32)"]) + text[d:]
-    # deepen: nest the statement in many blocks
-    n = rng.choice([2, 5, 10, 100, 500, 1100])
-    return text[:a] + "{ " * n + s + " }" * n + text[b:]
+    # grow: nest the statement in many blocks, repeat it, or chain an expression (time must stay linear)
+    n = rng.choice([2, 5, 10, 100, 500, 1100, 3000])
+    kind = rng.randrange(3)
+    if kind == 0:
+        return text[:a] + "{ " * n + s + " }" * n + text[b:]
+    if kind == 1:
+        return text[:a] + (s + "\n") * min(n, 2000) + text[b:]
+    e = text[c:d]
+    return text[:c] + "(" + " + ".join([f"({e})"] * min(n, 5000)) + ")" + text[d:]
 
 
 def mutate(text: str, rng: random.Random, corpus: list[str]) -> str:

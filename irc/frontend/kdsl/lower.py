@@ -99,6 +99,9 @@ class KernelLowering(ExprLowering, IntrinsicLowering):
             fn.attrs["allow"] = sorted(info.allow)
         self._shared_decls()
         self.block(info.item.body)
+        if self.b.created > self.max_ir_ops:  # the last statement alone may have gone over
+            found = f"the function has {self.b.created} IR operations"
+            raise CompileError([limits.limit_error("max_ir_ops", found, info.item.span)])
         if self.cur is not None:
             self.b.span = _end_span(info.item.body.span)
             self.b.ret()
