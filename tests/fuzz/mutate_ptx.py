@@ -99,8 +99,8 @@ def line_mutate(text: str, rng: random.Random, corpus: list[str]) -> str:
     op = rng.randrange(6)
     if op == 0:
         del lines[i]
-    elif op == 1:
-        lines.insert(i, lines[i])
+    elif op == 1:  # duplicate a line, sometimes thousands of times (time must stay linear)
+        lines[i:i] = [lines[i]] * rng.choice([1, 1, 1, 10, 1000, 20000])
     elif op == 2:
         j = rng.randrange(len(lines))
         lines[i], lines[j] = lines[j], lines[i]
