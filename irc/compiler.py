@@ -187,7 +187,9 @@ def _check_ptx_module(text: str, path: str) -> list[Diagnostic]:
             module, notes = lift_module(ptx, text)
         except CompileError as e:
             return e.diagnostics
-        notes = notes + operand_ranges(module)
+        from irc.frontend.ptx.operands import immediate_ranges
+
+        notes = notes + immediate_ranges(ptx, path, text.splitlines())
         try:
             return notes + analyze(module, ptx.target, {path: text})
         finally:

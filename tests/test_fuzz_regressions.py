@@ -56,21 +56,22 @@ def test_kdsl_near_miss_compiles_to_valid_ptx(path: Path) -> None:
 
 @pytest.mark.parametrize("path", _cases("*.bad.ptx"), ids=lambda p: p.name)
 def test_ptx_reproducer_is_a_located_diagnostic(path: Path) -> None:
-    check, _ = _header(path)
+    check, arch = _header(path)
     diags = check_ptx(path.read_text(), path.name)
     hits = [d for d in diags if d.check == check and d.severity == "error"]
     assert hits, [str(d) for d in diags]
     assert all(d.span is not None and d.span.line > 1 for d in hits)
     if HAVE_PTXAS:  # the diagnostic stands for a real ptxas rejection
-        assert not run_ptxas(path.read_text(), "sm_80").ok
+        assert not run_ptxas(path.read_text(), arch).ok
 
 
 @pytest.mark.parametrize("path", _cases("*.ok.ptx"), ids=lambda p: p.name)
 def test_ptx_near_miss_is_checked_clean(path: Path) -> None:
+    _, arch = _header(path)
     diags = check_ptx(path.read_text(), path.name)
     assert not [d for d in diags if d.severity == "error"], [str(d) for d in diags]
     if HAVE_PTXAS:
-        r = run_ptxas(path.read_text(), "sm_80")
+        r = run_ptxas(path.read_text(), arch)
         assert r.ok, r.errors
 
 

@@ -6,52 +6,30 @@ reports them as `OperandRangeError` at the instruction's line with the offending
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
 import numpy as np
 
 from irc.backends.ptx.model import Imm, Instr, Reg
 from irc.emu.errors import EmuError
-from irc.ir.optable import OPS, OperandRange
+from irc.ir.ranges import ptx_ranges
 
 
 class OperandRangeError(EmuError):
     kind = "operand-range"
 
 
-@functools.cache
-def _table() -> dict[str, tuple[tuple[int, OperandRange], ...]]:
-    """PTX opcode prefix -> (operand position, range), built once from the op table."""
-    out: dict[str, set[tuple[int, OperandRange]]] = {}
-    for d in OPS.values():
-        for r in d.ranges:
-            for prefix, pos in r.ptx:
-                out.setdefault(prefix, set()).add((pos, r))
-    return {k: tuple(sorted(v, key=lambda x: x[0])) for k, v in out.items()}
-
-
-def _ranges_for(opcode: str) -> tuple[tuple[int, OperandRange], ...]:
-    parts = opcode.split(".")
-    tab = _table()
-    for k in range(len(parts), 0, -1):
-        hit = tab.get(".".join(parts[:k]))
-        if hit is not None:
-            return hit
-    return ()
-
-
 def wrap(m, ins: Instr, h: Callable, terminator: bool = False) -> Callable:
     """`h` with a range check of the operands the table names in front (or `h` itself when none)."""
     checks = []
     seen = set()
-    for pos, r in _ranges_for(ins.opcode):
-        if pos >= len(ins.operands) or (pos, r.lo, r.hi, r.multiple) in seen:
+    for pos, r in ptx_ranges(ins.opcode):
+        if pos >= len(ins.operands) or (pos, r.lo, r.hi, r.multiple, r.pow2) in seen:
             continue
         o = ins.operands[pos]
         if not isinstance(o, (Reg, Imm)):
             continue
-        seen.add((pos, r.lo, r.hi, r.multiple))
+        seen.add((pos, r.lo, r.hi, r.multiple, r.pow2))
         checks.append((m.read(o, "u32"), r))
     if not checks:
         return h
@@ -61,6 +39,8 @@ def wrap(m, ins: Instr, h: Callable, terminator: bool = False) -> Callable:
         for read, r in checks:
             v = np.asarray(read(t), dtype=np.int64)
             bad = (v < r.lo) | (v > r.hi) | (v % r.multiple != 0)
+            if r.pow2:
+                bad = bad | ((v & (v - 1)) != 0)
             if bad.any():
                 ids = m.ids(t)
                 ids_bad = ids[np.broadcast_to(bad, (len(ids),))]

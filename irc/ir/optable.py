@@ -49,13 +49,18 @@ class OperandRange:
     multiple: int = 1
     what: str = "operand"
     ptx: tuple[tuple[str, int], ...] = ()
+    pow2: bool = False  # a power of two as well
 
     def admits(self, v: int) -> bool:
-        return self.lo <= v <= self.hi and v % self.multiple == 0
+        return self.lo <= v <= self.hi and v % self.multiple == 0 and (not self.pow2 or v & (v - 1) == 0)
 
     def describe(self) -> str:
         lim = f"{self.lo}..{self.hi}" if self.hi - self.lo > 1 else f"{self.lo} or {self.hi}"
-        return lim + (f", a multiple of {self.multiple}" if self.multiple > 1 else "")
+        return (
+            ("a power of two in " if self.pow2 else "")
+            + lim
+            + (f", a multiple of {self.multiple}" if self.multiple > 1 else "")
+        )
 
 
 @dataclass(frozen=True)
@@ -305,9 +310,23 @@ _op(
 )
 
 # --- Blackwell tensor memory -------------------------------------------------------------------------
-_op("tmem_alloc", "sptr u32", "", "warp_collective", effect="readwrite", gate="sm_100a")
+_TMEM_COLS = tuple(
+    OperandRange(1, 32, 512, what="tensor-memory column count", ptx=((h, 1),), pow2=True)
+    for h in ("tcgen05.alloc", "tcgen05.dealloc")
+)
+_op(
+    "tmem_alloc", "sptr u32", "", "warp_collective", effect="readwrite", gate="sm_100a", ranges=_TMEM_COLS[:1]
+)
 _op("tmem_relinquish", "", "", "warp_collective", effect="readwrite", gate="sm_100a")
-_op("tmem_dealloc", "u32 u32", "", "warp_collective", effect="readwrite", gate="sm_100a")
+_op(
+    "tmem_dealloc",
+    "u32 u32",
+    "",
+    "warp_collective",
+    effect="readwrite",
+    gate="sm_100a",
+    ranges=_TMEM_COLS[1:],
+)
 _op("tcgen05_mma", "u32 u64 u64 u32 bool", "", "async", effect="readwrite", gate="sm_100a")
 _op("tcgen05_commit", "sptr", "", "async", effect="readwrite", gate="sm_100a")
 _op("tcgen05_ld", "u32", "decl", "warp_collective", effect="read", attrs="n", gate="sm_100a")

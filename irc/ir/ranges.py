@@ -9,6 +9,8 @@ are checked by the emulator (`irc.emu.ranges`) from the same table.
 
 from __future__ import annotations
 
+import functools
+
 from irc.diagnostics import Diagnostic, error
 from irc.ir.core import Module, Op
 from irc.ir.optable import OPS, OperandRange
@@ -55,3 +57,25 @@ def check_module(module: Module) -> list[Diagnostic]:
             if diag is not None:
                 out.append(diag)
     return out
+
+
+@functools.cache
+def _ptx_table() -> dict[str, tuple[tuple[int, OperandRange], ...]]:
+    out: dict[str, set[tuple[int, OperandRange]]] = {}
+    for d in OPS.values():
+        for r in d.ranges:
+            for prefix, pos in r.ptx:
+                out.setdefault(prefix, set()).add((pos, r))
+    return {k: tuple(sorted(v, key=lambda x: (x[0], x[1].lo, x[1].hi))) for k, v in out.items()}
+
+
+def ptx_ranges(opcode: str) -> tuple[tuple[int, OperandRange], ...]:
+    """(operand position, range) for a PTX opcode, by its longest dotted prefix in the op table's `ptx`
+    entries (`bar.sync` -> the barrier id and thread count)."""
+    parts = opcode.split(".")
+    tab = _ptx_table()
+    for k in range(len(parts), 0, -1):
+        hit = tab.get(".".join(parts[:k]))
+        if hit is not None:
+            return hit
+    return ()

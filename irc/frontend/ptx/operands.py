@@ -40,3 +40,30 @@ def check_int_width(v: int, bits: int, text: str) -> int:
 
 def diagnostic(e: OperandError, span: Span | None) -> Diagnostic:
     return error("parse-error", str(e), span, help="the operand does not fit this instruction")
+
+
+def immediate_ranges(ptx: P.Module, path: str, lines: list[str] | None = None) -> list[Diagnostic]:
+    """`const-error` for every immediate outside the op table's range at its PTX position
+    (`bar.sync 16`, `tcgen05.alloc ... 48`), whether or not the lifter models the instruction."""
+    from irc.ir.ranges import ptx_ranges
+
+    out = []
+    for f in ptx.functions:
+        for ins in f.instructions():
+            for pos, r in ptx_ranges(ins.opcode):
+                o = ins.operands[pos] if pos < len(ins.operands) else None
+                if not isinstance(o, P.Imm) or not isinstance(o.value, int) or r.admits(o.value):
+                    continue
+                text = lines[ins.line - 1] if lines and 0 < ins.line <= len(lines) else ""
+                col = len(text) - len(text.lstrip()) + 1
+                span = Span(path, ins.line, col, ins.line, max(col + 1, len(text.rstrip()) + 1))
+                out.append(
+                    error(
+                        "const-error",
+                        f"{ins.opcode}: {r.what} {o.value} is out of range: it must be {r.describe()}",
+                        span,
+                        help="ptxas rejects this operand",
+                    )
+                )
+                break
+    return out
