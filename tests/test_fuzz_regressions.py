@@ -145,3 +145,31 @@ def test_emulator_checks_operand_ranges_known_only_at_run_time(src: str, bad: in
     with pytest.raises(OperandRangeError) as ei:
         m["k"].launch(1, block, [out, np.uint32(bad)])
     assert ei.value.kind == "operand-range" and ei.value.line > 0
+
+
+def test_large_ptx_checked_per_function_reports_what_the_whole_module_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Files above `ptx_split_bytes` are checked one function at a time (bounded memory); the findings and
+    their file:line:col must be those of checking the whole module at once."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "bench"))
+    from big_ptx import make
+
+    text = make(0.15)  # every committed nvcc file, renamed copies: bugs and clean kernels
+    whole = check_ptx(text, "big.ptx")
+    monkeypatch.setenv("IRC_LIMIT_PTX_SPLIT_BYTES", "1")
+    split = check_ptx(text, "big.ptx")
+
+    def key(d) -> tuple:
+        return (d.check, d.span.line if d.span else 0, d.span.col if d.span else 0, d.message)
+
+    assert any(d.check == "barrier-divergence" for d in whole)
+    assert sorted(map(key, split)) == sorted(map(key, whole))
+
+
+def test_ptx_file_size_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("IRC_LIMIT_MAX_PTX_BYTES", "64")
+    (d,) = check_ptx((DATA / "ptx_mul_hi.ok.ptx").read_text(), "x.ptx")
+    assert d.check == "limit-error" and "max_ptx_bytes" in d.message and d.span.line == 1

@@ -127,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         v = judge(kind, text, arch, args)
         if v.get("kind") == "hang":
             v = confirm_hang(kind, text, arch, args)
+            if v["status"] == "slow-under-load":  # keep it: a slow input is worth a look
+                (out / f"slow-{n}-{v.get('irc_cpu_s', 0):.1f}s.{kind}").write_text(text)
         stats[f"{kind}:{v['status']}"] += 1
         if v["status"] == "harness-error":  # the harness itself failed: keep the evidence
             (out / f"harness-error-{n}.{kind}").write_text(text + "\n/* " + str(v.get("detail")) + " */\n")
