@@ -56,6 +56,18 @@ LIMITS: dict[str, Limit] = {
             "unroll less, or split the kernel into device functions",
         ),
         Limit(
+            "max_analysis_blocks",
+            4000,
+            "blocks in one function the analyzer analyses (a `not-analysed` note, not an error)",
+            "split the function",
+        ),
+        Limit(
+            "analysis_steps_per_block",
+            100,
+            "analysis steps per block of one function (a `not-analysed` note, not an error)",
+            "simplify the control flow",
+        ),
+        Limit(
             "max_unroll",
             1024,
             "copies made by one `unroll for` or compile-time list",

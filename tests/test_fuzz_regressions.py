@@ -173,3 +173,12 @@ def test_ptx_file_size_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("IRC_LIMIT_MAX_PTX_BYTES", "64")
     (d,) = check_ptx((DATA / "ptx_mul_hi.ok.ptx").read_text(), "x.ptx")
     assert d.check == "limit-error" and "max_ptx_bytes" in d.message and d.span.line == 1
+
+
+def test_analysis_of_a_quadratic_cfg_shape_is_bounded() -> None:
+    """5,000 predicated branches to one far label (a fuzz hang: dominators and sync dependence were
+    quadratic): the function is reported as not analysed, quickly, instead of taking minutes."""
+    path = DATA / "ptx_branch_chain.note.ptx"
+    diags = check_ptx(path.read_text(), path.name)
+    assert [d.check for d in diags] == ["not-analysed"]
+    assert diags[0].severity == "note" and diags[0].span is not None and diags[0].span.line > 1

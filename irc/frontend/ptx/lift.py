@@ -1462,7 +1462,7 @@ def _h_shfl(L: _FnLifter, i: P.Instr, sc: _Scope | None, mods: list[str]) -> boo
     mask = L.val(ops[4], U32, sc)
     attrs: dict[str, Any] = {"mode": mode}
     if isinstance(ops[3], P.Imm):
-        attrs["c"] = int(ops[3].value)
+        attrs["c"] = int_imm(ops[3], "shfl clamp operand")
     r = L.b.value("shfl", [v, lane, mask], v.type, attrs)
     L.put(d, r, sc)
     if isinstance(pdest, P.Reg):
