@@ -53,6 +53,7 @@ from typing import Any
 from irc.backends.ptx import isa
 from irc.backends.ptx import model as P
 from irc.diagnostics import CompileError, Diagnostic, Span, error, note
+from irc.frontend.kdsl.deep import run_deep
 from irc.frontend.ptx.operands import OperandError, check_int_width, int_imm
 from irc.frontend.ptx.operands import diagnostic as operand_diagnostic
 from irc.ir.builder import Builder
@@ -1628,11 +1629,16 @@ def lift_module(ptx: P.Module, source: str | None = None) -> tuple[Module, list[
     # cyclic collector while building avoids repeated full scans of the growing module (~1.5x faster).
     gc_was = gc.isenabled()
     gc.disable()
-    try:
+
+    def lift_all() -> None:
         for f in ptx.functions:
-            if f.body is None:
-                continue
-            mod.add_function(_FnLifter(mc, f).run())
+            if f.body is not None:
+                mod.add_function(_FnLifter(mc, f).run())
+
+    try:
+        # SSA construction recurses along chains of blocks (20,000 branches in a row is legal PTX): run it
+        # with a deep stack; deeper still is a limit-error, not a RecursionError.
+        run_deep(lift_all, span=Span.point(ptx.path, 1, 1))
     finally:
         if gc_was:
             gc.enable()
