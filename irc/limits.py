@@ -35,7 +35,7 @@ LIMITS: dict[str, Limit] = {
             "brackets (`{`, `(`, `[`) nested",
             "flatten the nesting (helper functions, early `continue`)",
         ),
-        Limit("max_kdsl_bytes", 4 << 20, "bytes in a .kdsl file", "split the file"),
+        Limit("max_kdsl_bytes", 2 << 20, "bytes in a .kdsl file", "split the file"),
         Limit("max_ptx_bytes", 256 << 20, "bytes in a .ptx file", "split the file"),
         Limit(
             "ptx_split_bytes",
