@@ -55,6 +55,13 @@ def frontend(text: str, path: str, *, defines: dict[str, Any] | None = None, arc
     return compile_to_ir(text, path, defines=defines or {}, arch=arch)
 
 
+def operand_ranges(module: Module) -> list[Diagnostic]:
+    """Constants outside the op table's operand ranges (`irc.ir.ranges`): ptxas would reject them."""
+    from irc.ir.ranges import check_module
+
+    return check_module(module)
+
+
 def optimize(module: Module, opts: CompileOptions, ctx=None):
     from irc.passes.manager import PassContext, PassManager
     from irc.passes.pipeline import optimization_passes
@@ -96,7 +103,7 @@ def compile_kdsl(text: str, path: str, opts: CompileOptions | None = None) -> Co
     sources = {path: text}
     module = frontend(text, path, defines=opts.defines, arch=opts.arch)
     ctx = optimize(module, opts)
-    diags = list(module.warnings) + list(ctx.diagnostics)
+    diags = list(module.warnings) + list(ctx.diagnostics) + operand_ranges(module)
     if opts.check:
         diags += analyze(module, opts.arch, sources)
     if _errors(diags):
@@ -142,7 +149,38 @@ def gc_paused() -> Iterator[None]:
 
 
 def check_ptx(text: str, path: str) -> list[Diagnostic]:
-    """All findings for a .ptx file from any generator (the target is the file's own `.target`)."""
+    """All findings for a .ptx file from any generator (the target is the file's own `.target`). Files
+    larger than the `ptx_split_bytes` limit are checked one function at a time (docs/limits.md)."""
+    from irc import limits
+
+    try:
+        limits.check_size(text, path, "max_ptx_bytes")
+    except CompileError as e:
+        return e.diagnostics
+    if len(text) > limits.get("ptx_split_bytes"):
+        return check_ptx_by_function(text, path)
+    return _check_ptx_module(text, path)
+
+
+def check_ptx_by_function(text: str, path: str) -> list[Diagnostic]:
+    """`check_ptx` with memory bounded by the largest function: each function is parsed, lifted and
+    analyzed as a module of its own (with the declarations it uses) and dropped before the next one.
+    Interprocedural facts across functions are not used in this mode."""
+    from irc.frontend.ptx.split import chunks
+
+    out: list[Diagnostic] = []
+    seen: set[tuple] = set()
+    for chunk, lines, _name in chunks(text):
+        for d in _check_ptx_module(chunk, path):
+            d = lines.diagnostic(d, path)
+            key = (d.check, d.message, d.span, d.origin, d.kernel)  # a callee's findings: once
+            if key not in seen:
+                seen.add(key)
+                out.append(d)
+    return out
+
+
+def _check_ptx_module(text: str, path: str) -> list[Diagnostic]:
     from irc.frontend.ptx.lift import lift_module
     from irc.frontend.ptx.parser import parse_ptx
 
@@ -151,7 +189,13 @@ def check_ptx(text: str, path: str) -> list[Diagnostic]:
             ptx = parse_ptx(text, path)
         except CompileError as e:
             return e.diagnostics
-        module, notes = lift_module(ptx, text)
+        try:
+            module, notes = lift_module(ptx, text)
+        except CompileError as e:
+            return e.diagnostics
+        from irc.frontend.ptx.operands import immediate_ranges
+
+        notes = notes + immediate_ranges(ptx, path, text.splitlines())
         module.source_text = text  # type: ignore[attr-defined]  # .loc lines for checks that need them
         try:
             return notes + analyze(module, ptx.target, {path: text})

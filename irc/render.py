@@ -173,6 +173,18 @@ def _footer(diag: Diagnostic, pad: str, paint: _Paint) -> list[str]:
     return out
 
 
+_LINES: list[tuple[str, list[str]]] = []  # the last source split into lines
+
+
+def _split_lines(text: str) -> list[str]:
+    """`text.splitlines()`, reused while the same source is rendered: a 30 MB PTX file with hundreds of
+    findings would otherwise be split once per finding (quadratic)."""
+    if _LINES and _LINES[0][0] is text:
+        return _LINES[0][1]
+    _LINES[:] = [(text, text.splitlines())]
+    return _LINES[0][1]
+
+
 def _render_one(diag: Diagnostic, sources: Mapping[str, str], paint: _Paint) -> str:
     sev = Severity(diag.severity)
     sev_code = _SEV_COLOR[sev]
@@ -200,7 +212,7 @@ def _render_one(diag: Diagnostic, sources: Mapping[str, str], paint: _Paint) -> 
             text = sources.get(f)
             if text is None:
                 text = _read_source(f)  # e.g. the .cu a PTX finding was mapped to through .loc
-            file_lines[f] = text.splitlines() if text is not None else None
+            file_lines[f] = _split_lines(text) if text is not None else None
         return file_lines[f]
 
     # Per file: annotations that can be drawn, and (span, message) pairs that cannot (missing source).

@@ -59,7 +59,7 @@ LINES = [
     "madc.hi.u32 %r5, %r1, %r2, %r4;",
     "movmatrix.sync.aligned.m8n8.trans.b16 %r3, %r1;",
     "mov.b32 %r3, 0fFF800000;",
-    "mov.u32 %r3, 0f7FC00000;",
+    "and.b32 %r3, %r1, 0f7FC00000;",  # (ptxas refuses float literals for .u32: `mov.u32` is a parse-error)
     "mov.b64 %rd3, 0dFFF0000000000000;",
     "mov.b16 %rs3, 0f3F800000;",
 ]

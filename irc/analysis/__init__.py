@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from irc.analysis.cfg import CFG, EXIT, Loop
+from irc import limits
+from irc.analysis.cfg import CFG, EXIT, AnalysisBudgetExceeded, Loop
 from irc.analysis.checks import CHECKS, KERNEL_ONLY_CHECKS
 from irc.analysis.checks.common import FunctionContext
 from irc.analysis.tma_facts import CHECK_ALIGN, CHECK_TX
 from irc.analysis.uniformity import Level, UniformityFacts, analyze_uniformity
-from irc.diagnostics import Diagnostic
+from irc.diagnostics import Diagnostic, note
 from irc.ir.core import Function, Module
 from irc.passes.manager import Pass, PassContext
 
@@ -44,16 +45,32 @@ def check_function(
     allow = allowed_checks(fn)
     wanted = list(dict.fromkeys(checks if checks is not None else CHECKS))
     out: list[Diagnostic] = []
-    for name in wanted:
-        if name in allow or name not in CHECKS:
-            continue
-        if name in KERNEL_ONLY_CHECKS and not fn.is_kernel:
-            continue
-        out.extend(CHECKS[name](ctx))
+    if len(fn.blocks) > limits.get("max_analysis_blocks"):
+        return [not_analysed(fn, f"it has {len(fn.blocks)} blocks (`max_analysis_blocks`)")]
+    try:
+        for name in wanted:
+            if name in allow or name not in CHECKS:
+                continue
+            if name in KERNEL_ONLY_CHECKS and not fn.is_kernel:
+                continue
+            out.extend(CHECKS[name](ctx))
+    except AnalysisBudgetExceeded:
+        steps = limits.get("analysis_steps_per_block")
+        out = out + [not_analysed(fn, f"its control flow needs more than {steps} steps per block")]
     for d in out:
         if d.kernel is None:
             d.kernel = fn.name
     return out
+
+
+def not_analysed(fn: Function, why: str) -> Diagnostic:
+    """The note for a function too costly to analyse (docs/limits.md): no finding is not a clean bill."""
+    return note(
+        "not-analysed",
+        f"`{fn.name}` was not fully analysed: {why}",
+        fn.span,
+        help="raise the limit with IRC_LIMIT_<NAME>=N (see docs/limits.md)",
+    )
 
 
 def check_module(

@@ -25,7 +25,14 @@ from collections.abc import Iterable
 
 import networkx as nx
 
+from irc import limits
 from irc.ir.core import Block, Function
+
+
+class AnalysisBudgetExceeded(Exception):
+    """The control-flow facts of one function would take more than `analysis_steps_per_block` steps per
+    block (docs/limits.md): the analyzer reports the function as not analysed instead of running for
+    minutes (quadratic shapes exist: thousands of branches that all target one far label)."""
 
 
 class _Exit:
@@ -91,6 +98,7 @@ class CFG:
         self.entry = fn.entry
         self.succs: dict[Block, list[Block]] = {}
         self.preds: dict[Block, list[Block]] = {}
+        self.steps_left = limits.get("analysis_steps_per_block") * (len(fn.blocks) + 100)
         self._compute_reachable()
         self._compute_dominators()
         self._compute_abort()
@@ -238,6 +246,7 @@ class CFG:
     def _compute_control_dependence(self) -> None:
         """cd[B] = the blocks D such that B is control dependent on D's terminator (Ferrante et al.)."""
         cd: dict[Block, list[Block]] = {b: [] for b in self.rpo}
+        have: set[tuple[int, int]] = set()  # (runner, d) pairs already in cd: list membership is linear
         for d in self.rpo:
             ss = _distinct_nodes(self.pdom_succs[d])
             if len(ss) < 2:
@@ -246,11 +255,18 @@ class CFG:
             for s in ss:
                 runner: Node | None = s
                 while runner is not None and runner is not stop and runner is not EXIT:
-                    lst = cd[runner]  # type: ignore[index]
-                    if d not in lst:
-                        lst.append(d)
+                    self.spend()
+                    if (id(runner), id(d)) not in have:
+                        have.add((id(runner), id(d)))
+                        cd[runner].append(d)  # type: ignore[index]
                     runner = self.ipdom.get(runner)
         self.cd = cd
+
+    def spend(self, steps: int = 1) -> None:
+        """Count analysis work against the function's budget (`AnalysisBudgetExceeded` when spent)."""
+        self.steps_left -= steps
+        if self.steps_left < 0:
+            raise AnalysisBudgetExceeded(self.fn.name)
 
     def cd_closure(self, b: Block) -> frozenset[Block]:
         """The branch blocks `b` is transitively control dependent on."""
@@ -266,8 +282,10 @@ class CFG:
             seen.add(d)
             cached = self._cd_closure.get(d)
             if cached is not None:
+                self.spend(len(cached))
                 seen |= cached
                 continue
+            self.spend()
             work.extend(self.cd.get(d, ()))
         r = frozenset(seen)
         self._cd_closure[b] = r
@@ -301,6 +319,7 @@ class CFG:
         work = list(ss)
         budget = 8 * (len(self.rpo) + 4) * (len(ss) + 1)
         while work:
+            self.spend()
             budget -= 1
             if budget < 0:  # pathological: be conservative, every merge point is a join
                 joins = {b for b in label if len(self.preds[b]) > 1}

@@ -754,6 +754,7 @@ class Solver:
     def _eval_args(self, b: Block, push_value_users) -> None:  # type: ignore[no-untyped-def]
         cfg = self.cfg
         incoming: list[list[Value]] = [[] for _ in b.args]
+        cfg.spend(len(cfg.preds.get(b, ())) * (len(b.args) + 1))
         for p in cfg.preds.get(b, []):
             t = p.terminator
             if t is None:

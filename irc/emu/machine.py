@@ -23,6 +23,7 @@ from irc.emu.errors import (
     UnsupportedInstructionError,
     with_source,
 )
+from irc.emu.ranges import wrap as range_checked
 from irc.emu.registry import lookup
 from irc.emu.state import BIG, GBASE, LWIN, PWIN, SHWIN, W_BAR, W_MBAR, W_NONE
 from irc.ptx.model import Addr, Function, Imm, Instr, Module, Neg, Reg, Sink, Sym, Vec
@@ -343,7 +344,7 @@ class Machine:
             for ins in b.instrs:
                 self.cur_instr = ins
                 if ins is b.instrs[-1] and ends_block(ins):
-                    term = self._terminator(ins, bi, b.fallthrough)
+                    term = range_checked(self, ins, self._terminator(ins, bi, b.fallthrough), True)
                     continue
                 fac = lookup(ins.opcode)
                 if fac is None:
@@ -358,6 +359,7 @@ class Machine:
                     continue
                 if self.race is not None:
                     h = self.race.wrap(ins, h)
+                h = range_checked(self, ins, h)
                 if ins.pred is not None:
                     h = self._guard(ins, h)
                 hs.append((ins, h))

@@ -43,6 +43,7 @@ class Builder:
         self.block = block
         self.index: int | None = None  # None: append at the end
         self.span = span
+        self.created = 0  # ops created so far: front ends bound the IR size with it (irc/limits.py)
 
     def at_end(self, block: Block) -> Builder:
         self.block, self.index = block, None
@@ -73,6 +74,7 @@ class Builder:
                 result_types = []
         op = Op(name, operands, result_types, attrs, successors, succ_args, span or self.span, names)
         assert self.block is not None, "builder has no insertion block"
+        self.created += 1
         if self.index is None:
             self.block.append(op)
         else:

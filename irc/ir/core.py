@@ -212,12 +212,14 @@ class Block:
         self.args.append(a)
         return a
 
-    def remove_arg(self, index: int) -> None:
-        """Remove argument `index` (must be unused) and the matching value from every predecessor edge."""
+    def remove_arg(self, index: int, preds: list[Op] | None = None) -> None:
+        """Remove argument `index` (must be unused) and the matching value from every predecessor edge.
+        `preds` (the block's predecessor terminators, when the caller already has them) saves a scan of
+        the whole function: passes that remove many arguments would otherwise be quadratic."""
         arg = self.args[index]
         if arg.uses:
             raise ValueError("removing a used block argument")
-        for pred_op in self.predecessor_terminators():
+        for pred_op in self.predecessor_terminators() if preds is None else preds:
             for s, succ in enumerate(pred_op.successors):
                 if succ is self:
                     v = pred_op.succ_args[s].pop(index)
@@ -321,6 +323,23 @@ class Function:
     def ops(self) -> Iterator[Op]:
         for b in self.blocks:
             yield from b.ops
+
+    def predecessor_map(self) -> dict[int, list[Op]]:
+        """`id(block)` -> the terminators that branch to it (each once), for every block, in one pass.
+        Passes that visit every block use this instead of `Block.predecessor_terminators` (a scan of the
+        whole function per block, quadratic on deeply nested input). Moving a terminator into another
+        block (merging blocks) keeps the map valid: it holds the ops, not their blocks."""
+        out: dict[int, list[Op]] = {id(b): [] for b in self.blocks}
+        for b in self.blocks:
+            t = b.terminator
+            if t is None:
+                continue
+            seen: set[int] = set()
+            for s in t.successors:
+                if id(s) not in seen:
+                    seen.add(id(s))
+                    out.setdefault(id(s), []).append(t)
+        return out
 
     def shared_decl(self, name: str) -> SharedDecl:
         for s in self.shared:

@@ -61,6 +61,33 @@ Template = str | dict[str, str | None]
 
 
 @dataclass(frozen=True)
+class OperandRange:
+    """A value range an operand must lie in (a fact ptxas enforces on immediates, or the hardware needs at
+    run time). `where` is the operand index, or the attribute that holds the value when the op carries it
+    as a constant. Checked on constants by `irc.ir.ranges` (front end, backend, lifted PTX) and at run time
+    by the emulator (`irc.emu.ranges`) at the PTX operand positions in `ptx`: (opcode prefix, position)."""
+
+    where: int | str
+    lo: int
+    hi: int
+    multiple: int = 1
+    what: str = "operand"
+    ptx: tuple[tuple[str, int], ...] = ()
+    pow2: bool = False  # a power of two as well
+
+    def admits(self, v: int) -> bool:
+        return self.lo <= v <= self.hi and v % self.multiple == 0 and (not self.pow2 or v & (v - 1) == 0)
+
+    def describe(self) -> str:
+        lim = f"{self.lo}..{self.hi}" if self.hi - self.lo > 1 else f"{self.lo} or {self.hi}"
+        return (
+            ("a power of two in " if self.pow2 else "")
+            + lim
+            + (f", a multiple of {self.multiple}" if self.multiple > 1 else "")
+        )
+
+
+@dataclass(frozen=True)
 class OpDef:
     name: str
     operands: tuple[str, ...]
@@ -77,6 +104,7 @@ class OpDef:
     uniformity: str = "operands"  # see the module docstring
     shared_write: int | None = None  # operand index of the shared pointer written through
     fold: F.FoldFn | None = None  # value on constants (irc.ir.fold)
+    ranges: tuple[OperandRange, ...] = ()  # operand value ranges (see OperandRange)
 
     def has(self, trait: str) -> bool:
         return trait in self.traits
@@ -105,6 +133,7 @@ def _op(
     uniformity: str | None = None,
     shared_write: int | None = None,
     fold: F.FoldFn | None = None,
+    ranges: tuple[OperandRange, ...] = (),
 ) -> None:
     def split(s: str) -> tuple[str, ...]:
         return tuple(x for x in s.replace(",", " ").split() if x)
@@ -127,6 +156,7 @@ def _op(
         uniformity or ("operands" if "pure" in traits.split() else "varying"),
         shared_write,
         fold,
+        ranges,
     )
 
 
@@ -273,6 +303,20 @@ _op(
 _op("atomic_cas", "ptr num num", "T", effect="readwrite", imm="1 2", shared_write=0,
     ptx="atom.{sp0}.cas.{w} %0, [$0], $1, $2")  # fmt: skip
 
+
+def _bar_ptx(k: int) -> tuple[tuple[str, int], ...]:
+    return tuple((h, k) for h in ("bar.sync", "bar.arrive", "barrier.sync", "barrier.arrive"))
+
+
+_MBAR_COUNT = OperandRange(1, 1, (1 << 20) - 1, what="mbarrier arrival count", ptx=(("mbarrier.init", 1),))
+_PARITY = OperandRange(
+    1,
+    0,
+    1,
+    what="mbarrier phase parity",
+    ptx=(("mbarrier.test_wait.parity", 2), ("mbarrier.try_wait.parity", 2)),
+)
+
 # --- synchronization and warp ops ---------------------------------------------------------------------
 _op(
     "barrier",
@@ -283,6 +327,10 @@ _op(
     opt="id count kind",
     doc="bar.sync id[, count]; id/count as attrs when constant, else operands (id first)",
     imm=None,
+    ranges=(
+        *(OperandRange(w, 0, 15, what="barrier id", ptx=_bar_ptx(0)) for w in ("id", 0)),
+        *(OperandRange(w, 32, 1024, 32, "barrier thread count", _bar_ptx(1)) for w in ("count", 1)),
+    ),
 )
 _op("syncwarp", "u32", "", "warp_collective", effect="readwrite", ptx="bar.warp.sync", imm="0", mask=0)
 _op(
@@ -359,14 +407,19 @@ _op("cp_async", "sptr gptr", "", "async", effect="readwrite", attrs="bytes", sha
 _op("cp_async_commit", "", "", "async", effect="readwrite", ptx="cp.async.commit_group")
 _op("cp_async_wait", "", "", "async", effect="readwrite", attrs="n", ptx="cp.async.wait_group #n")
 _op("mbarrier_init", "sptr u32", "", effect="write", ptx="mbarrier.init.shared.b64 [$0], $1", imm="1",
-    shared_write=0)  # fmt: skip
+    shared_write=0, ranges=(_MBAR_COUNT,))  # fmt: skip
 _op("mbarrier_arrive", "sptr", "u64", effect="readwrite", opt="count drop",
     ptx="mbarrier.arrive.shared.b64 %0, [$0]")  # fmt: skip
 _op("mbarrier_test_wait", "sptr int", "bool", effect="readwrite", opt="state",
     doc="parity wait test (attr state: the operand is an arrive token, not a parity)",
-    ptx="mbarrier.test_wait.parity.shared.b64 %0, [$0], $1", imm="1")  # fmt: skip
+    ptx="mbarrier.test_wait.parity.shared.b64 %0, [$0], $1", imm="1", ranges=(_PARITY,))  # fmt: skip
 _op(
-    "mbarrier_wait", "sptr u32", "", effect="readwrite", doc="blocks until the phase of that parity completes"
+    "mbarrier_wait",
+    "sptr u32",
+    "",
+    effect="readwrite",
+    doc="blocks until the phase of that parity completes",
+    ranges=(_PARITY,),
 )
 _op("mbarrier_inval", "sptr", "", effect="write", ptx="mbarrier.inval.shared.b64 [$0]", shared_write=0)
 _op("mbarrier_arrive_expect_tx", "sptr u32", "u64", effect="readwrite", gate="sm_90",
@@ -374,7 +427,7 @@ _op("mbarrier_arrive_expect_tx", "sptr u32", "u64", effect="readwrite", gate="sm
 _op("mbarrier_expect_tx", "sptr u32", "", effect="readwrite", gate="sm_90",
     ptx="mbarrier.expect_tx.relaxed.cta.shared.b64 [$0], $1", imm="1")  # fmt: skip
 _op("mbarrier_try_wait", "sptr int", "bool", effect="readwrite", gate="sm_90", opt="state",
-    ptx="mbarrier.try_wait.parity.shared.b64 %0, [$0], $1", imm="1")  # fmt: skip
+    ptx="mbarrier.try_wait.parity.shared.b64 %0, [$0], $1", imm="1", ranges=(_PARITY,))  # fmt: skip
 _op(
     "fence_mbarrier_init", "", "", effect="readwrite", gate="sm_90", ptx="fence.mbarrier_init.release.cluster"
 )
@@ -458,12 +511,16 @@ _op(
 )
 
 # --- Blackwell tensor memory -------------------------------------------------------------------------
+_TMEM_COLS = tuple(
+    OperandRange(1, 32, 512, what="tensor-memory column count", ptx=((h, 1),), pow2=True)
+    for h in ("tcgen05.alloc", "tcgen05.dealloc")
+)
 _op("tmem_alloc", "sptr u32", "", "warp_collective", effect="readwrite", gate="sm_100a",
-    ptx="tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [$0], $1", imm="1", shared_write=0)  # fmt: skip
+    ptx="tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [$0], $1", imm="1", shared_write=0, ranges=_TMEM_COLS[:1])  # fmt: skip
 _op("tmem_relinquish", "", "", "warp_collective", effect="readwrite", gate="sm_100a",
     ptx="tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned")  # fmt: skip
 _op("tmem_dealloc", "u32 u32", "", "warp_collective", effect="readwrite", gate="sm_100a",
-    ptx="tcgen05.dealloc.cta_group::1.sync.aligned.b32", imm="1")  # fmt: skip
+    ptx="tcgen05.dealloc.cta_group::1.sync.aligned.b32", imm="1", ranges=_TMEM_COLS[1:])  # fmt: skip
 _op("tcgen05_mma", "u32 u64 u64 u32 bool", "", "async", effect="readwrite", gate="sm_100a",
     ptx="tcgen05.mma.cta_group::1.kind::f16 [$0], $1, $2, $3, $4", imm="3")  # fmt: skip
 _op("tcgen05_commit", "sptr", "", "async", effect="readwrite", gate="sm_100a",

@@ -168,15 +168,6 @@ def _check_const(cx: _Ctx, op: Op, block: Block) -> None:
         cx.err(f"constant {v!r} does not fit type `{t}`", op, block)
 
 
-def _def_site(v: Value) -> tuple[Block | None, int]:
-    if isinstance(v, BlockArg):
-        return v.block, -1
-    if isinstance(v, OpResult):
-        b = v.op.block
-        return b, (b.ops.index(v.op) if b is not None and v.op in b.ops else -2)
-    return None, -2
-
-
 def _check_dominance(cx: _Ctx) -> None:
     fn = cx.fn
     g = nx.DiGraph()
@@ -189,15 +180,46 @@ def _check_dominance(cx: _Ctx) -> None:
     idom[id(fn.entry)] = id(fn.entry)  # newer networkx leaves the start node out of the mapping
     pos_cache: dict[int, dict[int, int]] = {}
 
+    # Pre/post numbers of the dominator tree: `a` dominates `b` iff b's interval nests in a's (O(1) per
+    # query; walking the idom chain per use is quadratic on deeply nested code).
+    kids: dict[int, list[int]] = {}
+    for n, p in idom.items():
+        if n != p:
+            kids.setdefault(p, []).append(n)
+    pre: dict[int, int] = {}
+    post: dict[int, int] = {}
+    clock = 0
+    stack = [(id(fn.entry), iter(kids.get(id(fn.entry), ())))]
+    pre[id(fn.entry)] = clock
+    while stack:
+        node, it = stack[-1]
+        child = next(it, None)
+        if child is None:
+            stack.pop()
+            clock += 1
+            post[node] = clock
+            continue
+        clock += 1
+        pre[child] = clock
+        stack.append((child, iter(kids.get(child, ()))))
+
     def dominates(a: Block, b: Block) -> bool:
-        x = id(b)
-        while True:
-            if x == id(a):
-                return True
-            p = idom.get(x)
-            if p is None or p == x:
-                return False
-            x = p
+        x, y = id(a), id(b)
+        if x not in pre or y not in pre:
+            return False
+        return pre[x] <= pre[y] and post[y] <= post[x]
+
+    def def_site(v: Value) -> tuple[Block | None, int]:
+        if isinstance(v, BlockArg):
+            return v.block, -1
+        if isinstance(v, OpResult):
+            db = v.op.block
+            if db is None:
+                return None, -2
+            if id(db) not in pos_cache:
+                pos_cache[id(db)] = {id(o): i for i, o in enumerate(db.ops)}
+            return db, pos_cache[id(db)].get(id(v.op), -2)
+        return None, -2
 
     for b in fn.blocks:
         if id(b) not in idom:
@@ -206,7 +228,7 @@ def _check_dominance(cx: _Ctx) -> None:
         for op in b.ops:
             at = pos[id(op)]
             for v in op.all_operands():
-                db, di = _def_site(v)
+                db, di = def_site(v)
                 if db is None or db.function is not fn or di == -2:
                     cx.err(f"uses a value defined outside this function ({v.type})", op, b)
                     continue

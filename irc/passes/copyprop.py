@@ -27,8 +27,9 @@ class CopyProp(Pass):
         changed = True
         while changed:
             changed = False
+            preds_of = fn.predecessor_map()  # removing arguments leaves the CFG as it is
             for b in fn.blocks[1:]:
-                preds = b.predecessor_terminators()
+                preds = preds_of.get(id(b), [])
                 if not preds:
                     continue
                 for i in range(len(b.args) - 1, -1, -1):
@@ -44,5 +45,5 @@ class CopyProp(Pass):
                                     same = v
                     if len(incoming) == 1 and same is not None:
                         a.replace_all_uses_with(same)
-                        b.remove_arg(i)
+                        b.remove_arg(i, preds)
                         changed = True

@@ -39,22 +39,41 @@ class GVN(Pass):
             for op in b.ops:
                 for r in op.results:
                     num[r] = len(num)
-        tables: dict[Block, dict] = {}
+        # One scoped table with an undo log per dominator-tree node (entering a block adds its keys,
+        # leaving it removes them): copying the table per block is quadratic on deep dominator trees.
+        kids: dict[Block, list[Block]] = {}
+        roots = []
         for b in order:
             parent = idom[b]
-            table = dict(tables[parent]) if parent is not None else {}
-            for op in list(b.ops):
-                key = self.key(op, num)
-                if key is None:
+            if parent is None:
+                roots.append(b)
+            else:
+                kids.setdefault(parent, []).append(b)
+        table: dict = {}
+        for root in roots:
+            stack: list[tuple[Block, list | None]] = [(root, None)]
+            while stack:
+                b, added = stack.pop()
+                if added is not None:  # leaving b
+                    for key in added:
+                        del table[key]
                     continue
-                prev = table.get(key)
-                if prev is not None:
-                    for r, pr in zip(op.results, prev.results):
-                        r.replace_all_uses_with(pr)
-                    op.erase()
-                else:
-                    table[key] = op
-            tables[b] = table
+                added = []
+                for op in list(b.ops):
+                    key = self.key(op, num)
+                    if key is None:
+                        continue
+                    prev = table.get(key)
+                    if prev is not None:
+                        for r, pr in zip(op.results, prev.results):
+                            r.replace_all_uses_with(pr)
+                        op.erase()
+                    else:
+                        table[key] = op
+                        added.append(key)
+                stack.append((b, added))
+                for k in reversed(kids.get(b, [])):
+                    stack.append((k, None))
 
     @staticmethod
     def key(op: Op, num: dict[Value, int]) -> tuple | None:

@@ -62,22 +62,27 @@ class SimplifyCFG(Pass):
         return bool(dead)
 
     def merge(self, fn: Function) -> bool:
-        for b in fn.blocks[1:]:
-            preds = b.predecessor_terminators()
+        """Merge every block into its only predecessor when that ends in `br`, in one sweep over one
+        predecessor map (a merge moves terminator ops between blocks, which the map survives)."""
+        preds_of = fn.predecessor_map()
+        changed = False
+        for b in list(fn.blocks[1:]):
+            preds = preds_of.get(id(b), [])
             if len(preds) != 1:
                 continue
             t = preds[0]
             p = t.block
-            if t.name != "br" or p is b:
+            if t.name != "br" or p is b or p is None:
                 continue
             for a, v in zip(b.args, t.succ_args[0]):
                 a.replace_all_uses_with(v)
             t.erase()
             for op in list(b.ops):
-                b.ops.remove(op)
-                p.append(op)
+                op.block = p
+                p.ops.append(op)
+            b.ops = []
             b.args = []
             fn.blocks.remove(b)
             b.function = None
-            return True
-        return False
+            changed = True
+        return changed

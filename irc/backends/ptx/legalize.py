@@ -176,7 +176,8 @@ class Legalize(Pass):
         i = 0
         while i < len(b.ops):
             op = b.ops[i]
-            bld = Builder(b, op.span).before(op)
+            bld = Builder(b, op.span)
+            bld.index = i  # == before(op), without a linear search of the block per op
             n = op.name
             if n == "mbarrier_wait":
                 return self._wait_loop(fn, b, op)

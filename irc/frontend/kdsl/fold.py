@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 
+from irc import limits
+
 from .types import BOOL, Scalar, Type, UntypedFloat, UntypedInt, fits, int_range, round_to, wrap_int
 
 Value = int | float | bool
@@ -19,6 +21,14 @@ Value = int | float | bool
 
 class FoldError(Exception):
     """A constant expression that has no value (overflow, division by zero, shift too far)."""
+
+    check = "const-error"
+
+
+class FoldLimitError(FoldError):
+    """An untyped constant beyond `max_const_bits` (docs/limits.md)."""
+
+    check = "limit-error"
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -37,11 +47,34 @@ def _check_int(v: int, t: Type, what: str) -> int:
     return v
 
 
+def bound(v: Value, t: Type) -> Value:
+    """Keep untyped integer constants within `max_const_bits` (docs/limits.md): they are exact Python
+    ints, so without a bound `1 << 4000000000` would build a 500 MB integer. Every untyped result passes
+    through here; typed results are already bounded by their type."""
+    if isinstance(v, int) and not isinstance(v, bool) and not isinstance(t, Scalar):
+        if v.bit_length() > limits.get("max_const_bits"):
+            raise FoldLimitError(
+                f"the untyped constant {'-' if v < 0 else ''}0x{abs(v):x} needs {v.bit_length()} bits; the limit is "
+                f"{limits.get('max_const_bits')} (`max_const_bits`, docs/limits.md)"
+            )
+    return v
+
+
+def trip_count(a: int, b: int, step: int) -> int:
+    """`len(range(a, b, step))` for `step > 0` without building the range (huge bounds do not fit a C
+    ssize_t)."""
+    return max(0, (b - a + step - 1) // step)
+
+
 def _float(v: float, t: Type) -> float:
     return round_to(v, t) if isinstance(t, Scalar) else v
 
 
 def unary(op: str, v: Value, t: Type) -> Value:
+    return bound(_unary(op, v, t), t)
+
+
+def _unary(op: str, v: Value, t: Type) -> Value:
     if op == "!":
         return not v
     if op == "~":
@@ -54,6 +87,10 @@ def unary(op: str, v: Value, t: Type) -> Value:
 
 def binary(op: str, a: Value, b: Value, t: Type) -> Value:
     """`a op b` where both operands have type `t` (for shifts: the left operand's type)."""
+    return bound(_binary(op, a, b, t), t)
+
+
+def _binary(op: str, a: Value, b: Value, t: Type) -> Value:
     if op in ("&&", "||"):
         return (a and b) if op == "&&" else (a or b)
     if op in ("==", "!=", "<", "<=", ">", ">="):
@@ -92,6 +129,11 @@ def binary(op: str, a: Value, b: Value, t: Type) -> Value:
             raise FoldError(f"shift by {b} is out of range" + (f" for `{t}`" if bits else ""))
         if op == ">>":
             return a >> b
+        if bits is None and a != 0 and b > limits.get("max_const_bits"):  # refuse before building it
+            raise FoldLimitError(
+                f"`{a} << {b}` needs more than {b} bits; untyped constants are limited to "
+                f"{limits.get('max_const_bits')} bits (`max_const_bits`, docs/limits.md)"
+            )
         return wrap_int(a << b, t) if isinstance(t, Scalar) else a << b
     r = {"&": a & b, "|": a | b, "^": a ^ b}[op]
     return wrap_int(r, t) if isinstance(t, Scalar) else r
@@ -117,7 +159,10 @@ def cast(v: Value, src: Type, dst: Scalar) -> Value:
                 return hi if f > 0 else lo
             return min(max(int(f), lo), hi)  # round toward zero, saturating (cvt.rzi.sat)
         return wrap_int(int(v), dst)
-    return round_to(float(v), dst)
+    try:
+        return round_to(float(v), dst)
+    except OverflowError:  # only untyped ints beyond f64 (bounded by `max_const_bits` above 1024)
+        return round_to(math.copysign(math.inf, v), dst)
 
 
 def untyped_kind(v: Value) -> Type:

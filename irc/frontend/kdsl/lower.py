@@ -20,13 +20,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from irc import limits
 from irc.diagnostics import CompileError, Diagnostic, InternalCompilerError, Span, error
 from irc.ir.builder import Builder
 from irc.ir.core import Block, Function, Module, SharedDecl, Value
 from irc.ir.types import MBARRIER, ArrayType
 from irc.ir.verifier import verify
 
-from . import ast
+from . import ast, fold
 from .deep import run_deep
 from .lower_expr import ExprLowering
 from .lower_intr import IntrinsicLowering
@@ -38,7 +39,7 @@ from .static_assert import constant_names, failure
 from .typed import KernelInfo, Symbol, TypedProgram
 from .types import MBarrier, RegArray, SharedArray
 
-MAX_UNROLL = 1024
+MAX_UNROLL = limits.get("max_unroll")
 
 
 @dataclass
@@ -77,6 +78,8 @@ class KernelLowering(ExprLowering, IntrinsicLowering, PartialUnrollLowering):
         self.loops: list[_Loop] = []
         self.inlines: list[_Inline] = []
         self.unroll_vals: dict[Symbol, object] = {}
+        self.unroll_copies = 1  # copies the enclosing unrolled loops make of the current statement
+        self.max_ir_ops = limits.get("max_ir_ops")
         self.shared_names: dict[Symbol, str] = {}
         self.ssa.seal(self.fn.entry)
         for p, arg in zip(params, self.fn.params):
@@ -98,6 +101,9 @@ class KernelLowering(ExprLowering, IntrinsicLowering, PartialUnrollLowering):
             fn.attrs["allow"] = sorted(info.allow)
         self._shared_decls()
         self.block(info.item.body)
+        if self.b.created > self.max_ir_ops:  # the last statement alone may have gone over
+            found = f"the function has {self.b.created} IR operations"
+            raise CompileError([limits.limit_error("max_ir_ops", found, info.item.span)])
         if self.cur is not None:
             self.b.span = _end_span(info.item.body.span)
             self.b.ret()
@@ -234,6 +240,9 @@ class KernelLowering(ExprLowering, IntrinsicLowering, PartialUnrollLowering):
         for s in b.stmts:
             if self.cur is None:
                 return  # unreachable code after return/break/continue
+            if self.b.created > self.max_ir_ops:
+                found = f"the function has more than {self.max_ir_ops} IR operations here"
+                raise CompileError([limits.limit_error("max_ir_ops", found, s.span)])
             self.b.span = s.span
             self._stmt_handlers[type(s)](self, s)
 
@@ -400,10 +409,10 @@ class KernelLowering(ExprLowering, IntrinsicLowering, PartialUnrollLowering):
         if step <= 0:
             self.err("const-error", f"the step of a loop must be positive, found {step}", s.span)
             return None
-        if len(range(a, b, step)) > MAX_UNROLL:
+        if fold.trip_count(a, b, step) > MAX_UNROLL:
             self.err(
                 "limit-error",
-                f"`unroll for` would make {len(range(a, b, step))} copies; the limit is {MAX_UNROLL}",
+                f"`unroll for` would make {fold.trip_count(a, b, step)} copies; the limit is {MAX_UNROLL}",
                 s.span,
                 help="use a plain `for` loop, or unroll part of it",
             )
@@ -425,6 +434,12 @@ class KernelLowering(ExprLowering, IntrinsicLowering, PartialUnrollLowering):
 
     def _unrolled(self, s: ast.ForStmt | ast.ForListStmt, sym: Symbol, values: list) -> None:
         """Fully unrolled loop: one copy of the body per value, the loop variable a constant in each."""
+        total = self.unroll_copies * len(values)
+        if total > limits.get("max_unroll_total"):
+            found = f"the nested unrolled loops here would make {total} copies"
+            self.diags.append(limits.limit_error("max_unroll_total", found, s.span))
+            return
+        outer, self.unroll_copies = self.unroll_copies, total
         loop = _Loop()
         self.loops.append(loop)
         saved = self.unroll_vals.get(sym)
@@ -440,6 +455,7 @@ class KernelLowering(ExprLowering, IntrinsicLowering, PartialUnrollLowering):
                     self.br(cont)
                 self.continue_in(cont)
         self.loops.pop()
+        self.unroll_copies = outer
         if saved is None:
             self.unroll_vals.pop(sym, None)
         else:

@@ -119,7 +119,7 @@ class ExprLowering:
                 c = self.cval(e.cond)
                 return None if c is None else self.cval(e.then if c else e.else_)
         except fold.FoldError as ex:
-            self.err("const-error", str(ex), e.span)
+            self.err(ex.check, str(ex), e.span)
             return 0
         return None
 
@@ -412,6 +412,15 @@ class ExprLowering:
         if c is not None:
             off = int(c) * size * (-1 if negate else 1)
             if off == 0:
+                return p
+            bits = 64 if wide else 32
+            if not -(1 << (bits - 1)) <= off < (1 << bits):
+                self.err(
+                    "const-error",
+                    f"the constant byte offset {off} does not fit the {bits}-bit address of a "
+                    f"{pt.space} pointer",
+                    self.b.span,
+                )
                 return p
             if off < 0:
                 ot = ir.I64 if wide else ir.I32

@@ -22,6 +22,7 @@ from importlib import resources
 from lark import Lark
 from lark.parsers.lalr_analysis import Shift
 
+from irc import limits
 from irc.diagnostics import CompileError, Diagnostic, InternalCompilerError, Span, error, note
 
 from . import ast
@@ -166,8 +167,12 @@ def _grammar() -> _Grammar:
 
 def parse_kdsl(text: str, path: str) -> ast.Program:
     """Parse `text` (the contents of `path`). Raises `CompileError` with every syntax error found."""
+    limits.check_size(text, path, "max_kdsl_bytes")
     g = _grammar()
     lexed = g.lexer.tokenize(text, path)
+    deep = limits.nesting_error(lexed.tokens, path)
+    if deep is not None:
+        raise CompileError([deep])
     builder = AstBuilder(path)
     driver = _Driver(g, lexed.tokens, builder, path, lexed.unterminated)
     program = driver.run()

@@ -335,6 +335,10 @@ class ExprMixin:
             return BOOL
         if isinstance(lt, Ptr) or isinstance(rt, Ptr):
             return self._pointer_binary(e, lt, rt)
+        for side, t in ((e.lhs, lt), (e.rhs, rt)):
+            if not isinstance(t, Scalar) and not is_untyped(t):  # vectors, arrays, mbarriers
+                self.err("type-error", f"`{op}` needs scalar operands, found {show(t)}", side.span)
+                return ERROR
         if op in SHIFTS:
             return self._shift(e, lt, rt)
         t = self.unify(e, lt, rt)
@@ -543,7 +547,7 @@ class ExprMixin:
             try:
                 self.values[e] = f(*vals)
             except fold.FoldError as ex:
-                self.err("const-error", str(ex), e.span)
+                self.err(ex.check, str(ex), e.span)
         elif all(v is not None or o in self.per_copy for v, o in zip(vals, operands)):
             self.per_copy.add(e)
 

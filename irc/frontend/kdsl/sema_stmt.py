@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from irc import limits
 from irc.diagnostics import Label
 
-from . import ast
+from . import ast, fold
 from .sema_expr import default_type, show
 from .typed import ARG, CONST, LET, LOOP, SHARED, SPEC, UNROLL, VAR, Symbol, Value
 from .types import (
@@ -34,7 +35,7 @@ from .types import (
     is_untyped,
 )
 
-MAX_UNROLL = 1024
+MAX_UNROLL = limits.get("max_unroll")
 _KIND_TEXT = {
     LET: "a `let` binding",
     ARG: "a parameter",
@@ -297,7 +298,7 @@ class StmtMixin:
                 if step <= 0:
                     self.err("const-error", f"the step of a loop must be positive, found {step}", s.step.span)
                 else:
-                    trips = len(range(a, b, step))
+                    trips = fold.trip_count(a, b, step)
                     if trips > MAX_UNROLL:
                         self.err(
                             "limit-error",

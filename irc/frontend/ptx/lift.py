@@ -44,7 +44,8 @@ import gc
 import sys
 from typing import Any
 
-from irc.diagnostics import Diagnostic, Span, warning
+from irc.diagnostics import CompileError, Diagnostic, Span, warning
+from irc.frontend.kdsl.deep import run_deep
 from irc.frontend.ptx import lift_async as _lift_async
 from irc.frontend.ptx.immediates import float_imm_bits
 from irc.frontend.ptx.lift_cfg import CfgMixin, LiftScope, PBlock
@@ -61,6 +62,8 @@ from irc.frontend.ptx.lift_types import (
     uint,
     widen,
 )
+from irc.frontend.ptx.operands import OperandError, check_int_width, int_imm
+from irc.frontend.ptx.operands import diagnostic as operand_diagnostic
 from irc.ir.builder import Builder
 from irc.ir.core import Block, BlockArg, Function, Module, Op, Value
 from irc.ir.types import (
@@ -229,8 +232,17 @@ class FnLifter(CfgMixin, SsaMixin):
                 return self.const(bool(o.value), t)
             if isinstance(o.value, float):  # a float bit pattern in an integer operand: its bits
                 bits = t.bits if isinstance(t, ScalarType) else 64
+                if isinstance(t, ScalarType) and not t.name.startswith("b"):
+                    # ptxas accepts float literals only for bit-typed (.b32/.b64) integer operands
+                    raise OperandError(
+                        f"the floating-point immediate `{o.text}` cannot be a `.{t.name}` integer operand "
+                        f"(ptxas: arguments mismatch); write the integer, or use a `.b{t.bits}` instruction"
+                    )
                 return self.const(uint(float_imm_bits(o.value, o.text, bits), t), t)
-            return self.const(uint(o.value, t), t)
+            v = int_imm(o)
+            if isinstance(t, ScalarType) and t.is_int:
+                check_int_width(v, t.bits, o.text)
+            return self.const(uint(v, t), t)
         if isinstance(o, P.Neg):
             v = self.val(o.inner, BOOL, scope)
             return self.b.value("not", [v])
@@ -239,7 +251,7 @@ class FnLifter(CfgMixin, SsaMixin):
         if isinstance(o, P.Addr):
             p, off = self.addr(o, "generic", U32, scope)
             return p
-        raise ValueError(f"unsupported operand {o}")
+        raise OperandError(f"`{o}` cannot be used as a scalar operand here")
 
     def sreg(self, name: str) -> Value:
         cache = self.cache.setdefault(self.b.block, {})
@@ -396,10 +408,13 @@ class FnLifter(CfgMixin, SsaMixin):
             span = self.mc.span(instr)
             self.last_span = span
             self.b.span = span
-            if instr.pred is not None:
-                self.split(instr, scope)
-            else:
-                self.lower(instr, scope)
+            try:
+                if instr.pred is not None:
+                    self.split(instr, scope)
+                else:
+                    self.lower(instr, scope)
+            except OperandError as e:
+                raise CompileError([operand_diagnostic(e, span)]) from None
         # terminator
         t = p.term
         k = t[0]
@@ -515,7 +530,8 @@ def lift_module(ptx: P.Module, source: str | None = None) -> tuple[Module, list[
     # cyclic collector while building avoids repeated full scans of the growing module (~1.5x faster).
     gc_was = gc.isenabled()
     gc.disable()
-    try:
+
+    def lift_all() -> None:
         for f in ptx.functions:
             if f.body is None:
                 continue
@@ -523,6 +539,11 @@ def lift_module(ptx: P.Module, source: str | None = None) -> tuple[Module, list[
             fn = fl.run()
             _lift_async.declare_shared(fn, mc.gvars, fl.local_vars)  # sizes/alignments for the TMA checks
             mod.add_function(fn)
+
+    try:
+        # SSA construction recurses along chains of blocks (20,000 branches in a row is legal PTX): run it
+        # with a deep stack; deeper still is a limit-error, not a RecursionError.
+        run_deep(lift_all, span=Span.point(ptx.path, 1, 1))
     finally:
         if gc_was:
             gc.enable()

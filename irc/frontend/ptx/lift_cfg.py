@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from irc.diagnostics import note
+from irc.diagnostics import error
 from irc.ir.core import Block, BlockArg
 from irc.ir.types import BOOL
 from irc.ptx import model as P
@@ -156,8 +156,11 @@ class CfgMixin:
         for blk, name, slot in pending:
             t = labels.get(name)
             if t is None:
-                self.mc.notes.append(
-                    note("unknown-instruction", f"branch to unknown label `{name}`; treated as exit", None)
+                br = blk.term[1] if len(blk.term) > 1 and isinstance(blk.term[1], P.Instr) else None
+                self.mc.notes.append(  # ptxas rejects it; analysed as an exit
+                    error(
+                        "parse-error", f"branch to unknown label `{name}`", self.mc.span(br) if br else None
+                    )
                 )
                 t = PBlock(-1)
                 t.term = ("ret", None)

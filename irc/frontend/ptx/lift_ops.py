@@ -24,6 +24,7 @@ from irc.frontend.ptx.lift_types import (
     suffix_type,
     type_mods,
 )
+from irc.frontend.ptx.operands import int_imm
 from irc.ir.core import Value
 from irc.ir.optable import OPS
 from irc.ir.types import B32, BOOL, U32, U64, ScalarType
@@ -304,9 +305,9 @@ def _barrier_operands(L: FnLifter, ops: list[P.Operand], sc: LiftScope | None) -
     attrs: dict[str, Any] = {}
     vals: list[Value] = []
     if ops and all(isinstance(o, P.Imm) for o in ops):
-        attrs["id"] = int(ops[0].value)  # type: ignore[union-attr]
+        attrs["id"] = int_imm(ops[0], "barrier id")
         if len(ops) > 1:
-            attrs["count"] = int(ops[1].value)  # type: ignore[union-attr]
+            attrs["count"] = int_imm(ops[1], "barrier thread count")
     elif ops:
         vals = [L.val(o, U32, sc) for o in ops]
     return vals, attrs
@@ -369,7 +370,7 @@ def _h_shfl(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> b
     mask = L.val(ops[4], U32, sc)
     attrs: dict[str, Any] = {"mode": mode}
     if isinstance(ops[3], P.Imm):
-        attrs["c"] = int(ops[3].value)
+        attrs["c"] = int_imm(ops[3], "shfl clamp operand")
     r = L.b.value("shfl", [v, lane, mask], v.type, attrs)
     L.put(d, r, sc)
     if isinstance(pdest, P.Reg):

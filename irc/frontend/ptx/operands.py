@@ -1,0 +1,69 @@
+"""Operand shape errors found while lifting PTX: a diagnostic at the instruction, never a traceback.
+
+The PTX parser accepts any operand in any position (generators differ, and most instructions are only
+classified when lifted); the lifter then needs a scalar where it finds a vector, an integer where it finds
+an infinite hex float (`0f7F800000` in `add.u64`), and so on. It raises `OperandError`, which the lifter
+turns into a `parse-error` at the instruction's file:line:col (`irc.frontend.ptx.lift`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from irc.diagnostics import Diagnostic, Span, error
+from irc.ptx import model as P
+
+
+class OperandError(ValueError):
+    """A malformed operand for the instruction being lifted."""
+
+
+def int_imm(o: P.Operand, what: str = "operand") -> int:
+    """The integer value of an immediate operand (`bar.sync 1`), refusing vectors, registers where the form
+    needs an immediate, and infinite or NaN floats."""
+    if not isinstance(o, P.Imm):
+        raise OperandError(f"expected an integer immediate as the {what}, found `{o}`")
+    v = o.value
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise OperandError(f"the {what} `{o.text}` is an infinite or NaN floating-point immediate")
+        return int(v)
+    return v
+
+
+def check_int_width(v: int, bits: int, text: str) -> int:
+    """Immediates wider than the instruction's type are refused (ptxas does too)."""
+    if not -(1 << (bits - 1)) <= v < (1 << bits):
+        raise OperandError(f"the immediate `{text}` does not fit in {bits} bits")
+    return v
+
+
+def diagnostic(e: OperandError, span: Span | None) -> Diagnostic:
+    return error("parse-error", str(e), span, help="the operand does not fit this instruction")
+
+
+def immediate_ranges(ptx: P.Module, path: str, lines: list[str] | None = None) -> list[Diagnostic]:
+    """`const-error` for every immediate outside the op table's range at its PTX position
+    (`bar.sync 16`, `tcgen05.alloc ... 48`), whether or not the lifter models the instruction."""
+    from irc.ir.ranges import ptx_ranges
+
+    out = []
+    for f in ptx.functions:
+        for ins in f.instructions():
+            for pos, r in ptx_ranges(ins.opcode):
+                o = ins.operands[pos] if pos < len(ins.operands) else None
+                if not isinstance(o, P.Imm) or not isinstance(o.value, int) or r.admits(o.value):
+                    continue
+                text = lines[ins.line - 1] if lines and 0 < ins.line <= len(lines) else ""
+                col = len(text) - len(text.lstrip()) + 1
+                span = Span(path, ins.line, col, ins.line, max(col + 1, len(text.rstrip()) + 1))
+                out.append(
+                    error(
+                        "const-error",
+                        f"{ins.opcode}: {r.what} {o.value} is out of range: it must be {r.describe()}",
+                        span,
+                        help="ptxas rejects this operand",
+                    )
+                )
+                break
+    return out
