@@ -468,8 +468,16 @@ def _unwaited_paths(ctx: FunctionContext) -> list[Diagnostic]:
                     s in cfg.rpo_index and cfg.rpo_index[s] <= cfg.rpo_index[b]
                 ):  # back edge: addresses move on
                     new = {(x, k, a, e and not in_loop(x, s), w) for x, k, a, e, w in st}
+                # cp.async groups are must-pending: pending at a merge only if pending on every incoming
+                # path (`cuda::pipeline` picks its `wait_group N` through a switch on run-time counters; a
+                # may-analysis reports the path around every wait, which the counters rule out). Bulk and
+                # tensor copies stay may-pending: their producer is often one guarded thread.
                 old = state_in.get(s, frozenset())
-                merged = old | frozenset(new)
+                nf = frozenset(new)
+                if s in state_in:
+                    merged = frozenset(x for x in old | nf if x[1] != "cp" or (x in old and x in nf))
+                else:
+                    merged = nf
                 if merged != old or s not in state_in:
                     state_in[s] = merged
                     changed = True
