@@ -382,3 +382,26 @@ def test_cuda_twin_variants_match_numpy(name: str) -> None:
     # tiles, so every barrier goes through several phases.
     o, ref = run_cuda(name, 64, True, False, 300, 1, seed=5)
     assert float(np.max(np.abs(o - ref))) <= 3e-3
+
+
+@pytest.mark.parametrize("name", ["fmha_sm100_bug_parity", "fmha_sm100_bug_parity_c_poll"])
+def test_cuda_twin_fixed_parity_is_reported_by_irc_check(name: str) -> None:
+    """The injected protocol mistake (the MMA role waits on kv_full[s] with parity 0 in every round) is a
+    static finding on nvcc's PTX, in each of the two instantiations (D=64 and D=128), at the wait's source
+    line; with the polling loop written in C it is still reported (the near miss of the polling-loop rule)."""
+    from irc.compiler import check_ptx
+
+    path = CUDA / f"{name}.ptx"
+    diags = check_ptx(path.read_text(), str(path))
+    assert [d.check for d in diags] == ["mbarrier-phase", "mbarrier-phase"], [d.message for d in diags]
+    # one per instantiation: the barriers are the `bars` arrays of fmha<64> and fmha<128>
+    assert sorted("ILi64E" in d.message for d in diags) == [False, True], [d.message for d in diags]
+    assert all("wait on parity 0" in d.message for d in diags)
+
+
+def test_cuda_twin_polling_from_c_checks_clean() -> None:
+    """`while (!try_wait(bar, parity)) {}` in C is a polling loop of one wait, not a loop of rounds."""
+    from irc.compiler import check_ptx
+
+    path = CUDA / "fmha_sm100_ok_c_poll.ptx"
+    assert [f"{d.check}: {d.message}" for d in check_ptx(path.read_text(), str(path))] == []

@@ -282,11 +282,14 @@ class Eval:
 
 # --------------------------------------------------------------------------------------- loops
 def is_spin_loop(lp: Loop) -> bool:
-    """A `try_wait` polling loop (`L: try_wait p; @!p bra L`): repeats one wait, nothing else."""
+    """A `try_wait` polling loop (`L: try_wait p; @!p bra L`, or polled from C: the result through
+    `selp`/`setp` to the branch): repeats one wait, nothing else."""
     names = {op.name for b in lp.blocks for op in b.ops}
     return bool(names & set(WAIT_OPS)) and names <= {
         *WAIT_OPS,
         "not",
+        "select",
+        "cmp",
         "cbr",
         "br",
         "const",
