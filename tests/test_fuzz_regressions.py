@@ -203,3 +203,13 @@ def test_a_long_chain_of_branches_is_lifted_and_its_analysis_bounded(n: int) -> 
     notes = [d for d in diags if d.check == "not-analysed"]
     assert bool(notes) == (n > 1000)
     assert all(d.span is not None and d.span.line == 4 for d in notes)
+
+
+def test_mbarrier_parity_through_a_branch_to_the_entry_block_is_not_a_crash() -> None:
+    """Campaign find (minimised, invalid PTX kept as found): a loop whose back edge targets the entry
+    block made the mbarrier parity evaluation index past the branch arguments (IndexError). Every
+    finding must be a located diagnostic instead."""
+    path = DATA / "crash_mbarrier_phi_at_entry.ptx"
+    diags = check_ptx(path.read_text(), path.name)
+    assert diags and all(d.span is not None for d in diags if d.severity == "error")
+    assert not [d for d in diags if "internal" in d.message.lower()]

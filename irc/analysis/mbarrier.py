@@ -204,6 +204,8 @@ class Eval:
         """A block argument of a join inside an iteration: the incoming value of the path the evaluated
         branch condition selects (None when the branch is not decidable)."""
         b = a.block
+        if b is self.fn.entry:
+            return None  # a kernel parameter (also when a branch targets the entry block): unknown
         preds = self.cfg.preds.get(b, [])
         inc: list[tuple[Block, Value]] = []
         for p in preds:
@@ -212,7 +214,10 @@ class Eval:
                 return None
             for si, s in enumerate(t.successors):
                 if s is b:
-                    inc.append((p, t.succ_args[si][a.index]))
+                    args = t.succ_args[si]
+                    if a.index >= len(args):
+                        return None
+                    inc.append((p, args[a.index]))
         if not inc:
             return None
         if len({id(x) for _, x in inc}) == 1:
