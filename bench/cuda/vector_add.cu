@@ -1,0 +1,7 @@
+// CUDA equivalent of examples/vector_add.kdsl (written for bench/bench_sass.py).
+extern "C" __global__ void __launch_bounds__(128) vector_add(float* out, const float* x, const float* y, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        out[i] = x[i] + y[i];
+    }
+}
