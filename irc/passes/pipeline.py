@@ -10,11 +10,13 @@ from irc.passes.gvn import GVN
 from irc.passes.manager import Pass
 from irc.passes.simplify_cfg import SimplifyCFG
 from irc.passes.strength_reduce import StrengthReduce
+from irc.passes.widemul import WideMul
 
 
 def optimization_passes() -> list[Pass]:
     """Fresh pass instances in order: clean the CFG, fold and propagate, reduce strength (which creates
-    new constants and shifts to fold), number values, fold addresses, then remove what became dead."""
+    new constants and shifts to fold), number values, widen address products (`mul.wide`), fold
+    addresses, then remove what became dead."""
     return [
         SimplifyCFG(),
         ConstFold(),
@@ -23,6 +25,7 @@ def optimization_passes() -> list[Pass]:
         StrengthReduce(),
         ConstFold(),
         GVN(),
+        WideMul(),
         AddrFold(),
         DCE(),
         SimplifyCFG(),
