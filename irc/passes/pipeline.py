@@ -7,6 +7,7 @@ from irc.passes.constfold import ConstFold
 from irc.passes.copyprop import CopyProp
 from irc.passes.dce import DCE
 from irc.passes.gvn import GVN
+from irc.passes.hoist import Hoist
 from irc.passes.manager import Pass
 from irc.passes.simplify_cfg import SimplifyCFG
 from irc.passes.strength_reduce import StrengthReduce
@@ -15,8 +16,8 @@ from irc.passes.widemul import WideMul
 
 def optimization_passes() -> list[Pass]:
     """Fresh pass instances in order: clean the CFG, fold and propagate, reduce strength (which creates
-    new constants and shifts to fold), number values, widen address products (`mul.wide`), fold
-    addresses, then remove what became dead."""
+    new constants and shifts to fold), hoist loop-invariant and guarded integer arithmetic, number
+    values, widen address products (`mul.wide`), fold addresses, then remove what became dead."""
     return [
         SimplifyCFG(),
         ConstFold(),
@@ -24,6 +25,7 @@ def optimization_passes() -> list[Pass]:
         SimplifyCFG(),
         StrengthReduce(),
         ConstFold(),
+        Hoist(),
         GVN(),
         WideMul(),
         AddrFold(),
