@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from irc.passes.addrfold import AddrFold
+from irc.passes.addrsplit import AddrSplit
 from irc.passes.constfold import ConstFold
 from irc.passes.copyprop import CopyProp
 from irc.passes.dce import DCE
@@ -17,7 +18,8 @@ from irc.passes.widemul import WideMul
 def optimization_passes() -> list[Pass]:
     """Fresh pass instances in order: clean the CFG, fold and propagate, reduce strength (which creates
     new constants and shifts to fold), hoist loop-invariant and guarded integer arithmetic, number
-    values, widen address products (`mul.wide`), fold addresses, then remove what became dead."""
+    values, widen address products (`mul.wide`), split constant offsets off addresses (hoisting
+    and numbering the shared bases again), fold addresses, then remove what became dead."""
     return [
         SimplifyCFG(),
         ConstFold(),
@@ -28,6 +30,9 @@ def optimization_passes() -> list[Pass]:
         Hoist(),
         GVN(),
         WideMul(),
+        AddrSplit(),
+        Hoist(),
+        GVN(),
         AddrFold(),
         DCE(),
         SimplifyCFG(),
