@@ -7,6 +7,7 @@ from irc.passes.addrsplit import AddrSplit
 from irc.passes.constfold import ConstFold
 from irc.passes.copyprop import CopyProp
 from irc.passes.dce import DCE
+from irc.passes.fdiv import FloatDiv
 from irc.passes.gvn import GVN
 from irc.passes.hoist import Hoist
 from irc.passes.manager import Pass
@@ -17,7 +18,7 @@ from irc.passes.widemul import WideMul
 
 def optimization_passes() -> list[Pass]:
     """Fresh pass instances in order: clean the CFG, fold and propagate, reduce strength (which creates
-    new constants and shifts to fold), hoist loop-invariant and guarded integer arithmetic, number
+    new constants and shifts to fold) and float division by powers of two, hoist loop-invariant and guarded integer arithmetic, number
     values, widen address products (`mul.wide`), split constant offsets off addresses (hoisting
     and numbering the shared bases again), fold addresses, then remove what became dead."""
     return [
@@ -26,6 +27,7 @@ def optimization_passes() -> list[Pass]:
         CopyProp(),
         SimplifyCFG(),
         StrengthReduce(),
+        FloatDiv(),
         ConstFold(),
         Hoist(),
         GVN(),
