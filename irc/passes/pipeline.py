@@ -11,6 +11,7 @@ from irc.passes.fdiv import FloatDiv
 from irc.passes.gvn import GVN
 from irc.passes.hoist import Hoist
 from irc.passes.manager import Pass
+from irc.passes.rangefold import RangeFold
 from irc.passes.simplify_cfg import SimplifyCFG
 from irc.passes.strength_reduce import StrengthReduce
 from irc.passes.widemul import WideMul
@@ -18,7 +19,8 @@ from irc.passes.widemul import WideMul
 
 def optimization_passes() -> list[Pass]:
     """Fresh pass instances in order: clean the CFG, fold and propagate, reduce strength (which creates
-    new constants and shifts to fold) and float division by powers of two, hoist loop-invariant and guarded integer arithmetic, number
+    new constants and shifts to fold) and float division by powers of two,
+    decide comparisons from launch bounds, hoist loop-invariant and guarded integer arithmetic, number
     values, widen address products (`mul.wide`), split constant offsets off addresses (hoisting
     and numbering the shared bases again), fold addresses, then remove what became dead."""
     return [
@@ -29,6 +31,7 @@ def optimization_passes() -> list[Pass]:
         StrengthReduce(),
         FloatDiv(),
         ConstFold(),
+        RangeFold(),
         Hoist(),
         GVN(),
         WideMul(),
