@@ -47,7 +47,7 @@ EXAMPLES: dict[str, tuple[Path | None, dict[str, str]]] = {
     ),
     "mma_gemm_sm80": (CUDA / "mma_gemm_sm80.cu", {"mma_gemm_sm80": "mma_gemm_sm80"}),
     "flash_attention_tc": (CUDA / "flash_attention_tc.cu", {"flash_attention_tc": "flash_attention_tc"}),
-    "tma_gemm_sm100": (None, {"tma_gemm_sm100": ""}),
+    "tma_gemm_sm100": (CUDA / "tma_gemm_sm100.cu", {"tma_gemm_sm100": "tma_gemm_sm100"}),
     "fmha_sm100": (ROOT / "tests" / "data" / "fmha" / "fmha_sm100.cu", {"fmha_sm100": "fmha_sm100_d64"}),
 }
 
