@@ -114,7 +114,9 @@ class _Grammar:
 
     def __init__(self) -> None:
         text = grammar_text()
-        self.lark = Lark(text, parser="lalr", lexer="basic", maybe_placeholders=True, cache=_tables_cache(text))
+        self.lark = Lark(
+            text, parser="lalr", lexer="basic", maybe_placeholders=True, cache=_tables_cache(text)
+        )
         conf = self.lark.parse_interactive().parser_state.parse_conf
         self.states = conf.states
         self.start_state = conf.start_state
