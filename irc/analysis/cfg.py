@@ -23,10 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import networkx as nx
-
 from irc import limits
 from irc.ir.core import Block, Function
+from irc.ir.graphs import immediate_dominators, sink_components, strongly_connected_components
 
 
 class AnalysisBudgetExceeded(Exception):
@@ -143,14 +142,8 @@ class CFG:
         return b in self.reachable
 
     def _compute_dominators(self) -> None:
-        g = nx.DiGraph()
-        g.add_node(self.entry)
-        for b in self.rpo:
-            for s in self.succs[b]:
-                g.add_edge(b, s)
-        idom = nx.immediate_dominators(g, self.entry)
+        idom = immediate_dominators(self.entry, self.succs.__getitem__)
         self.idom: dict[Block, Block | None] = {b: idom.get(b) for b in self.rpo}
-        self.idom[self.entry] = None  # newer networkx omits the start node; older maps it to itself
 
     def dominates(self, a: Block, b: Block) -> bool:
         """Whether `a` dominates `b` (reflexive)."""
@@ -209,27 +202,18 @@ class CFG:
         stuck = [b for b in self.rpo if b not in reach]
         self.fake_exit: set[Block] = set()
         if stuck:
-            sg = nx.DiGraph()
-            sg.add_nodes_from(stuck)
-            stuck_set = set(stuck)
-            for b in stuck:
-                for s in psucc[b]:
-                    if s in stuck_set:
-                        sg.add_edge(b, s)
-            cond = nx.condensation(sg)
-            for c in cond.nodes:
-                if cond.out_degree(c) == 0:
-                    members = cond.nodes[c]["members"]
-                    last = max(members, key=lambda x: self.rpo_index[x])
-                    self.fake_exit.add(last)
-                    psucc[last].append(EXIT)
+            for members in sink_components(stuck, psucc.__getitem__):
+                last = max(members, key=lambda x: self.rpo_index[x])
+                self.fake_exit.add(last)
+                psucc[last].append(EXIT)
         self.pdom_succs = psucc
-        g = nx.DiGraph()
-        g.add_node(EXIT)
+        rsucc: dict[Node, list[Block]] = {EXIT: []}
+        for b in self.rpo:
+            rsucc.setdefault(b, [])
         for b, ss in psucc.items():
             for s in ss:
-                g.add_edge(s, b)  # reversed
-        ipdom = nx.immediate_dominators(g, EXIT)
+                rsucc[s].append(b)  # reversed
+        ipdom = immediate_dominators(EXIT, rsucc.__getitem__)
         self.ipdom: dict[Node, Node | None] = {b: ipdom.get(b) for b in self.rpo}
         self.ipdom[EXIT] = None
 
@@ -366,16 +350,15 @@ class CFG:
                         lp.exits.append((u, s))
 
     def _find_loops(self, nodes: set[Block], cut: set[tuple[Block, Block]], parent: Loop | None) -> None:
-        g = nx.DiGraph()
-        g.add_nodes_from(nodes)
-        for u in nodes:
-            for s in self.succs[u]:
-                if s in nodes and (u, s) not in cut:
-                    g.add_edge(u, s)
-        for comp in nx.strongly_connected_components(g):
+        inner: dict[Block, list[Block]] = {
+            u: [s for s in self.succs[u] if s in nodes and (u, s) not in cut] for u in nodes
+        }
+        for comp in strongly_connected_components(
+            sorted(nodes, key=self.rpo_index.__getitem__), inner.__getitem__
+        ):
             if len(comp) == 1:
                 (n,) = tuple(comp)
-                if not g.has_edge(n, n):
+                if n not in inner[n]:
                     continue
             comp = set(comp)
             headers = [b for b in comp if b is self.entry or any(p not in comp for p in self.preds[b])]
