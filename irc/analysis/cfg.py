@@ -98,6 +98,8 @@ class CFG:
         self.succs: dict[Block, list[Block]] = {}
         self.preds: dict[Block, list[Block]] = {}
         self.steps_left = limits.get("analysis_steps_per_block") * (len(fn.blocks) + 100)
+        self._dom_iv: dict | None = None  # interval numbers of the (post-)dominator trees, on first query
+        self._pdom_iv: dict | None = None
         self._compute_reachable()
         self._compute_dominators()
         self._compute_abort()
@@ -146,13 +148,15 @@ class CFG:
         self.idom: dict[Block, Block | None] = {b: idom.get(b) for b in self.rpo}
 
     def dominates(self, a: Block, b: Block) -> bool:
-        """Whether `a` dominates `b` (reflexive)."""
-        x: Block | None = b
-        while x is not None:
-            if x is a:
-                return True
-            x = self.idom.get(x)
-        return False
+        """Whether `a` dominates `b` (reflexive). O(1): b's interval of the dominator tree nests in a's (a
+        walk up the idom chain per query is quadratic on long straight-line code)."""
+        iv = self._dom_iv
+        if iv is None:
+            iv = self._dom_iv = _tree_intervals(self.idom)
+        if a is b:
+            return True
+        ia, ib = iv.get(a), iv.get(b)
+        return ia is not None and ib is not None and ia[0] <= ib[0] and ib[1] <= ia[1]
 
     def _compute_abort(self) -> None:
         """Blocks from which every path ends in `trap` (backward fixpoint)."""
@@ -218,13 +222,14 @@ class CFG:
         self.ipdom[EXIT] = None
 
     def post_dominates(self, a: Node, b: Node) -> bool:
-        """Whether `a` post-dominates `b` (reflexive)."""
-        x: Node | None = b
-        while x is not None:
-            if x is a:
-                return True
-            x = self.ipdom.get(x)
-        return False
+        """Whether `a` post-dominates `b` (reflexive); O(1) like `dominates`."""
+        iv = self._pdom_iv
+        if iv is None:
+            iv = self._pdom_iv = _tree_intervals(self.ipdom)
+        if a is b:
+            return True
+        ia, ib = iv.get(a), iv.get(b)
+        return ia is not None and ib is not None and ia[0] <= ib[0] and ib[1] <= ia[1]
 
     # -- control dependence ------------------------------------------------------------------------
     def _compute_control_dependence(self) -> None:
@@ -388,4 +393,34 @@ def _distinct_nodes(nodes: list[Node]) -> list[Node]:
     for n in nodes:
         if not any(n is o for o in out):
             out.append(n)
+    return out
+
+
+def _tree_intervals(parent: dict) -> dict:
+    """node -> (preorder, postorder) numbers of the tree given by `parent` (roots map to None): `a` is an
+    ancestor of `b` (or `b` itself) iff b's interval nests in a's. Iterative, so deep trees are fine."""
+    kids: dict = {}
+    roots = []
+    for n, p in parent.items():
+        if p is None:
+            roots.append(n)
+        else:
+            kids.setdefault(p, []).append(n)
+    out: dict = {}
+    clock = 0
+    for r in roots:
+        pre = {r: clock}
+        stack = [(r, iter(kids.get(r, ())))]
+        while stack:
+            node, it = stack[-1]
+            child = next(it, None)
+            if child is None:
+                stack.pop()
+                clock += 1
+                out[node] = (pre[node], clock)
+            else:
+                clock += 1
+                pre[child] = clock
+                stack.append((child, iter(kids.get(child, ()))))
+        clock += 1
     return out
