@@ -213,3 +213,42 @@ def test_mbarrier_parity_through_a_branch_to_the_entry_block_is_not_a_crash() ->
     diags = check_ptx(path.read_text(), path.name)
     assert diags and all(d.span is not None for d in diags if d.severity == "error")
     assert not [d for d in diags if "internal" in d.message.lower()]
+
+
+def _repeat_line(path: Path, line: str, n: int) -> str:
+    """`path` with the first occurrence of `line` repeated `n` times (the campaign's growth mutation)."""
+    text = path.read_text()
+    i = text.index(line)
+    return text[:i] + line * n + text[i + len(line) :]
+
+
+def test_a_long_chain_of_one_register_is_not_a_recursion_error() -> None:
+    """Campaign find: 1,000 `add.s32 %r21, %r21, 1;` in a row made `shared-race`'s per-thread evaluation
+    recurse 1,000 deep (RecursionError). Past its depth budget a value is unknown: not analysed."""
+    path = Path(__file__).parent / "data/ptx/nvcc/ok_warp_specialized_named_barrier.sm_100a.ptx"
+    text = _repeat_line(path, "\tadd.s32 \t%r21, %r21, 1;\n", 1000)
+    diags = check_ptx(text, path.name)  # raised RecursionError before
+    assert [d for d in diags if d.severity == "error"] == []
+
+
+def test_spin_loop_facts_are_computed_once_per_loop() -> None:
+    """Campaign find (a hang): 20,000 `try_wait` polls in one loop made `is_spin_loop` rescan the loop
+    for every wait (quadratic). The answer is kept on the loop."""
+    from irc.analysis.cfg import CFG
+    from irc.analysis.mbarrier import is_spin_loop
+    from irc.frontend.ptx.lift import lift_module
+    from irc.frontend.ptx.parser import parse_ptx
+
+    text = (Path(__file__).parent / "data/async/ok_tma_ring.sm_100a.ptx").read_text()
+    mod, _ = lift_module(parse_ptx(text, "r.ptx"), text)
+    loops = [lp for f in mod.functions for lp in CFG(f).loops]
+    first = [is_spin_loop(lp) for lp in loops]
+    assert loops and any(first)
+
+    class Exploding(set):
+        def __iter__(self):  # a second scan of the loop's blocks
+            raise AssertionError("is_spin_loop scanned the loop again")
+
+    for lp, was in zip(loops, first):
+        lp.blocks = Exploding(lp.blocks)
+        assert is_spin_loop(lp) == was

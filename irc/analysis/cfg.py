@@ -50,7 +50,7 @@ Node = Block | _Exit
 class Loop:
     """A cycle of the loop nesting forest: `headers` (one for natural loops) and its `blocks`."""
 
-    __slots__ = ("headers", "blocks", "parent", "children", "exits", "depth")
+    __slots__ = ("headers", "blocks", "parent", "children", "exits", "depth", "memo")
 
     def __init__(self, headers: list[Block], blocks: set[Block], parent: Loop | None):
         self.headers = headers
@@ -59,6 +59,7 @@ class Loop:
         self.children: list[Loop] = []
         self.exits: list[tuple[Block, Block]] = []  # edges (inside, outside)
         self.depth = 0 if parent is None else parent.depth + 1
+        self.memo: dict[str, object] = {}  # per-loop facts analyses compute once (e.g. "spin")
 
     @property
     def header(self) -> Block:

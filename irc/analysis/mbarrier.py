@@ -289,8 +289,11 @@ class Eval:
 def is_spin_loop(lp: Loop) -> bool:
     """A `try_wait` polling loop (`L: try_wait p; @!p bra L`, or polled from C: the result through
     `selp`/`setp` to the branch): repeats one wait, nothing else."""
+    hit = lp.memo.get("spin")
+    if hit is not None:
+        return bool(hit)
     names = {op.name for b in lp.blocks for op in b.ops}
-    return bool(names & set(WAIT_OPS)) and names <= {
+    r = bool(names & set(WAIT_OPS)) and names <= {
         *WAIT_OPS,
         "not",
         "select",
@@ -301,6 +304,8 @@ def is_spin_loop(lp: Loop) -> bool:
         *_CASTS,
         "opaque",
     }
+    lp.memo["spin"] = r  # once per loop: a function with 20,000 waits asks once per wait
+    return r
 
 
 def iteration_loop(cfg: CFG, b: Block) -> Loop | None:

@@ -36,6 +36,7 @@ MAX_ACCESSES = 400  # larger kernels are not analysed (cost)
 MAX_BLOCKS = 3000
 DEFAULT_BLOCK = (64, 1, 1)  # threads assumed when no launch bound is known (ntid stays unknown)
 SYM_SPACING = 1 << 22
+MAX_EVAL_DEPTH = 200  # nested value evaluations (recursion) before a value is unknown
 
 
 class _Numpy:
@@ -228,6 +229,7 @@ class ThreadEval:
         """`facts`: a callable returning the uniformity facts (computed only if a loop bound is unknown)."""
         self.fn, self.cfg, self._facts = fn, cfg, facts
         self.dims, self.ntid_known = dims, ntid_known
+        self._depth = 0
         bx, by, bz = dims
         self.n = bx * by * bz
         lin = np.arange(self.n, dtype=np.int64)
@@ -269,7 +271,13 @@ class ThreadEval:
         if key in self.memo:
             return self.memo[key]
         self.memo[key] = None  # cycles (unreachable in SSA, but be safe) evaluate to unknown
-        r = self._value(v, ctx)
+        if self._depth >= MAX_EVAL_DEPTH:
+            return None  # a chain deeper than this (1,000 `add %r, %r, 1` in a row) is not analysed
+        self._depth += 1
+        try:
+            r = self._value(v, ctx)
+        finally:
+            self._depth -= 1
         self.memo[key] = r
         return r
 

@@ -299,9 +299,17 @@ def check_uninit(ctx: FunctionContext) -> list[Diagnostic]:
     if pr.opaque:
         return out
     cfg = ctx.cfg
+    pos: dict[int, int] = {}  # op -> index in its block (one pass per block, not a list search per use)
+
+    def where(u: Op) -> tuple[int, int]:
+        if id(u) not in pos:
+            for i, x in enumerate(u.block.ops):  # type: ignore[union-attr]
+                pos[id(x)] = i
+        return (cfg.rpo_index.get(u.block, 0), pos[id(u)])
+
     for o in pr.objects.values():
         uses = [u for u in o.arrives + o.waits + o.copies + o.announces if u.block is not None]
-        uses.sort(key=lambda u: (cfg.rpo_index.get(u.block, 0), u.block.ops.index(u)))  # type: ignore[union-attr]
+        uses.sort(key=where)
         if not uses:
             continue
         if not o.inits:

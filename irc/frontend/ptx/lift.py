@@ -133,6 +133,10 @@ def shared_bytes(f: P.Function, gvars) -> dict[str, int]:  # type: ignore[no-unt
     return out
 
 
+#: Statements above which lifting runs on a deep stack (`run_deep`).
+_DEEP_STATEMENTS = 4000
+
+
 class FnLifter(CfgMixin, SsaMixin):
     """Lifts one PTX function: CFG and predication (`CfgMixin`), SSA (`SsaMixin`), ops (`lift_ops`)."""
 
@@ -542,8 +546,13 @@ def lift_module(ptx: P.Module, source: str | None = None) -> tuple[Module, list[
 
     try:
         # SSA construction recurses along chains of blocks (20,000 branches in a row is legal PTX): run it
-        # with a deep stack; deeper still is a limit-error, not a RecursionError.
-        run_deep(lift_all, span=Span.point(ptx.path, 1, 1))
+        # with a deep stack; deeper still is a limit-error, not a RecursionError. A thread with a big
+        # stack costs ~2 ms, which per-function checking of a 30 MB file pays thousands of times: small
+        # modules (the recursion limit above covers their chains) run inline.
+        if sum(len(f.body or ()) for f in ptx.functions) > _DEEP_STATEMENTS:
+            run_deep(lift_all, span=Span.point(ptx.path, 1, 1))
+        else:
+            lift_all()
     finally:
         if gc_was:
             gc.enable()
