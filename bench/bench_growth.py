@@ -13,6 +13,7 @@ fitted exponent is the least-squares slope of log(time) over log(lines); linear 
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import statistics
 import sys
@@ -72,6 +73,7 @@ def fit_exponent(xs: list[float], ys: list[float]) -> float:
 
 
 def compile_once(src: str) -> float:
+    gc.collect()  # untimed: the previous (maybe 32x) module's cycles are not charged to this compile
     t0 = time.perf_counter()
     compile_kdsl(src, "growth.kdsl", CompileOptions(arch="sm_80"))
     return time.perf_counter() - t0
