@@ -173,16 +173,22 @@ def _footer(diag: Diagnostic, pad: str, paint: _Paint) -> list[str]:
     return out
 
 
-_LINES: list[tuple[str, list[str]]] = []  # the last source split into lines
+_LINES: dict[int, tuple[str, list[str]]] = {}  # recent sources split into lines (by identity)
+_READ: dict[str, str | None] = {}  # files named by spans but not given to the renderer (.cu via .loc)
+_KEEP = 8
 
 
 def _split_lines(text: str) -> list[str]:
-    """`text.splitlines()`, reused while the same source is rendered: a 30 MB PTX file with hundreds of
-    findings would otherwise be split once per finding (quadratic)."""
-    if _LINES and _LINES[0][0] is text:
-        return _LINES[0][1]
-    _LINES[:] = [(text, text.splitlines())]
-    return _LINES[0][1]
+    """`text.splitlines()`, reused while the same sources are rendered: a 30 MB PTX file with hundreds of
+    findings would otherwise be split once per finding (quadratic). A finding mapped through `.loc` names
+    both the PTX and the .cu, so a few sources are kept, not just the last."""
+    hit = _LINES.get(id(text))
+    if hit is not None and hit[0] is text:
+        return hit[1]
+    if len(_LINES) >= _KEEP:
+        _LINES.pop(next(iter(_LINES)))
+    _LINES[id(text)] = (text, text.splitlines())
+    return _LINES[id(text)][1]
 
 
 def _render_one(diag: Diagnostic, sources: Mapping[str, str], paint: _Paint) -> str:
@@ -291,12 +297,24 @@ def _render_one(diag: Diagnostic, sources: Mapping[str, str], paint: _Paint) -> 
 
 
 def _read_source(path: str) -> str | None:
-    """A source file named by a span but not given to the renderer, when it is readable."""
+    """A source file named by a span but not given to the renderer, when it is readable (read once per
+    process: hundreds of findings map to the same few .cu files)."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read()
+        st = os.stat(path)
     except OSError:
         return None
+    key = f"{path}\0{st.st_mtime_ns}\0{st.st_size}"  # a rewritten file is read again
+    if key in _READ:
+        return _READ[key]
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text: str | None = fh.read()
+    except OSError:
+        text = None
+    if len(_READ) >= 64:
+        _READ.clear()
+    _READ[key] = text
+    return text
 
 
 def render_text(diags: Iterable[Diagnostic], sources: Mapping[str, str], color: bool = False) -> str:
