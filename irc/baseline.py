@@ -11,7 +11,6 @@ legacy finding does not resurrect it. The same value goes to SARIF `partialFinge
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections import Counter
@@ -43,6 +42,12 @@ def _norm(text: str) -> str:
     return " ".join(text.split("//", 1)[0].split())
 
 
+def _digest(text: str) -> str:
+    import hashlib  # here, not at the top: a clean run computes no fingerprint and skips the import
+
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
 def fingerprints(diags: Iterable[Diagnostic], sources: Mapping[str, str]) -> list[str]:
     """One fingerprint per diagnostic, in order (equal findings on equal lines get distinct ordinals)."""
     split: dict[str, list[str]] = {}
@@ -61,7 +66,7 @@ def fingerprints(diags: Iterable[Diagnostic], sources: Mapping[str, str]) -> lis
             text = lines[s.line - 1] if 0 < s.line <= len(lines) else d.message
             base = f"{d.check}\x00{_kernel_at(lines, s.line)}\x00{_norm(text)}"
         seen[(file, base)] += 1
-        h = hashlib.sha256(f"{base}\x00{seen[(file, base)]}".encode()).hexdigest()[:32]
+        h = _digest(f"{base}\x00{seen[(file, base)]}")
         out.append(h)
     return out
 

@@ -95,7 +95,13 @@ def analyze(module: Module, arch: str, sources: dict[str, str]) -> list[Diagnost
 def compile_kdsl(text: str, path: str, opts: CompileOptions | None = None) -> CompileResult:
     """Compile .kdsl source to PTX. Raises CompileError (with every diagnostic found so far) when the
     source, the analyzer or the target-dependent backend checks have errors. `// irc: allow(...)` comments
-    apply to the analyzer's and the backend's findings alike."""
+    apply to the analyzer's and the backend's findings alike. The cyclic garbage collector is paused
+    meanwhile (see `gc_paused`): its re-scans of the growing IR made compile time superlinear in size."""
+    with gc_paused():
+        return _compile_kdsl(text, path, opts)
+
+
+def _compile_kdsl(text: str, path: str, opts: CompileOptions | None) -> CompileResult:
     from irc import suppress
     from irc.backends.ptx.emit import compile_module
 

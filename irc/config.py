@@ -29,10 +29,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+
+def _toml() -> Any:
+    """The TOML reader, imported only when there is a file to read (most runs have none: a few ms)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+    return tomllib
+
 
 #: Checks whose findings mean "this does not compile": they cannot be disabled or downgraded.
 FRONTEND_ERRORS = frozenset(
@@ -146,6 +151,7 @@ def find_config(start: Path | None = None) -> Path | None:
             return f
         f = cur / "pyproject.toml"
         if f.is_file():
+            tomllib = _toml()
             try:
                 data = tomllib.loads(f.read_text(encoding="utf-8"))
             except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
@@ -239,6 +245,7 @@ def load_config(path: Path | None = None, start: Path | None = None) -> Config:
     path = path or find_config(start)
     if path is None:
         return Config(root=(start or Path.cwd()).resolve())
+    tomllib = _toml()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

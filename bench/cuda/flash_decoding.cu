@@ -1,52 +1,34 @@
-// CUDA equivalent of examples/flash_decoding.kdsl (written for bench/bench_sass.py).
-#ifndef HEAD_DIM
-#define HEAD_DIM 64u
-#endif
-#define DIMS_PER_LANE (HEAD_DIM / 32)
+// CUDA equivalent of examples/flash_decoding.kdsl: split-K flash decoding, one warp per chunk of one head
+// of one sequence (grouped-query attention), then a reduction of the chunks' partial results.
+#define HEAD_DIM 64
+#define DPL (HEAD_DIM / 32)
 #define LOG2E 1.4426950408889634f
 
-__device__ __forceinline__ float warp_sum(float v) {
-    for (int d = 16; d >= 1; d /= 2) v += __shfl_xor_sync(0xffffffffu, v, d);
-    return v;
-}
-
 extern "C" __global__ void __launch_bounds__(32)
-flash_decoding_chunk(float* partial, const float* q, float* const* k_ptrs, float* const* v_ptrs,
-                     const unsigned* seq_lens, unsigned num_heads, unsigned num_kv_heads, unsigned max_len,
-                     unsigned chunk_size, float scale) {
-    unsigned lane = threadIdx.x & 31;
-    unsigned chunk = blockIdx.x, head = blockIdx.y, b = blockIdx.z;
-    unsigned len = seq_lens[b];
-    unsigned kv_head = head * num_kv_heads / num_heads;
-    const float* kc = k_ptrs[b] + kv_head * max_len * HEAD_DIM;
-    const float* vc = v_ptrs[b] + kv_head * max_len * HEAD_DIM;
-    const float* qh = q + (b * num_heads + head) * HEAD_DIM;
-    float qv[DIMS_PER_LANE], acc[DIMS_PER_LANE];
-#pragma unroll
-    for (unsigned j = 0; j < DIMS_PER_LANE; j++) {
-        qv[j] = qh[lane + j * 32] * scale;
-        acc[j] = 0.0f;
+flash_decoding_chunk(float* partial, const float* q, float* const* k_ptrs, float* const* v_ptrs, const unsigned* lens,
+                     unsigned num_heads, unsigned num_kv_heads, unsigned max_len, unsigned chunk, float scale) {
+    unsigned c = blockIdx.x, h = blockIdx.y, b = blockIdx.z, lane = threadIdx.x;
+    unsigned num_chunks = gridDim.x, kvh = h * num_kv_heads / num_heads, len = lens[b];
+    const float* kh = k_ptrs[b] + (size_t)kvh * max_len * HEAD_DIM;
+    const float* vh = v_ptrs[b] + (size_t)kvh * max_len * HEAD_DIM;
+    float qv[DPL], acc[DPL];
+    for (int e = 0; e < DPL; e++) {
+        qv[e] = q[(b * num_heads + h) * HEAD_DIM + lane + 32 * e] * scale * LOG2E;
+        acc[e] = 0.0f;
     }
-    unsigned start = chunk * chunk_size;
-    unsigned end = min(start + chunk_size, len);
-    float m = -INFINITY, l = 0.0f;
-    for (unsigned t = start; t < end; t++) {
-        float part = 0.0f;
-#pragma unroll
-        for (unsigned j = 0; j < DIMS_PER_LANE; j++) part += qv[j] * kc[t * HEAD_DIM + lane + j * 32];
-        float s = warp_sum(part);
-        float m_old = m;
-        m = fmaxf(m, s);
-        float alpha = exp2f((m_old - m) * LOG2E);
-        float p = exp2f((s - m) * LOG2E);
-        l = l * alpha + p;
-#pragma unroll
-        for (unsigned j = 0; j < DIMS_PER_LANE; j++) acc[j] = acc[j] * alpha + p * vc[t * HEAD_DIM + lane + j * 32];
+    float m = -__int_as_float(0x7f800000), l = 0.0f;
+    unsigned end = min(len, (c + 1) * chunk);
+    for (unsigned t = c * chunk; t < end; t++) {
+        float s = 0.0f;
+        for (int e = 0; e < DPL; e++) s += qv[e] * kh[t * HEAD_DIM + lane + 32 * e];
+        for (int d = 16; d >= 1; d /= 2) s += __shfl_xor_sync(0xffffffffu, s, d);
+        float mn = fmaxf(m, s), a = exp2f(m - mn), p = exp2f(s - mn);
+        l = l * a + p;
+        for (int e = 0; e < DPL; e++) acc[e] = acc[e] * a + p * vh[t * HEAD_DIM + lane + 32 * e];
+        m = mn;
     }
-    float* dst = partial + ((b * num_heads + head) * gridDim.x + chunk) * (HEAD_DIM + 2);
-    float inv = l > 0.0f ? 1.0f / l : 0.0f;
-#pragma unroll
-    for (unsigned j = 0; j < DIMS_PER_LANE; j++) dst[lane + j * 32] = acc[j] * inv;
+    float* dst = partial + ((size_t)(b * num_heads + h) * num_chunks + c) * (HEAD_DIM + 2);
+    for (int e = 0; e < DPL; e++) dst[lane + 32 * e] = acc[e];
     if (lane == 0) {
         dst[HEAD_DIM] = m;
         dst[HEAD_DIM + 1] = l;
@@ -55,26 +37,16 @@ flash_decoding_chunk(float* partial, const float* q, float* const* k_ptrs, float
 
 extern "C" __global__ void __launch_bounds__(32)
 flash_decoding_reduce(float* out, const float* partial, unsigned num_heads, unsigned num_chunks) {
-    unsigned lane = threadIdx.x & 31;
-    unsigned head = blockIdx.x, b = blockIdx.y;
-    const float* base = partial + (b * num_heads + head) * num_chunks * (HEAD_DIM + 2);
-    float gm = -INFINITY;
-    for (unsigned c = 0; c < num_chunks; c++) gm = fmaxf(gm, base[c * (HEAD_DIM + 2) + HEAD_DIM]);
-    float acc[DIMS_PER_LANE];
-#pragma unroll
-    for (unsigned j = 0; j < DIMS_PER_LANE; j++) acc[j] = 0.0f;
-    float total = 0.0f;
-    if (gm > -INFINITY) {
-        for (unsigned c = 0; c < num_chunks; c++) {
-            const float* p = base + c * (HEAD_DIM + 2);
-            float w = p[HEAD_DIM + 1] * exp2f((p[HEAD_DIM] - gm) * LOG2E);
-            total += w;
-#pragma unroll
-            for (unsigned j = 0; j < DIMS_PER_LANE; j++) acc[j] += w * p[lane + j * 32];
-        }
+    unsigned h = blockIdx.x, b = blockIdx.y, lane = threadIdx.x;
+    const float* src = partial + (size_t)(b * num_heads + h) * num_chunks * (HEAD_DIM + 2);
+    float m = -__int_as_float(0x7f800000);
+    for (unsigned c = 0; c < num_chunks; c++) m = fmaxf(m, src[c * (HEAD_DIM + 2) + HEAD_DIM]);
+    float l = 0.0f, acc[DPL] = {};
+    for (unsigned c = 0; c < num_chunks; c++) {
+        const float* p = src + c * (HEAD_DIM + 2);
+        float a = p[HEAD_DIM + 1] > 0.0f ? exp2f(p[HEAD_DIM] - m) : 0.0f;
+        l += a * p[HEAD_DIM + 1];
+        for (int e = 0; e < DPL; e++) acc[e] += a * p[lane + 32 * e];
     }
-    float inv = total > 0.0f ? 1.0f / total : 0.0f;
-    float* o = out + (b * num_heads + head) * HEAD_DIM;
-#pragma unroll
-    for (unsigned j = 0; j < DIMS_PER_LANE; j++) o[lane + j * 32] = acc[j] * inv;
+    for (int e = 0; e < DPL; e++) out[(b * num_heads + h) * HEAD_DIM + lane + 32 * e] = l > 0.0f ? acc[e] / l : 0.0f;
 }

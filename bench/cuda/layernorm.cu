@@ -1,18 +1,13 @@
-// CUDA equivalent of examples/layernorm.kdsl (written for bench/bench_sass.py).
+// CUDA equivalent of examples/layernorm.kdsl: y = (x - mean) / sqrt(var + eps) * gamma + beta per row.
 #define EPS 0.00001f
 
-__device__ __forceinline__ float warp_sum(float v) {
-    for (int d = 16; d >= 1; d /= 2) v += __shfl_xor_sync(0xffffffffu, v, d);
-    return v;
-}
-
 __device__ __forceinline__ float block_sum(float v, float* red) {
-    float s = warp_sum(v);
-    if ((threadIdx.x & 31) == 0) red[threadIdx.x / 32] = s;
+    for (int d = 16; d >= 1; d /= 2) v += __shfl_xor_sync(0xffffffffu, v, d);
+    if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = v;
     __syncthreads();
-    float total = red[0] + red[1] + red[2] + red[3];
+    float t = red[0] + red[1] + red[2] + red[3];
     __syncthreads();
-    return total;
+    return t;
 }
 
 extern "C" __global__ void __launch_bounds__(128)
@@ -22,12 +17,12 @@ layernorm(float* y, const float* x, const float* gamma, const float* beta, unsig
     float s = 0.0f;
     for (unsigned i = threadIdx.x; i < n; i += 128) s += row[i];
     float mean = block_sum(s, red) / (float)n;
-    float ss = 0.0f;
+    float v = 0.0f;
     for (unsigned i = threadIdx.x; i < n; i += 128) {
         float d = row[i] - mean;
-        ss += d * d;
+        v += d * d;
     }
-    float rstd = rsqrtf(block_sum(ss, red) / (float)n + EPS);
-    float* out = y + blockIdx.x * n;
-    for (unsigned i = threadIdx.x; i < n; i += 128) out[i] = (row[i] - mean) * rstd * gamma[i] + beta[i];
+    float rstd = rsqrtf(block_sum(v, red) / (float)n + EPS);
+    float* dst = y + blockIdx.x * n;
+    for (unsigned i = threadIdx.x; i < n; i += 128) dst[i] = (row[i] - mean) * rstd * gamma[i] + beta[i];
 }

@@ -23,10 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import networkx as nx
-
 from irc import limits
 from irc.ir.core import Block, Function
+from irc.ir.graphs import immediate_dominators, sink_components, strongly_connected_components
 
 
 class AnalysisBudgetExceeded(Exception):
@@ -100,6 +99,8 @@ class CFG:
         self.succs: dict[Block, list[Block]] = {}
         self.preds: dict[Block, list[Block]] = {}
         self.steps_left = limits.get("analysis_steps_per_block") * (len(fn.blocks) + 100)
+        self._dom_iv: dict | None = None  # interval numbers of the (post-)dominator trees, on first query
+        self._pdom_iv: dict | None = None
         self._compute_reachable()
         self._compute_dominators()
         self._compute_abort()
@@ -144,23 +145,19 @@ class CFG:
         return b in self.reachable
 
     def _compute_dominators(self) -> None:
-        g = nx.DiGraph()
-        g.add_node(self.entry)
-        for b in self.rpo:
-            for s in self.succs[b]:
-                g.add_edge(b, s)
-        idom = nx.immediate_dominators(g, self.entry)
+        idom = immediate_dominators(self.entry, self.succs.__getitem__)
         self.idom: dict[Block, Block | None] = {b: idom.get(b) for b in self.rpo}
-        self.idom[self.entry] = None  # newer networkx omits the start node; older maps it to itself
 
     def dominates(self, a: Block, b: Block) -> bool:
-        """Whether `a` dominates `b` (reflexive)."""
-        x: Block | None = b
-        while x is not None:
-            if x is a:
-                return True
-            x = self.idom.get(x)
-        return False
+        """Whether `a` dominates `b` (reflexive). O(1): b's interval of the dominator tree nests in a's (a
+        walk up the idom chain per query is quadratic on long straight-line code)."""
+        iv = self._dom_iv
+        if iv is None:
+            iv = self._dom_iv = _tree_intervals(self.idom)
+        if a is b:
+            return True
+        ia, ib = iv.get(a), iv.get(b)
+        return ia is not None and ib is not None and ia[0] <= ib[0] and ib[1] <= ia[1]
 
     def _compute_abort(self) -> None:
         """Blocks from which every path ends in `trap` (backward fixpoint)."""
@@ -210,38 +207,30 @@ class CFG:
         stuck = [b for b in self.rpo if b not in reach]
         self.fake_exit: set[Block] = set()
         if stuck:
-            sg = nx.DiGraph()
-            sg.add_nodes_from(stuck)
-            stuck_set = set(stuck)
-            for b in stuck:
-                for s in psucc[b]:
-                    if s in stuck_set:
-                        sg.add_edge(b, s)
-            cond = nx.condensation(sg)
-            for c in cond.nodes:
-                if cond.out_degree(c) == 0:
-                    members = cond.nodes[c]["members"]
-                    last = max(members, key=lambda x: self.rpo_index[x])
-                    self.fake_exit.add(last)
-                    psucc[last].append(EXIT)
+            for members in sink_components(stuck, psucc.__getitem__):
+                last = max(members, key=lambda x: self.rpo_index[x])
+                self.fake_exit.add(last)
+                psucc[last].append(EXIT)
         self.pdom_succs = psucc
-        g = nx.DiGraph()
-        g.add_node(EXIT)
+        rsucc: dict[Node, list[Block]] = {EXIT: []}
+        for b in self.rpo:
+            rsucc.setdefault(b, [])
         for b, ss in psucc.items():
             for s in ss:
-                g.add_edge(s, b)  # reversed
-        ipdom = nx.immediate_dominators(g, EXIT)
+                rsucc[s].append(b)  # reversed
+        ipdom = immediate_dominators(EXIT, rsucc.__getitem__)
         self.ipdom: dict[Node, Node | None] = {b: ipdom.get(b) for b in self.rpo}
         self.ipdom[EXIT] = None
 
     def post_dominates(self, a: Node, b: Node) -> bool:
-        """Whether `a` post-dominates `b` (reflexive)."""
-        x: Node | None = b
-        while x is not None:
-            if x is a:
-                return True
-            x = self.ipdom.get(x)
-        return False
+        """Whether `a` post-dominates `b` (reflexive); O(1) like `dominates`."""
+        iv = self._pdom_iv
+        if iv is None:
+            iv = self._pdom_iv = _tree_intervals(self.ipdom)
+        if a is b:
+            return True
+        ia, ib = iv.get(a), iv.get(b)
+        return ia is not None and ib is not None and ia[0] <= ib[0] and ib[1] <= ia[1]
 
     # -- control dependence ------------------------------------------------------------------------
     def _compute_control_dependence(self) -> None:
@@ -367,16 +356,15 @@ class CFG:
                         lp.exits.append((u, s))
 
     def _find_loops(self, nodes: set[Block], cut: set[tuple[Block, Block]], parent: Loop | None) -> None:
-        g = nx.DiGraph()
-        g.add_nodes_from(nodes)
-        for u in nodes:
-            for s in self.succs[u]:
-                if s in nodes and (u, s) not in cut:
-                    g.add_edge(u, s)
-        for comp in nx.strongly_connected_components(g):
+        inner: dict[Block, list[Block]] = {
+            u: [s for s in self.succs[u] if s in nodes and (u, s) not in cut] for u in nodes
+        }
+        for comp in strongly_connected_components(
+            sorted(nodes, key=self.rpo_index.__getitem__), inner.__getitem__
+        ):
             if len(comp) == 1:
                 (n,) = tuple(comp)
-                if not g.has_edge(n, n):
+                if n not in inner[n]:
                     continue
             comp = set(comp)
             headers = [b for b in comp if b is self.entry or any(p not in comp for p in self.preds[b])]
@@ -406,4 +394,34 @@ def _distinct_nodes(nodes: list[Node]) -> list[Node]:
     for n in nodes:
         if not any(n is o for o in out):
             out.append(n)
+    return out
+
+
+def _tree_intervals(parent: dict) -> dict:
+    """node -> (preorder, postorder) numbers of the tree given by `parent` (roots map to None): `a` is an
+    ancestor of `b` (or `b` itself) iff b's interval nests in a's. Iterative, so deep trees are fine."""
+    kids: dict = {}
+    roots = []
+    for n, p in parent.items():
+        if p is None:
+            roots.append(n)
+        else:
+            kids.setdefault(p, []).append(n)
+    out: dict = {}
+    clock = 0
+    for r in roots:
+        pre = {r: clock}
+        stack = [(r, iter(kids.get(r, ())))]
+        while stack:
+            node, it = stack[-1]
+            child = next(it, None)
+            if child is None:
+                stack.pop()
+                clock += 1
+                out[node] = (pre[node], clock)
+            else:
+                clock += 1
+                pre[child] = clock
+                stack.append((child, iter(kids.get(child, ()))))
+        clock += 1
     return out

@@ -187,9 +187,7 @@ class Op:
         return OPS[self.name]
 
     def has_trait(self, trait: str) -> bool:
-        from irc.ir.optable import OPS
-
-        d = OPS.get(self.name)
+        d = _optable().get(self.name)
         return d is not None and trait in d.traits
 
     def __repr__(self) -> str:
@@ -409,3 +407,17 @@ class Module:
             f.blocks = []
             f.module = None
         self.functions = []
+
+
+_OPS: dict | None = None
+
+
+def _optable() -> dict:
+    """`irc.ir.optable.OPS`, imported once (the op table imports this module, so not at the top; an
+    import statement in `has_trait`, called 200k times on a large kernel, was a measurable cost)."""
+    global _OPS
+    if _OPS is None:
+        from irc.ir.optable import OPS
+
+        _OPS = OPS
+    return _OPS

@@ -8,10 +8,9 @@ types of block arguments, and SSA dominance (networkx dominators) of every use b
 
 from __future__ import annotations
 
-import networkx as nx
-
 from irc.diagnostics import Diagnostic, Span, error
 from irc.ir.core import Block, BlockArg, Function, Module, Op, OpResult, Value
+from irc.ir.graphs import immediate_dominators
 from irc.ir.optable import OPS, OpDef
 from irc.ir.types import MBarrierType, PtrType, ScalarType, TensorMapType, Type
 
@@ -170,14 +169,11 @@ def _check_const(cx: _Ctx, op: Op, block: Block) -> None:
 
 def _check_dominance(cx: _Ctx) -> None:
     fn = cx.fn
-    g = nx.DiGraph()
-    for b in fn.blocks:
-        g.add_node(id(b))
-        for s in b.successors:
-            if id(s) in cx.bindex:
-                g.add_edge(id(b), id(s))
-    idom = dict(nx.immediate_dominators(g, id(fn.entry)))
-    idom[id(fn.entry)] = id(fn.entry)  # newer networkx leaves the start node out of the mapping
+    by_id = {id(b): b for b in fn.blocks}
+    doms = immediate_dominators(
+        id(fn.entry), lambda n: [id(s) for s in by_id[n].successors if id(s) in cx.bindex]
+    )
+    idom = {n: (n if p is None else p) for n, p in doms.items()}
     pos_cache: dict[int, dict[int, int]] = {}
 
     # Pre/post numbers of the dominator tree: `a` dominates `b` iff b's interval nests in a's (O(1) per

@@ -36,10 +36,11 @@ class DCE(Pass):
         changed = True
         while changed:
             changed = False
+            preds_of = fn.predecessor_map()  # removing arguments leaves the CFG as it is
             for b in fn.blocks[1:]:
                 for i in range(len(b.args) - 1, -1, -1):
                     if not b.args[i].uses:
-                        b.remove_arg(i)
+                        b.remove_arg(i, preds_of.get(id(b), []))
                         changed = True
             if changed:
                 self._sweep(fn)

@@ -57,15 +57,16 @@ class SimplifyCFG(Pass):
                     r.uses.clear()
             for a in b.args:
                 a.uses.clear()
-            fn.blocks.remove(b)
             b.function = None
+        if dead:
+            fn.blocks[:] = [b for b in fn.blocks if id(b) in live]
         return bool(dead)
 
     def merge(self, fn: Function) -> bool:
         """Merge every block into its only predecessor when that ends in `br`, in one sweep over one
         predecessor map (a merge moves terminator ops between blocks, which the map survives)."""
         preds_of = fn.predecessor_map()
-        changed = False
+        merged: set[int] = set()
         for b in list(fn.blocks[1:]):
             preds = preds_of.get(id(b), [])
             if len(preds) != 1:
@@ -82,7 +83,8 @@ class SimplifyCFG(Pass):
                 p.ops.append(op)
             b.ops = []
             b.args = []
-            fn.blocks.remove(b)
             b.function = None
-            changed = True
-        return changed
+            merged.add(id(b))
+        if merged:  # one rebuild of the block list (a `remove` per merge is quadratic)
+            fn.blocks[:] = [b for b in fn.blocks if id(b) not in merged]
+        return bool(merged)

@@ -13,13 +13,12 @@ import re
 import struct
 from collections.abc import Callable
 
-import numpy as np
-
 from irc.backends.ptx.layout import SharedLayout
 from irc.backends.ptx.liveness import CLASS_DECL, CLASS_PREFIX, CLASSES
 from irc.backends.ptx.outofssa import EdgeCopies, Move
 from irc.backends.ptx.regalloc import Allocation
 from irc.diagnostics import InternalCompilerError, Span
+from irc.floatbits import bf16_bits_truncated, f16_bits
 from irc.ir.core import Block, Function, Op, OpResult, Value
 from irc.ir.optable import OPS, Template
 from irc.ir.types import PtrType, ScalarType, TensorMapType, Type, bit_width
@@ -195,10 +194,10 @@ def format_imm(value: object, t: Type) -> Imm:
         v = float(value)  # type: ignore[arg-type]
         return Imm(v, "0d" + struct.pack(">d", v).hex().upper())
     if isinstance(t, ScalarType) and t.name == "f16":
-        bits = int(np.array([float(value)], dtype=np.float16).view(np.uint16)[0])  # type: ignore[arg-type]
+        bits = f16_bits(float(value))  # type: ignore[arg-type]
         return Imm(bits, f"0x{bits:04X}")
     if isinstance(t, ScalarType) and t.name == "bf16":
-        bits = int(np.array([float(value)], dtype=np.float32).view(np.uint32)[0]) >> 16  # type: ignore[arg-type]
+        bits = bf16_bits_truncated(float(value))  # type: ignore[arg-type]
         return Imm(bits, f"0x{bits:04X}")
     n = int(value)  # type: ignore[call-overload]
     bits = _bits(t)

@@ -3,20 +3,34 @@
 
 program = parse_kdsl(text, "softmax.kdsl")          # raises CompileError(parse-error, ...)
 typed = analyze(program, defines={"N": 64}, arch="sm_90a")   # raises CompileError(type-error, ...)
+
+The names are imported on first use (PEP 562): `irc check` of a .ptx file needs `deep.run_deep` from this
+package, and importing the whole front end for it would cost it about 50 ms.
 """
 
-from .lower import compile_to_ir, lower
-from .parse import parse_kdsl
-from .sema import analyze
-from .typed import FnInfo, KernelInfo, Symbol, TypedProgram
+from __future__ import annotations
 
-__all__ = [
-    "parse_kdsl",
-    "analyze",
-    "lower",
-    "compile_to_ir",
-    "TypedProgram",
-    "KernelInfo",
-    "FnInfo",
-    "Symbol",
-]
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "parse_kdsl": "parse",
+    "analyze": "sema",
+    "lower": "lower",
+    "compile_to_ir": "lower",
+    "TypedProgram": "typed",
+    "KernelInfo": "typed",
+    "FnInfo": "typed",
+    "Symbol": "typed",
+}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    mod = _EXPORTS.get(name)
+    if mod is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{mod}"), name)
+    globals()[name] = value  # (`lower` is also a submodule: importing it first binds the module here)
+    return value

@@ -17,12 +17,15 @@ without cascades (errors during recovery, before the next successful shift, are 
 from __future__ import annotations
 
 import functools
+import hashlib
+import sys
 from importlib import resources
 
 from lark import Lark
 from lark.parsers.lalr_analysis import Shift
 
 from irc import limits
+from irc.cachedir import cache_dir
 from irc.diagnostics import CompileError, Diagnostic, InternalCompilerError, Span, error, note
 
 from . import ast
@@ -82,8 +85,25 @@ def grammar_text() -> str:
     return resources.files("irc.grammar").joinpath("kdsl.lark").read_text(encoding="utf-8")
 
 
+def _tables_cache(text: str) -> str | bool:
+    """Where lark keeps the LALR tables it built for `text`: a file under the user cache directory named
+    by the grammar's hash, lark's version and Python's (a pickle is only read back by the same versions).
+    Building the tables takes about 0.15 s, loading them a few ms. lark checks the grammar hash stored in
+    the file again before it trusts it. False (no cache) when the directory cannot be created."""
+    import lark
+
+    key = hashlib.sha256(f"{text}\0{lark.__version__}\0{sys.version_info[:2]}".encode()).hexdigest()[:20]
+    d = cache_dir() / "lark"
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return str(d / f"kdsl-{key}.pickle")
+
+
 class _Grammar:
-    """LALR tables, lexer and token display names; built once per process (about 0.15 s).
+    """LALR tables, lexer and token display names; built once per process (lark's tables come from the
+    user cache after the first run, see `_tables_cache`).
 
     lark's tables are recompiled into plain dicts for the driver: `table[state][symbol]` is a state
     (shift, or goto for a nonterminal) when >= 0 and `~rule_index` for a reduction. `rules[r]` is
@@ -93,7 +113,10 @@ class _Grammar:
     """
 
     def __init__(self) -> None:
-        self.lark = Lark(grammar_text(), parser="lalr", lexer="basic", maybe_placeholders=True)
+        text = grammar_text()
+        self.lark = Lark(
+            text, parser="lalr", lexer="basic", maybe_placeholders=True, cache=_tables_cache(text)
+        )
         conf = self.lark.parse_interactive().parser_state.parse_conf
         self.states = conf.states
         self.start_state = conf.start_state

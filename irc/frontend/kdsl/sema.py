@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import difflib
 
-import networkx as nx
-
 from irc.diagnostics import CompileError, Diagnostic, Label, Span, error
+from irc.ir.graphs import strongly_connected_components
 
 from . import ast, attrs
 from .deep import run_deep
@@ -507,17 +506,20 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin, StaticAssertMixin):
         self.scopes = []
 
     def _recursion(self) -> None:
-        g = nx.DiGraph()
+        succ: dict[str, list[str]] = {}
         first_call: dict[tuple[str, str], ast.Call] = {}
         for caller, callee, call in self.call_edges:
-            g.add_edge(caller, callee)
+            succ.setdefault(caller, [])
+            succ.setdefault(callee, [])
+            if (caller, callee) not in first_call:
+                succ[caller].append(callee)
             first_call.setdefault((caller, callee), call)
         order = {name: i for i, name in enumerate(self.fn_items)}
-        for comp in nx.strongly_connected_components(g):
+        for comp in strongly_connected_components(list(succ), succ.__getitem__):
             start = min(comp, key=order.__getitem__)
-            if len(comp) == 1 and not g.has_edge(start, start):
+            if len(comp) == 1 and start not in succ[start]:
                 continue
-            cycle = nx.find_cycle(g.subgraph(comp), source=start)
+            cycle = _find_cycle(start, comp, succ)
             names = [u for u, _ in cycle] + [cycle[0][0]]
             calls = [first_call[(u, v)] for u, v in cycle]
             self.err(
@@ -549,3 +551,24 @@ def analyze(
     if arch not in TARGETS:
         raise ValueError(f"unknown target {arch!r}; expected one of {', '.join(TARGETS)}")
     return run_deep(lambda: Analyzer(program, defines, arch).run(), span=program.span)
+
+
+def _find_cycle(start: str, comp: set[str], succ: dict[str, list[str]]) -> list[tuple[str, str]]:
+    """A simple cycle through `start` inside the strongly connected component `comp`, as its edges (depth
+    first in call order, so the cycle reported is the first one the source spells)."""
+    path = [start]
+    on_path = {start}
+    stack = [iter([s for s in succ[start] if s in comp])]
+    while stack:
+        for s in stack[-1]:
+            if s == start:
+                return list(zip(path, path[1:] + [start]))
+            if s not in on_path:
+                path.append(s)
+                on_path.add(s)
+                stack.append(iter([t for t in succ[s] if t in comp]))
+                break
+        else:
+            stack.pop()
+            on_path.discard(path.pop())
+    raise AssertionError("a strongly connected component has a cycle through each member")

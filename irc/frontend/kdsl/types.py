@@ -12,9 +12,10 @@ used in diagnostics ("mismatched types: `f32` and `i32`").
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
-import numpy as np
+from irc.floatbits import F32_MAX, round_bf16, round_f16, round_f32
 
 
 class Type:
@@ -173,8 +174,8 @@ def int_range(t: Scalar) -> tuple[int, int]:
 FLOAT_MAX = {
     "f16": 65504.0,
     "bf16": 3.3895313892515355e38,
-    "f32": float(np.finfo(np.float32).max),
-    "f64": float(np.finfo(np.float64).max),
+    "f32": F32_MAX,
+    "f64": sys.float_info.max,
 }
 
 
@@ -198,17 +199,12 @@ def fits(value: int | float | bool, t: Scalar) -> bool:
 
 def round_to(value: float, t: Scalar) -> float:
     """Round a float constant to the precision of `t` (round to nearest even; overflow gives inf)."""
-    with np.errstate(over="ignore"):
-        if t.name == "f32":
-            return float(np.float32(value))
-        if t.name == "f16":
-            return float(np.float16(value))
-        if t.name == "bf16":
-            if value != value:
-                return value
-            b = int(np.array([value], dtype=np.float32).view(np.uint32)[0])
-            b = (b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000
-            return float(np.array([b], dtype=np.uint32).view(np.float32)[0])
+    if t.name == "f32":
+        return round_f32(value)
+    if t.name == "f16":
+        return round_f16(value)
+    if t.name == "bf16":
+        return round_bf16(value)
     return float(value)
 
 
