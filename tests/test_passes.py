@@ -169,3 +169,32 @@ def test_pipeline_preserves_loops(n: int) -> None:
     r = np.zeros(2, np.float32)
     run(optimized("reduce_shared"), "reduce", 2, 128, (x, r))
     np.testing.assert_allclose(r, x.reshape(2, 128).sum(axis=1), rtol=1e-5, atol=1e-5)
+
+
+def test_dce_removes_a_chain_of_dead_block_arguments_in_one_run() -> None:
+    """A value carried through three blocks and never used: removing one argument makes the value that
+    fed it dead, which frees the argument before it (the worklist follows the chain; the old version swept
+    the whole function once per round)."""
+    text = """module "t.kdsl" {
+kernel @k(%out: *global u32, %a: u32) {
+^bb0:
+  %one = const {value = 1} : u32
+  %x = add %a, %one : u32
+  br ^bb1(%x)
+^bb1(%p: u32):
+  %y = add %p, %one : u32
+  br ^bb2(%y)
+^bb2(%q: u32):
+  %z = add %q, %one : u32
+  br ^bb3(%z)
+^bb3(%r: u32):
+  store %out, %a
+  ret
+}
+}
+"""
+    m = parse_module(text, "t.kdsl")
+    PassManager([DCE()], verify_each=True).run(m)
+    fn = m.functions[0]
+    assert [len(b.args) for b in fn.blocks[1:]] == [0, 0, 0]  # (the entry block holds the parameters)
+    assert [op.name for b in fn.blocks for op in b.ops] == ["br", "br", "br", "store", "ret"]
