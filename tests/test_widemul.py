@@ -93,7 +93,8 @@ def test_widemul_matches_numpy(data, t: str) -> None:  # type: ignore[no-untyped
     out, text = _run(t, k, c, xs, ys)
     assert _got(out) == _expect(t, k, c, xs, ys)
     suffix = "u32" if t == "u32" else "s32"
-    assert text.count(f"mul.wide.{suffix}") >= 3  # the three products (and the index) were rewritten
+    # every non-trivial product was rewritten (shl by 0 and mul by 0 / 1 fold away first)
+    assert text.count(f"mul.wide.{suffix}") >= 1 + (k != 0) + (c not in (0, 1))
 
 
 def test_widemul_keeps_what_it_cannot_widen() -> None:
