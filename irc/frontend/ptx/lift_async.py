@@ -16,6 +16,7 @@ from typing import Any
 
 from irc.ir.core import Value
 from irc.ir.types import BOOL, I32, MBARRIER, U32, U64, PtrType, TensorMapType
+from irc.frontend.ptx.operands import int_imm
 from irc.ptx import model as P
 
 _TMAP = TensorMapType(U32, ())  # a descriptor whose box is unknown (built by the host)
@@ -93,13 +94,13 @@ def h_mbarrier(L: Any, i: P.Instr, sc: Any, mods: list[str]) -> bool:
             if len(ops) > 2:
                 if not isinstance(ops[2], P.Imm):
                     return False
-                attrs["count"] = int(ops[2].value)
+                attrs["count"] = int_imm(ops[2], "mbarrier arrival count")
             r = b.value("mbarrier_arrive_expect_tx", [p, tx], U64, attrs)
         else:
             if len(ops) > 1:
                 if not isinstance(ops[1], P.Imm):
                     return False
-                attrs["count"] = int(ops[1].value)
+                attrs["count"] = int_imm(ops[1], "mbarrier arrival count")
             r = b.value("mbarrier_arrive", [p], U64, attrs)
         if dest is not None:
             _sets(L, dest, r, sc)
@@ -136,13 +137,13 @@ def h_cp(L: Any, i: P.Instr, sc: Any, mods: list[str]) -> bool:
         d, s = _sptr(L, ops[0], sc, U32), _gptr(L, ops[1], sc)
         if d is None or s is None:
             return False
-        b.create("cp_async", [d, s], [], {"bytes": int(ops[2].value)})
+        b.create("cp_async", [d, s], [], {"bytes": int_imm(ops[2], "cp.async size")})
         return True
     if rest == ["commit_group"]:
         b.create("cp_async_commit", [], [], {})
         return True
     if rest[0] == "wait_group" and len(ops) == 1 and isinstance(ops[0], P.Imm):
-        b.create("cp_async_wait", [], [], {"n": int(ops[0].value)})
+        b.create("cp_async_wait", [], [], {"n": int_imm(ops[0], "wait_group count")})
         return True
     if rest == ["wait_all"]:
         b.create("cp_async_commit", [], [], {})
@@ -161,7 +162,7 @@ def h_cp(L: Any, i: P.Instr, sc: Any, mods: list[str]) -> bool:
         b.create("tma_store_commit", [], [], {})
         return True
     if rest[:1] == ["wait_group"] and len(ops) == 1 and isinstance(ops[0], P.Imm):
-        attrs: dict[str, Any] = {"n": int(ops[0].value)}
+        attrs: dict[str, Any] = {"n": int_imm(ops[0], "wait_group count")}
         if "read" in rest:
             attrs["read"] = True
         b.create("tma_store_wait", [], [], attrs)
