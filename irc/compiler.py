@@ -97,8 +97,14 @@ def compile_kdsl(text: str, path: str, opts: CompileOptions | None = None) -> Co
     source, the analyzer or the target-dependent backend checks have errors. `// irc: allow(...)` comments
     apply to the analyzer's and the backend's findings alike. The cyclic garbage collector is paused
     meanwhile (see `gc_paused`): its re-scans of the growing IR made compile time superlinear in size."""
+    from irc.diagnostics import Span
+    from irc.frontend.kdsl.deep import run_deep
+
     with gc_paused():
-        return _compile_kdsl(text, path, opts)
+        # the passes, the analyzer and the backend walk def-use chains recursively; a chain as long as
+        # the IR-size limit allows (`v = v + 1` ten thousand times) needs a deep stack, and deeper still is
+        # a limit-error, never a RecursionError (fuzz campaign finds in ranges, addrsplit, hoist)
+        return run_deep(_compile_kdsl, text, path, opts, span=Span.point(path, 1, 1))
 
 
 def _compile_kdsl(text: str, path: str, opts: CompileOptions | None) -> CompileResult:

@@ -179,19 +179,26 @@ def arm_sequences(ctx: FunctionContext, d: Block, named: bool = False) -> list[S
     return [w.arm(s) for s in cfg.succs[d] if s not in cfg.abort]
 
 
+_SHOWN = 8
+
+
 def format_seq(seq: Seq | None) -> str:
     if seq is None:
         return "an unknown sequence"
     if not seq:
         return "no barrier"
     parts = []
-    for t in seq:
+    for t in seq[
+        :_SHOWN
+    ]:  # a message names the first few (20,000 barriers in a row made each finding 20k long)
         if t[0] == "bar":
             parts.append(f"barrier {t[1]}")
         elif t[0] == "nbar":
             parts.append(f"{'arrive' if t[3] == 'arrive' else 'barrier'}({t[1]}, {t[2]})")
         else:
             parts.append(f"loop {{ {format_seq(t[1])} }}")
+    if len(seq) > _SHOWN:
+        parts.append(f"... ({len(seq)} in all)")
     return ", ".join(parts)
 
 
