@@ -11,6 +11,7 @@ restored afterwards; the calling thread just waits. If the input is deeper still
 
 from __future__ import annotations
 
+import contextvars
 import sys
 import threading
 from collections.abc import Callable
@@ -51,9 +52,11 @@ def run_deep(fn: Callable[..., T], *args, span: Span | None = None) -> T:
     result: list = []
     failure: list[BaseException] = []
 
+    ctx = contextvars.copy_context()  # a new thread starts with an empty context (suppress's `used` set)
+
     def body() -> None:
         try:
-            result.append(fn(*args))
+            result.append(ctx.run(fn, *args))
         except BaseException as e:  # handed to the calling thread
             failure.append(e)
 
