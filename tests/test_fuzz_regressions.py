@@ -264,3 +264,11 @@ def test_a_long_run_of_barriers_is_named_briefly() -> None:
     texts = [d.message + " ".join(lab.message for lab in d.labels) for d in diags]
     assert any("(300 in all)" in x or "(301 in all)" in x for x in texts), texts
     assert all(len(x) < 2000 for x in texts)
+
+
+def test_mbarrier_loop_dependence_through_a_branch_to_the_entry_block_is_not_a_crash() -> None:
+    """Campaign find (minimised, invalid PTX kept as found): the same entry-block branch as above, met
+    by the loop-dependence walk of `mbarrier-phase` (IndexError)."""
+    path = DATA / "crash_mbarrier_depends_at_entry.ptx"
+    diags = check_ptx(path.read_text(), path.name)
+    assert all(d.span is not None for d in diags if d.severity == "error")

@@ -255,7 +255,11 @@ class Eval:
                 if t is None:
                     continue
                 for si, s in enumerate(t.successors):
-                    if s is v.block and self.depends_on(t.succ_args[si][v.index], args, depth + 1, seen):
+                    if s is not v.block:
+                        continue
+                    if v.index >= len(t.succ_args[si]):  # a branch into the entry block (parameters)
+                        return True  # unknown: assume it may depend (the check then stays silent)
+                    if self.depends_on(t.succ_args[si][v.index], args, depth + 1, seen):
                         return True
             return False
         if isinstance(v, OpResult):
@@ -331,6 +335,8 @@ def header_recurrence(cfg: CFG, lp: Loop) -> dict[BlockArg, tuple[Value, Value]]
                 return None
             for si, s in enumerate(t.successors):
                 if s is h:
+                    if a.index >= len(t.succ_args[si]):
+                        return None  # a branch into the entry block: irregular
                     (nxt if p in lp.blocks else init).append(t.succ_args[si][a.index])
         if len({id(x) for x in init}) != 1 or len({id(x) for x in nxt}) != 1:
             return None
