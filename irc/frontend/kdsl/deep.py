@@ -21,6 +21,7 @@ from irc.diagnostics import CompileError, Span, error
 
 T = TypeVar("T")
 
+_THREAD = "irc-deep"
 STACK_BYTES = 512 * 1024 * 1024  # reserved address space only; pages are committed as the stack grows
 RECURSION_LIMIT = 1_000_000
 
@@ -60,12 +61,15 @@ def run_deep(fn: Callable[..., T], *args, span: Span | None = None) -> T:
         except BaseException as e:  # handed to the calling thread
             failure.append(e)
 
+    if threading.current_thread().name == _THREAD:
+        body()  # already on a deep stack (the whole compile runs on one): no second thread
+        return _outcome(result, failure, span)
     _raise_limit()
     try:
         old = threading.stack_size()
         try:
             threading.stack_size(STACK_BYTES)
-            t = threading.Thread(target=body, name="irc-deep")
+            t = threading.Thread(target=body, name=_THREAD)
             t.start()
         except (RuntimeError, ValueError, MemoryError):  # no big stacks on this platform
             t = None
@@ -77,6 +81,11 @@ def run_deep(fn: Callable[..., T], *args, span: Span | None = None) -> T:
         _restore_limit()
     if t is None:
         body()  # inline with the normal limit: deep input gives the limit-error below
+    return _outcome(result, failure, span)
+
+
+def _outcome(result: list, failure: list[BaseException], span: Span | None):  # type: ignore[no-untyped-def]
+    """The result of a `run_deep` body, or its exception (a RecursionError as a limit-error)."""
     if failure:
         if isinstance(failure[0], RecursionError):
             raise CompileError(
