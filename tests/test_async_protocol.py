@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from irc.compiler import check_ptx
@@ -179,6 +179,7 @@ _HEADS = ["mbarrier.init.shared::cta.b64", "mbarrier.arrive.shared::cta.b64", "m
 
 @settings(max_examples=150, deadline=None)
 @given(st.sampled_from(_HEADS), st.lists(st.sampled_from(_OPERANDS), max_size=5))
+@example("tcgen05.mma.cta_group::1.kind::f16", ["[%r1]", "%r2", "[bar]", "[bar]", "%r2"])  # found by CI
 def test_lifting_odd_async_forms_never_crashes(head: str, ops: list[str]) -> None:
     """Any operand shape either lifts to the IR op or falls back to `opaque`; the module always verifies."""
     from irc.diagnostics import CompileError

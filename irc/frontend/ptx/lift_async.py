@@ -271,6 +271,8 @@ def h_tcgen05(L: Any, i: P.Instr, sc: Any, mods: list[str]) -> bool:
         d = ops[0]
         if not isinstance(d.base, P.Reg) or d.offset:
             return False
+        if not all(isinstance(o, (P.Reg, P.Imm)) for o in ops[2:4]):  # descriptors and idesc are values
+            return False
         en = ops[-1] if not isinstance(ops[-1], P.Imm) or len(ops) == 5 else ops[4]
         vals = [
             L.val(d.base, U32, sc),
