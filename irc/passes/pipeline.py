@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from irc.passes.addrfold import AddrFold
 from irc.passes.addrsplit import AddrSplit
+from irc.passes.boolarg import BoolArg
 from irc.passes.constfold import ConstFold
 from irc.passes.copyprop import CopyProp
 from irc.passes.dce import DCE
@@ -18,7 +19,8 @@ from irc.passes.widemul import WideMul
 
 
 def optimization_passes() -> list[Pass]:
-    """Fresh pass instances in order: clean the CFG, fold and propagate, reduce strength (which creates
+    """Fresh pass instances in order: clean the CFG, fold and propagate, pass branch conditions for the
+    boolean join arguments that restate them (short circuits with a folded side), reduce strength (which creates
     new constants and shifts to fold) and float division by powers of two,
     decide comparisons from launch bounds, hoist loop-invariant and guarded integer arithmetic, number
     values, widen address products (`mul.wide`), split constant offsets off addresses (hoisting
@@ -27,6 +29,7 @@ def optimization_passes() -> list[Pass]:
         SimplifyCFG(),
         ConstFold(),
         CopyProp(),
+        BoolArg(),
         SimplifyCFG(),
         StrengthReduce(),
         FloatDiv(),
@@ -40,6 +43,7 @@ def optimization_passes() -> list[Pass]:
         GVN(),
         AddrFold(),
         DCE(),
+        BoolArg(),
         SimplifyCFG(),
         CopyProp(),
         DCE(),

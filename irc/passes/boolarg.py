@@ -1,0 +1,120 @@
+"""Boolean join arguments that restate a branch condition: `cbr c, A, J(false); A: br J(true)` (what a
+short-circuit `c && true` or `c || false` leaves once the constant side has folded) passes `c` itself to
+`J`. The argument is replaced by `c` (or `not c` when the constants are the other way round), and a `cbr`
+whose two edges then reach `J` with equal arguments, directly or through an empty forwarding block,
+becomes a `br`.
+
+Why: every such diamond became a branch and two predicate moves in the PTX, and ptxas if-converts 64 of
+them (one per masked score of an unrolled softmax) into code that keeps more registers live than the
+plain `setp` (issue 15: `examples/fmha_sm100.kdsl`).
+
+Soundness: the join has exactly two incoming edges, one on each side of the same `cbr`, each either the
+`cbr`'s own edge or the only edge into a block the `cbr` is the only way into. So the join is reached only
+through that `cbr` (its block dominates the join, and so does `c`), and which edge was taken is exactly
+the value of `c`.
+"""
+
+from __future__ import annotations
+
+from irc.ir.builder import Builder
+from irc.ir.core import Block, Function, Module, Op, Value
+from irc.ir.types import BOOL
+from irc.passes.manager import Pass, PassContext
+from irc.passes.util import const_value, is_const
+
+
+class BoolArg(Pass):
+    """Needs: verified IR. Establishes: no bool block argument whose two incoming values are the constants
+    selected by the `cbr` the join is reached through."""
+
+    name = "bool-arg"
+
+    def run(self, module: Module, ctx: PassContext) -> None:
+        for fn in module.functions:
+            self.run_function(fn)
+
+    def run_function(self, fn: Function) -> None:
+        preds_of = fn.predecessor_map()
+        for j in list(fn.blocks[1:]):
+            if not any(a.type == BOOL for a in j.args):
+                continue
+            sides = _sides(j, preds_of)
+            if sides is None:
+                continue
+            cbr, (t_edge, f_edge) = sides
+            cond = cbr.operands[0]
+            negated: Value | None = None
+            for i in range(len(j.args) - 1, -1, -1):
+                a = j.args[i]
+                if a.type != BOOL:
+                    continue
+                vt, vf = t_edge[0].succ_args[t_edge[1]][i], f_edge[0].succ_args[f_edge[1]][i]
+                if not (is_const(vt) and is_const(vf)) or bool(const_value(vt)) == bool(const_value(vf)):
+                    continue
+                if const_value(vt):
+                    a.replace_all_uses_with(cond)
+                else:
+                    if negated is None:
+                        negated = Builder(j, cbr.span).before(j.ops[0]).create("not", [cond]).result
+                    a.replace_all_uses_with(negated)
+                j.remove_arg(i, preds_of[id(j)])
+            _collapse(cbr, j)
+
+
+def _edge_into(t: Op, j: Block) -> list[int]:
+    return [s for s, b in enumerate(t.successors) if b is j]
+
+
+def _sides(
+    j: Block, preds_of: dict[int, list[Op]]
+) -> tuple[Op, tuple[tuple[Op, int], tuple[Op, int]]] | None:
+    """The `cbr` that `j` is reached through and `j`'s (terminator, successor index) edge on its true and
+    its false side, or None when `j` is not such a join."""
+    edges = [(t, s) for t in preds_of.get(id(j), []) for s in _edge_into(t, j)]
+    if len(edges) != 2:
+        return None
+    found: list[tuple[Op, bool]] = []
+    for t, s in edges:
+        if t.name == "cbr":
+            if t.block is j:
+                return None
+            found.append((t, s == 0))
+            continue
+        p = t.block
+        if t.name != "br" or p is None or p is j or p.args:
+            return None
+        into_p = preds_of.get(id(p), [])
+        if len(into_p) != 1 or into_p[0].name != "cbr":
+            return None
+        d = into_p[0]
+        k = _edge_into(d, p)
+        if len(k) != 1 or d.block is p or d.block is j:
+            return None
+        found.append((d, k[0] == 0))
+    (d0, side0), (d1, side1) = found
+    if d0 is not d1 or side0 == side1:
+        return None
+    t_edge, f_edge = (edges[0], edges[1]) if side0 else (edges[1], edges[0])
+    return d0, (t_edge, f_edge)
+
+
+def _collapse(cbr: Op, j: Block) -> None:
+    """`cbr c, A, B` where both sides reach `j` with the same arguments (directly, or through an empty
+    block that only branches to `j`) becomes `br j(args)`; the emptied side blocks become unreachable."""
+    targets = []
+    for s, b in enumerate(cbr.successors):
+        if b is j:
+            targets.append(list(cbr.succ_args[s]))
+            continue
+        t = b.terminator
+        if len(b.ops) != 1 or t is None or t.name != "br" or t.successors[0] is not j or b.args:
+            return
+        targets.append(list(t.succ_args[0]))
+    if len(targets) != 2 or len(targets[0]) != len(targets[1]):
+        return
+    if any(x is not y for x, y in zip(*targets)):
+        return
+    b = cbr.block
+    span = cbr.span
+    cbr.erase()
+    Builder(b, span).br(j, targets[0])
