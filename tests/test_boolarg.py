@@ -46,6 +46,13 @@ SHAPES = {
         lambda t, n, m: t < n,
         True,
     ),
+    # the front end's shape: the true side defines the constant it passes (dead once the argument goes)
+    "const_in_side": (
+        "  cbr %c, ^bb1, ^bb2(%f)\n^bb1:\n  %t2 = const {value = true} : bool\n  br ^bb2(%t2)\n"
+        "^bb2(%ok: bool):\n",
+        lambda t, n, m: t < n,
+        True,
+    ),
     # `c || false`
     "or_false": (
         "  cbr %c, ^bb2(%t), ^bb1\n^bb1:\n  br ^bb2(%f)\n^bb2(%ok: bool):\n",
@@ -115,7 +122,7 @@ def test_shape(name: str) -> None:
     PassManager([BoolArg(), SimplifyCFG()], verify_each=True).run(after)
     assert _bool_args(before) == 1
     assert _bool_args(after) == (0 if transformed else 1)
-    if name in ("and_true", "or_false", "negated"):
+    if name in ("and_true", "const_in_side", "or_false", "negated"):
         assert [op.name for op in after.functions[0].ops()].count("cbr") == 0  # the diamond collapsed
     for n, mm in ((0, 64), (17, 40), (64, 9)):
         exp = np.array([want(t, n, mm) for t in range(64)], np.uint32)

@@ -1,8 +1,8 @@
 """Boolean join arguments that restate a branch condition: `cbr c, A, J(false); A: br J(true)` (what a
 short-circuit `c && true` or `c || false` leaves once the constant side has folded) passes `c` itself to
-`J`. The argument is replaced by `c` (or `not c` when the constants are the other way round), and a `cbr`
-whose two edges then reach `J` with equal arguments, directly or through an empty forwarding block,
-becomes a `br`.
+`J`. The argument is replaced by `c` (or `not c` when the constants are the other way round). Then any
+`cbr` whose two edges reach one block with equal arguments, directly or through an empty forwarding
+block (SimplifyCFG only folds the direct case), becomes a `br`.
 
 Why: every such diamond became a branch and two predicate moves in the PTX, and ptxas if-converts 64 of
 them (one per masked score of an unrolled softmax) into code that keeps more registers live than the
@@ -58,7 +58,10 @@ class BoolArg(Pass):
                         negated = Builder(j, cbr.span).before(j.ops[0]).create("not", [cond]).result
                     a.replace_all_uses_with(negated)
                 j.remove_arg(i, preds_of[id(j)])
-            _collapse(cbr, j)
+        for b in fn.blocks:
+            t = b.terminator
+            if t is not None and t.name == "cbr":
+                _collapse(t)
 
 
 def _edge_into(t: Op, j: Block) -> list[int]:
@@ -98,23 +101,36 @@ def _sides(
     return d0, (t_edge, f_edge)
 
 
-def _collapse(cbr: Op, j: Block) -> None:
-    """`cbr c, A, B` where both sides reach `j` with the same arguments (directly, or through an empty
-    block that only branches to `j`) becomes `br j(args)`; the emptied side blocks become unreachable."""
-    targets = []
+def _forward(b: Block) -> tuple[Block, list[Value]] | None:
+    """Where an empty block (nothing but unused pure ops, e.g. the constant it passed before) branches
+    to, with the arguments; None for any other block."""
+    t = b.terminator
+    if t is None or t.name != "br" or b.args:
+        return None
+    for op in b.ops[:-1]:
+        if not op.has_trait("pure") or op.has_trait("warp_collective") or any(r.uses for r in op.results):
+            return None
+    return t.successors[0], list(t.succ_args[0])
+
+
+def _collapse(cbr: Op) -> bool:
+    """`cbr c, A, B` whose two sides reach one block with the same arguments (directly, or through an
+    empty block that only branches there) becomes `br`; the emptied side blocks become unreachable."""
+    sides: list[list[tuple[Block, list[Value]]]] = []
     for s, b in enumerate(cbr.successors):
-        if b is j:
-            targets.append(list(cbr.succ_args[s]))
-            continue
-        t = b.terminator
-        if len(b.ops) != 1 or t is None or t.name != "br" or t.successors[0] is not j or b.args:
-            return
-        targets.append(list(t.succ_args[0]))
-    if len(targets) != 2 or len(targets[0]) != len(targets[1]):
-        return
-    if any(x is not y for x, y in zip(*targets)):
-        return
+        reach = [(b, list(cbr.succ_args[s]))]
+        f = _forward(b) if b is not cbr.block else None
+        if f is not None and f[0] is not b:
+            reach.append(f)
+        sides.append(reach)
+    for d0, a0 in sides[0]:
+        match = [a1 for d1, a1 in sides[1] if d1 is d0 and len(a1) == len(a0)]
+        if any(all(x is y for x, y in zip(a0, a1)) for a1 in match):
+            break
+    else:
+        return False
     b = cbr.block
     span = cbr.span
     cbr.erase()
-    Builder(b, span).br(j, targets[0])
+    Builder(b, span).br(d0, a0)
+    return True
