@@ -1,6 +1,7 @@
 """BoolArg (irc/passes/boolarg.py): a bool join argument that restates the `cbr` the join is reached
 through becomes the condition (or its negation), and the diamond collapses. Each shape runs in the
-emulator before and after the pass (and through ptxas); the near misses keep their argument."""
+emulator before and after the pass (and through ptxas); the near misses keep their argument: a side
+block that divides is never run unconditionally, and a join with a third edge is left alone."""
 
 from __future__ import annotations
 
@@ -72,11 +73,32 @@ SHAPES = {
         lambda t, n, m: t < n,
         True,
     ),
-    # near miss: the true side passes a computed value (`c && d`): not a restatement of c
-    "computed": (
+    # `c && d` with d computed on the true side: the cmp runs before the branch, the argument is and(c, d)
+    "and_computed": (
         '  cbr %c, ^bb1, ^bb2(%f)\n^bb1:\n  %d = cmp %tid, %m {pred = "lt"} : bool\n  br ^bb2(%d)\n'
         "^bb2(%ok: bool):\n",
         lambda t, n, m: t < n and t < m,
+        True,
+    ),
+    # `c || d`: or(c, d)
+    "or_computed": (
+        '  cbr %c, ^bb2(%t), ^bb1\n^bb1:\n  %d = cmp %tid, %m {pred = "lt"} : bool\n  br ^bb2(%d)\n'
+        "^bb2(%ok: bool):\n",
+        lambda t, n, m: t < n or t < m,
+        True,
+    ),
+    # `!c && d` spelled with the constant on the true side: and(not c, d)
+    "and_not_computed": (
+        '  cbr %c, ^bb2(%f), ^bb1\n^bb1:\n  %d = cmp %tid, %m {pred = "lt"} : bool\n  br ^bb2(%d)\n'
+        "^bb2(%ok: bool):\n",
+        lambda t, n, m: t >= n and t < m,
+        True,
+    ),
+    # near miss: the side block divides (`n != 0 && tid / n < m` must not divide by zero): kept
+    "divide_in_side": (
+        '  cbr %c, ^bb1, ^bb2(%f)\n^bb1:\n  %q = div %tid, %n : u32\n  %d = cmp %q, %m {pred = "lt"} : bool\n'
+        "  br ^bb2(%d)\n^bb2(%ok: bool):\n",
+        lambda t, n, m: t < n and t // n < m,
         False,
     ),
     # near miss: a third edge into the join (`c && d && true` shape): the argument depends on d too
@@ -122,7 +144,7 @@ def test_shape(name: str) -> None:
     PassManager([BoolArg(), SimplifyCFG()], verify_each=True).run(after)
     assert _bool_args(before) == 1
     assert _bool_args(after) == (0 if transformed else 1)
-    if name in ("and_true", "const_in_side", "or_false", "negated"):
+    if name in ("and_true", "const_in_side", "or_false", "negated", "and_computed", "or_computed"):
         assert [op.name for op in after.functions[0].ops()].count("cbr") == 0  # the diamond collapsed
     for n, mm in ((0, 64), (17, 40), (64, 9)):
         exp = np.array([want(t, n, mm) for t in range(64)], np.uint32)

@@ -22,6 +22,14 @@ from irc.ir.types import BOOL
 from irc.passes.manager import Pass, PassContext
 from irc.passes.util import const_value, is_const
 
+# Ops a side block may hold to be executed unconditionally before the cbr instead (`c && key <= row`):
+# pure, cheap, and unable to fault or to divide (`b != 0 && a / b > 1` must keep its branch)
+SPECULABLE = frozenset(
+    {"const", "copy", "cmp", "add", "sub", "mul", "and", "or", "xor", "not", "min", "max", "shl", "shr"}
+    | {"select", "cvt", "mulwide", "neg", "abs", "sreg"}
+)
+SPECULATE_MAX = 4
+
 
 class BoolArg(Pass):
     """Needs: verified IR. Establishes: no bool block argument whose two incoming values are the constants
@@ -41,27 +49,88 @@ class BoolArg(Pass):
             sides = _sides(j, preds_of)
             if sides is None:
                 continue
-            cbr, (t_edge, f_edge) = sides
-            cond = cbr.operands[0]
-            negated: Value | None = None
-            for i in range(len(j.args) - 1, -1, -1):
-                a = j.args[i]
-                if a.type != BOOL:
-                    continue
-                vt, vf = t_edge[0].succ_args[t_edge[1]][i], f_edge[0].succ_args[f_edge[1]][i]
-                if not (is_const(vt) and is_const(vf)) or bool(const_value(vt)) == bool(const_value(vf)):
-                    continue
-                if const_value(vt):
-                    a.replace_all_uses_with(cond)
-                else:
-                    if negated is None:
-                        negated = Builder(j, cbr.span).before(j.ops[0]).create("not", [cond]).result
-                    a.replace_all_uses_with(negated)
-                j.remove_arg(i, preds_of[id(j)])
+            cbr, edges = sides
+            _Join(j, cbr, edges).rewrite(preds_of[id(j)])
         for b in fn.blocks:
             t = b.terminator
             if t is not None and t.name == "cbr":
                 _collapse(t)
+
+
+class _Join:
+    """One join reached through `cbr`: `edges` are its (terminator, successor index) edges on the true and
+    the false side."""
+
+    def __init__(self, j: Block, cbr: Op, edges: tuple[tuple[Op, int], tuple[Op, int]]):
+        self.j, self.cbr, self.edges = j, cbr, edges
+        self.cond: Value = cbr.operands[0]
+        self.at = 0  # where the next op goes in j (the ops made here stay in creation order)
+        self.negated: Value | None = None
+        self.moved: set[int] = set()
+
+    def make(self, name: str, operands: list[Value]) -> Value:
+        op = Builder(self.j, self.cbr.span).before(self.j.ops[self.at]).create(name, operands)
+        self.at += 1
+        return op.result
+
+    def not_cond(self) -> Value:
+        if self.negated is None:
+            self.negated = self.make("not", [self.cond])
+        return self.negated
+
+    def side_block(self, side: int) -> Block | None:
+        """The forwarding block on `side` (0 true, 1 false), None when the cbr's own edge reaches j."""
+        t = self.edges[side][0]
+        return None if t is self.cbr else t.block
+
+    def available(self, v: Value, side: int) -> bool:
+        """`v` can be used in j and in the cbr's block: it is not defined in the side block, or that
+        block's ops can all be executed before the cbr (then they are moved there)."""
+        x = self.side_block(side)
+        if x is None or v.defining_block is not x:
+            return True
+        ops = x.ops[:-1]
+        if id(x) in self.moved:
+            return True
+        if len(ops) > SPECULATE_MAX or any(
+            op.name not in SPECULABLE or not op.has_trait("pure") for op in ops
+        ):
+            return False
+        for op in ops:
+            x.ops.remove(op)
+            self.cbr.block.insert(self.cbr.block.ops.index(self.cbr), op)
+        self.moved.add(id(x))
+        return True
+
+    def value(self, vt: Value, vf: Value) -> Value | None:
+        """The bool the join receives, as an expression of the condition; None when it is not one."""
+        kt = const_value(vt) if is_const(vt) else None
+        kf = const_value(vf) if is_const(vf) else None
+        if kt is not None and kf is not None:
+            if bool(kt) == bool(kf):
+                return None  # the same constant on both sides: CopyProp's trivial argument
+            return self.cond if kt else self.not_cond()
+        if kt is None and kf is None:
+            return None
+        if kf is not None:  # c ? v : k
+            if not self.available(vt, 0):
+                return None
+            return self.make("or", [self.not_cond(), vt]) if kf else self.make("and", [self.cond, vt])
+        if not self.available(vf, 1):  # c ? k : v
+            return None
+        return self.make("or", [self.cond, vf]) if kt else self.make("and", [self.not_cond(), vf])
+
+    def rewrite(self, preds: list[Op]) -> None:
+        (tt, ts), (ft, fs) = self.edges
+        for i in range(len(self.j.args) - 1, -1, -1):
+            a = self.j.args[i]
+            if a.type != BOOL:
+                continue
+            v = self.value(tt.succ_args[ts][i], ft.succ_args[fs][i])
+            if v is None:
+                continue
+            a.replace_all_uses_with(v)
+            self.j.remove_arg(i, preds)
 
 
 def _edge_into(t: Op, j: Block) -> list[int]:
