@@ -11,6 +11,7 @@ from irc.passes.dce import DCE
 from irc.passes.fdiv import FloatDiv
 from irc.passes.gvn import GVN
 from irc.passes.hoist import Hoist
+from irc.passes.identities import Identities
 from irc.passes.manager import Pass
 from irc.passes.rangefold import RangeFold
 from irc.passes.simplify_cfg import SimplifyCFG
@@ -34,11 +35,13 @@ def optimization_passes() -> list[Pass]:
         StrengthReduce(),
         FloatDiv(),
         ConstFold(),
+        Identities(),
         RangeFold(),
         Hoist(),
         GVN(),
         WideMul(),
         AddrSplit(),
+        Identities(),
         Hoist(),
         GVN(),
         AddrFold(),
