@@ -18,6 +18,7 @@ After this pass the instruction selector makes no decisions: it only spells ops.
     floor/ceil/trunc/round (sm_80+). Everything on bf16 is widened (most forms need sm_90, some -
     div, sqrt, rcp, lg2, ... - do not exist at all, and ex2.bf16 needs .ftz);
   * `unpack_half2` -> `unpack_b32` + two `cvt`; `smem_desc` -> u64 arithmetic; `undef` -> `const 0`;
+  * `tcgen05_ld` of more than 32 columns -> loads of 32 columns each (`TMEM_LD_MAX`, measured with ptxas);
   * dynamic shared memory: `shared_addr` of a declaration living in `irc_dyn_smem` -> base + offset;
   * last, constants in operand slots that PTX cannot encode as immediates -> an explicit `copy`
     (the `mov` that materializes them), so that register allocation sees every register.
@@ -47,6 +48,12 @@ _HALF_WIDEN = frozenset(
     | set(UNARY_MATH)
     | set(ROUNDING)
 )
+
+#: The widest `tcgen05.ld.32x32b` emitted. ptxas puts the destination vector of one load in consecutive
+#: registers; an x64 load of a softmax row (64 scores live across the correction of O) made it allocate
+#: 118 to 130 registers for examples/fmha_sm100.kdsl, two x32 loads 112 to 118 (x16: 113 to 126;
+#: docs/codegen.md). Wider loads are split into x32 pieces of consecutive columns.
+TMEM_LD_MAX = 32
 
 #: Operand slots where PTX accepts an immediate (None = every slot), from the op table's `imm` field.
 #: Anything else gets a register.
@@ -222,6 +229,9 @@ class Legalize(Pass):
             elif n == "smem_desc":
                 self._smem_desc(bld, op)
                 continue
+            elif n == "tcgen05_ld" and int(op.attrs.get("n", 0)) > TMEM_LD_MAX:
+                self._split_tmem_ld(bld, op)
+                continue
             elif n == "shfl" and _bits_of(op.result.type) == 64:
                 self._shfl64(bld, op)
                 continue
@@ -244,6 +254,21 @@ class Legalize(Pass):
                 continue
             i += 1
         return None
+
+    def _split_tmem_ld(self, bld: Builder, op: Op) -> None:
+        """`tcgen05.ld.32x32b.xN` with N > 32 -> N / 32 loads of 32 consecutive columns each (column
+        field of the address + 32 k; the one `tcgen05.wait::ld` after them covers all)."""
+        n = int(op.attrs["n"])
+        taddr = op.operands[0]
+        parts: list[Value] = []
+        for k in range(n // TMEM_LD_MAX):
+            a = taddr if k == 0 else bld.value("add", [taddr, bld.const(k * TMEM_LD_MAX, U32)], U32)
+            types = [r.type for r in op.results[k * TMEM_LD_MAX : (k + 1) * TMEM_LD_MAX]]
+            piece = bld.create("tcgen05_ld", [a], types, {**op.attrs, "n": TMEM_LD_MAX})
+            parts.extend(piece.results)
+        for r, v in zip(op.results, parts):
+            r.replace_all_uses_with(v)
+        op.erase()
 
     def _wait_loop(self, fn: Function, b: Block, op: Op) -> Block:
         """b: ...; mbarrier_wait a, parity; rest  ->  b: ...; br W;  W: p = *_wait a, parity; cbr p, C, W;
