@@ -102,3 +102,40 @@ def test_register_pair_with_an_unused_unwritten_half_is_silent() -> None:
 def test_register_pair_whose_unwritten_half_is_used_is_reported() -> None:
     near = PAIR.replace("{ .reg .b32 tmp; mov.b64 {tmp, %r10}, %rd5; }", "mov.b64 {%r10, %r12}, %rd5;")
     assert checks(kernel(near)) == ["uninitialized"]
+
+
+# eigenvalues' bisection: `if (gtid < n) rc = in[gtid]; ... if (gtid < n && !converged) use(rc)`: the read's
+# guard is a conjunction that includes the write's guard (nvcc: `and.pred` then `not.pred` and a branch)
+CONJ = """  setp.ge.u32 %p1, %r1, %r30;
+  @%p1 bra SKIP1;
+  ld.global.f32 %f1, [%rd1];
+SKIP1:
+  bar.sync 0;
+  ld.global.u32 %r5, [%rd1+8];
+  setp.lt.u32 %p2, %r1, %r30;
+  setp.eq.s32 %p3, %r5, 0;
+  and.pred %p4, %p2, %p3;
+  not.pred %p5, %p4;
+  @%p5 bra SKIP2;
+  add.f32 %f2, %f1, %f1;
+  st.global.f32 [%rd1+4], %f2;
+SKIP2:
+"""
+
+
+def test_read_under_a_conjunction_that_includes_the_guard_is_silent() -> None:
+    assert checks(kernel(CONJ)) == []
+
+
+def test_read_under_a_disjunction_with_the_guard_is_reported() -> None:
+    assert checks(kernel(CONJ.replace("and.pred", "or.pred"))) == ["uninitialized"]
+
+
+def test_read_where_the_conjunction_is_false_is_reported() -> None:
+    """The read runs when `!(gtid < n && flag)`: the conjunction proves nothing there."""
+    assert checks(kernel(CONJ.replace("@%p5 bra SKIP2;", "@%p4 bra SKIP2;"))) == ["uninitialized"]
+
+
+def test_read_under_a_conjunction_with_a_different_guard_is_reported() -> None:
+    near = CONJ.replace("setp.lt.u32 %p2, %r1, %r30;", "setp.lt.u32 %p2, %r1, 7;")
+    assert checks(kernel(near)) == ["uninitialized"]
