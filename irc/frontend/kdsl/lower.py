@@ -216,6 +216,15 @@ class KernelLowering(ExprLowering, IntrinsicLowering, PartialUnrollLowering):
         vals = [self.ssa.read(k, self.cur) for k in self.var_keys(sym)]
         return vals if isinstance(sym.type, RegArray) else vals[0]
 
+    def read_elems(self, sym: Symbol, slots: range) -> dict[int, Value]:
+        """Only the named elements of a register array: reading `s[3]` of a 64-element array must not
+        look up (and create merge arguments for) the other 63 (that made lowering quadratic in the
+        array size on unrolled code, issue 15)."""
+        assert self.cur is not None
+        self.ssa.undef_span = self.b.span
+        keys = self.var_keys(sym)
+        return {k: self.ssa.read(keys[k], self.cur) for k in slots}
+
     def write_var(self, sym: Symbol, value: Value | list[Value]) -> None:
         assert self.cur is not None
         vals = value if isinstance(value, list) else [value]
@@ -280,7 +289,7 @@ class KernelLowering(ExprLowering, IntrinsicLowering, PartialUnrollLowering):
                 if s.op == "=":
                     val = self.lower_value(s.value, bt.elem)
                 else:
-                    cur = self.read_var(sym)[idx] if idx is not None else None
+                    cur = self.read_elems(sym, range(idx, idx + 1))[idx] if idx is not None else None
                     rhs = self.lower_value(s.value, bt.elem if s.op not in ("<<", ">>") else None)
                     self.b.span = s.span
                     val = self.binop(s.op, cur, rhs, s.span) if cur is not None else rhs

@@ -475,12 +475,14 @@ class ExprLowering:
         bt = self.typed.types.get(e.base)
         if isinstance(bt, RegArray):
             slots = self.reg_slots(e, bt)
+            vals: dict[int, Value] | list[Value] | None
             if (
                 isinstance(e.base, ast.Name)
                 and e.base in self.typed.refs
                 and self.typed.refs[e.base].kind != SHARED
             ):
-                vals = self.read_var(self.typed.refs[e.base])
+                sym = self.typed.refs[e.base]
+                vals = self.read_elems(sym, slots) if slots is not None else None
             else:
                 vals = self.lower(e.base)
             if slots is None:
