@@ -59,7 +59,8 @@ class GVN(Pass):
                         del table[key]
                     continue
                 added = []
-                for op in list(b.ops):
+                dead: set[int] = set()
+                for op in b.ops:
                     key = self.key(op, num)
                     if key is None:
                         continue
@@ -67,10 +68,14 @@ class GVN(Pass):
                     if prev is not None:
                         for r, pr in zip(op.results, prev.results):
                             r.replace_all_uses_with(pr)
-                        op.erase()
+                        op.drop_operands()  # erased below in one sweep: one list search per op was
+                        op.block = None  # quadratic on blocks of thousands of ops
+                        dead.add(id(op))
                     else:
                         table[key] = op
                         added.append(key)
+                if dead:
+                    b.ops = [op for op in b.ops if id(op) not in dead]
                 stack.append((b, added))
                 for k in reversed(kids.get(b, [])):
                     stack.append((k, None))
