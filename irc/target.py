@@ -113,6 +113,13 @@ def max_shared_per_block(arch: str | Arch) -> int:
     return _MAX_SHARED_PER_BLOCK[_name(arch)]
 
 
+def max_shared_any_target() -> int:
+    """The most shared memory a block may have on any supported target: a declaration larger than this
+    can never compile, so the front end rejects it before lowering (its index arithmetic would not fit
+    the address width)."""
+    return max(_MAX_SHARED_PER_BLOCK.values())
+
+
 def version_max(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
     """Combine two `.version` requirements: the result satisfies both (tuples compare major-then-minor)."""
     return a if a >= b else b

@@ -399,6 +399,28 @@ def test_cuda_twin_fixed_parity_is_reported_by_irc_check(name: str) -> None:
     assert all("wait on parity 0" in d.message for d in diags)
 
 
+def test_cuda_twin_unrolled_producer_checks_clean() -> None:
+    """nvcc unrolls the producer loop 4x: each unrolled iteration waits on every stage twice, with
+    parities 1 then 0, so one wait instruction sees the same parity in every iteration while the parities
+    awaited on the stage still alternate (and the 4th copy's wait sits after the 3rd copy's polling loop,
+    whose exit is not a condition on the iteration). Was a false `mbarrier-phase`."""
+    from irc.compiler import check_ptx
+
+    path = CUDA / "fmha_sm100_ok_unrolled.ptx"
+    assert [f"{d.check}: {d.message}" for d in check_ptx(path.read_text(), str(path))] == []
+
+
+def test_cuda_twin_unrolled_producer_with_fixed_parity_is_reported() -> None:
+    """The near miss: the same unrolled loop with the producer waiting on parity 1 every time (both uses of
+    a stage in one iteration on the same parity) is still an `mbarrier-phase` error, once per kernel."""
+    from irc.compiler import check_ptx
+
+    path = CUDA / "fmha_sm100_bug_unrolled_parity.ptx"
+    diags = check_ptx(path.read_text(), str(path))
+    assert [d.check for d in diags] == ["mbarrier-phase", "mbarrier-phase"]
+    assert {d.kernel for d in diags} == {"fmha_sm100_d64", "fmha_sm100_d128"}
+
+
 def test_cuda_twin_polling_from_c_checks_clean() -> None:
     """`while (!try_wait(bar, parity)) {}` in C is a polling loop of one wait, not a loop of rounds."""
     from irc.compiler import check_ptx

@@ -58,9 +58,7 @@ def find(prog: ast.Program, cls, pred=lambda n: True):
 
 
 def _fields(n: ast.Node) -> list[str]:
-    import dataclasses
-
-    return [f.name for f in dataclasses.fields(n) if f.name != "span"]
+    return [f for f in n.fields if f != "span"]
 
 
 def typed_let(src_body: str, name: str, params: str = "o: *global f32, n: u32"):

@@ -379,6 +379,19 @@ def guards(cfg: CFG, b: Block, within: set[Block] | None = None) -> list[tuple[O
     return out
 
 
+def _sole_exit_of_inner_loop(cfg: CFG, lp: Loop, t: Op) -> bool:
+    """`t` is the only exit of a loop nested in `lp`: once that loop ends, control is on `t`'s exit edge,
+    so the code there runs whatever the condition (the `@!p bra WAIT` of a polling loop is the case)."""
+    d = t.block
+    for il in cfg.loops_containing(d) if d is not None else ():
+        if il is lp or not il.blocks < lp.blocks:
+            continue
+        exits = list(il.exits)
+        if len(exits) == 1 and exits[0][0] is d and any(s not in il.blocks for s in t.successors):
+            return True
+    return False
+
+
 def executes(ev: Eval, cfg: CFG, lp: Loop, b: Block, env: dict[BlockArg, Val]) -> bool | None:
     """Whether block `b` of loop `lp` runs in the iteration `env` (for the threads of its role); None when
     a condition that changes with the iteration cannot be evaluated."""
@@ -386,6 +399,8 @@ def executes(ev: Eval, cfg: CFG, lp: Loop, b: Block, env: dict[BlockArg, Val]) -
     for t, pol in guards(cfg, b, lp.blocks):
         if any(s not in lp.blocks for s in t.successors):
             continue  # the loop's own exit test: decides the trip count, not what one iteration does
+        if _sole_exit_of_inner_loop(cfg, lp, t):
+            continue  # an inner loop (a try_wait polling loop) always ends on that edge: not a condition
         c = ev.value(t.operands[0], env)
         if isinstance(c, int):
             if bool(c) != pol:

@@ -14,10 +14,12 @@ Seeds
   loads (`ldmatrix`, `wmma_load`, `tcgen05_ld`, `mma` results): THREAD.
 - Global loads at an address of level L: min(L, BLOCK) (other blocks run at other times); volatile: THREAD.
 - Shared loads at an address of level L >= WARP: min(L, BLOCK) when no write to the same shared
-  allocation can run in the same barrier interval (no write reachable from the load, or reaching it,
-  without crossing a block-wide barrier); otherwise THREAD. This is the sound version of "shared loads
-  are uniform after a barrier": the classic `if (tid == 0) s = ...; barrier(); x = s;` broadcast is
-  BLOCK, but a load racing with a store in the same interval is not.
+  location can run in the same barrier interval (no write that may alias reaching the load without
+  crossing a block-wide barrier, and no write reachable from it whose bounded byte range overlaps it);
+  otherwise THREAD. This is the sound version of "shared loads are uniform after a barrier": the classic
+  `if (tid == 0) s = ...; barrier(); x = s;` broadcast is BLOCK, but a load racing with a store in the
+  same interval is not. A write only after the load at an address we cannot bound is assumed not to race
+  with it (`_shared_quiet`; a race is `shared-race`'s finding).
 - Warp collectives: `vote` all/any/uni: max(WARP, level of the predicate) and `ballot`/`redux`: WARP, when
   the mask is warp-uniform and control is warp-uniform (else THREAD). `shfl`: the shuffled value's level
   when it is at least WARP; WARP for `idx` mode with a warp-uniform source lane under warp-uniform control.
@@ -629,7 +631,16 @@ class Solver:
         return info
 
     def _shared_quiet(self, load: Op) -> bool:
-        """No write to the load's shared allocation can run in the load's barrier interval."""
+        """No write to the load's shared location can change what a thread reads there in the load's
+        barrier interval.
+
+        A write that reaches the load without a barrier (before it in the interval, or in a loop around
+        it) conflicts whenever it may alias. A write only *after* the load in its interval (reachable from
+        it, never reaching it without a barrier) changes what another thread reads only by racing with
+        that read, a bug `shared-race` reports; it counts as a conflict only where the race is evident
+        from the addresses (both byte ranges bounded and overlapping, `smem[tid.x]` after a read of
+        `smem[0]`). A later write at an address we cannot bound (cub's per-warp histograms in the union
+        of temporary storages that also holds the broadcast tile index) is assumed not to race."""
         key = id(load)
         r = self._shared_ok.get(key)
         if r is not None:
@@ -645,6 +656,14 @@ class Solver:
                 return sym is None or (shared_loc.overlap(loc, w) if loc is not None else w[0] == sym)
             return w == _ANY or sym is None or w == sym
 
+        def races_after(w: object) -> bool:  # a write ordered after the load (see the docstring)
+            return (
+                isinstance(w, tuple)
+                and loc is not None
+                and None not in (loc[1], loc[2], w[1], w[2])
+                and shared_loc.overlap(loc, w)
+            )
+
         ok = True
         events, _ = self._block_writes(b)
         # forward within the block
@@ -655,7 +674,7 @@ class Solver:
             if w == "BAR":
                 fwd_open = False
                 break
-            if conflicts(w):
+            if races_after(w):
                 ok = False
         bwd_open = True
         for i, w in reversed(events):
@@ -666,10 +685,10 @@ class Solver:
                 break
             if conflicts(w):
                 ok = False
-        if ok and fwd_open:
-            ok = self._scan(b, forward=True, conflicts=conflicts)
         if ok and bwd_open:
             ok = self._scan(b, forward=False, conflicts=conflicts)
+        if ok and fwd_open:  # after the backward scan: a write on a cycle through the load conflicts fully
+            ok = self._scan(b, forward=True, conflicts=races_after)
         self._shared_ok[key] = ok
         return ok
 

@@ -15,7 +15,7 @@ zero, is the case that matters. Why: each guarded load of an unrolled copy recom
 from __future__ import annotations
 
 from irc.ir.builder import Builder
-from irc.ir.core import Function, Module, Op, OpResult, Value
+from irc.ir.core import Block, Function, Module, Op, OpResult, Value
 from irc.ir.types import PtrType, ScalarType
 from irc.passes.manager import Pass, PassContext
 from irc.passes.ranges import Ranges
@@ -95,12 +95,27 @@ class AddrSplit(Pass):
             self.split_function(fn)
 
     def split_function(self, fn: Function) -> None:
+        # the new address ops are built in a scratch block and spliced in front of their access while
+        # each block's op list is rebuilt once (a list search and insertion per access was quadratic on
+        # blocks of thousands of accesses)
         ranges = Ranges(fn)
-        for op in list(fn.ops()):
-            if op.name in _MEM and op.block is not None:
-                self.rewrite(op, ranges)
+        scratch = Block()
+        for blk in fn.blocks:
+            if not any(op.name in _MEM for op in blk.ops):
+                continue
+            new_ops: list[Op] = []
+            for op in blk.ops:
+                if op.name in _MEM:
+                    self.rewrite(op, ranges, scratch)
+                    for n in scratch.ops:
+                        n.block = blk
+                    new_ops.extend(scratch.ops)
+                    scratch.ops = []
+                new_ops.append(op)
+            blk.ops = new_ops
 
-    def rewrite(self, op: Op, ranges: Ranges) -> None:
+    def rewrite(self, op: Op, ranges: Ranges, scratch: Block) -> None:
+        """Build the split address at the end of `scratch` (spliced in before `op` by the caller)."""
         p = op.operands[0]
         if not (isinstance(p, OpResult) and p.op.name == "ptradd"):
             return
@@ -109,7 +124,7 @@ class AddrSplit(Pass):
         bits = _ptr_bits(p.type)
         if not (isinstance(ot, ScalarType) and ot.is_int and ot.bits == bits):
             return
-        bld = Builder(op.block, op.span).before(op)
+        bld = Builder(scratch, op.span)
         var, c = _Splitter(bld, ranges).split(off)
         c &= (1 << bits) - 1
         if c >= 1 << (bits - 1):

@@ -14,7 +14,6 @@ from typing import Any, TextIO
 
 from irc.diagnostics import Diagnostic, InternalCompilerError
 from irc.ir.core import Module
-from irc.ir.printer import print_module
 from irc.ir.verifier import verify
 
 
@@ -77,6 +76,8 @@ class PassManager:
                         op=p.name,
                     )
             if self._dump(p.name):
+                from irc.ir.printer import print_module  # only for --dump-after: not on the start-up path
+
                 self.out.write(f"// ----- IR after {p.name} -----\n{print_module(module)}")
         if self.time_passes:
             total = sum(t for _, t in self.timings) or 1e-9

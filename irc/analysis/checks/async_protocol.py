@@ -127,21 +127,49 @@ def _element(ctx: FunctionContext, sym: str, off: int) -> str:
 def check_phase(ctx: FunctionContext) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     pr = _proto(ctx)
+    rpo = {b: i for i, b in enumerate(ctx.cfg.rpo)}
     for o in pr.objects.values():
+        seqs = {w: wait_sequence(ctx, w) for w in o.waits}
         for w in o.waits:
-            seq = wait_sequence(ctx, w)
+            seq = seqs[w]
             if not seq:
                 continue
             last: dict[int, tuple[int, int]] = {}
             for k, off, p in seq:
                 prev = last.get(off)
-                if prev is not None and prev[1] == p:
+                if (
+                    prev is not None
+                    and prev[1] == p
+                    and not _flipped_between(ctx, rpo, seqs, w, off, p, prev[0], k)
+                ):
                     again = _reused(ctx, o, off)
                     if again is not None:
                         out.append(_phase_diag(ctx, o, w, again, prev[0], k, off, p))
                     break
                 last[off] = (k, p)
     return out
+
+
+def _flipped_between(
+    ctx: FunctionContext, rpo: dict[Block, int], seqs: dict, w: Op, off: int, p: int, k0: int, k1: int
+) -> bool:
+    """Whether another wait of the same loop waits on the same barrier element with the other parity
+    between iteration k0's and iteration k1's execution of `w`. Then the element went through a phase in
+    between: nvcc's unrolled pipeline loops use each stage twice per iteration (copy 0 waits parity 1,
+    copy 2 parity 0, in every iteration), and the parities awaited on one element still alternate. Only
+    waits whose execution in each iteration is decided count (a wait under a per-thread condition has no
+    sequence), so all of them run on the threads that run `w`."""
+    assert w.block is not None
+    lp = iteration_loop(ctx.cfg, w.block)
+    here = (rpo.get(w.block, -1), w.block.ops.index(w))
+    for w2, seq2 in seqs.items():
+        if w2 is w or not seq2 or w2.block is None or iteration_loop(ctx.cfg, w2.block) is not lp:
+            continue
+        there = (rpo.get(w2.block, -1), w2.block.ops.index(w2))
+        for k2, off2, p2 in seq2:
+            if off2 == off and p2 != p and (k0, *here) < (k2, *there) < (k1, *here):
+                return True
+    return False
 
 
 def _phase_diag(ctx, o: BarrierObject, w: Op, again: Op, k0: int, k1: int, off: int, p: int) -> Diagnostic:

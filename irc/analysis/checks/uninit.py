@@ -8,14 +8,16 @@ condition. Each maybe-undefined value is reported once, at its first read in lay
 
 On lifted PTX, a value that is unwritten only on *some* paths is not reported where the read cannot be
 shown to matter (`irc.analysis.checks.uninit_guard`): the read runs under the same guard as the write,
-or the value is only copied to memory (partly loaded register arrays stored back as a whole). Values
-that are never written on any path are always reported.
+or the value is only copied to memory (partly loaded register arrays stored back as a whole), or the
+read is if-converted code whose result every thread throws away with a select
+(`irc.analysis.checks.uninit_select`). Values that are never written on any path are always reported.
 """
 
 from __future__ import annotations
 
 from irc.analysis.checks.common import FunctionContext
 from irc.analysis.checks.uninit_guard import GuardedReads
+from irc.analysis.checks.uninit_select import DiscardedReads
 from irc.diagnostics import Diagnostic, Label, error
 from irc.ir.core import BlockArg, OpResult, Value
 
@@ -53,12 +55,18 @@ def check_uninitialized(ctx: FunctionContext) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     reported: set[Value] = set()
     quiet = GuardedReads(ctx, undef) if ctx.is_ptx else None
+    discard: DiscardedReads | None = None
     for op in ctx.reachable_ops():
         for v in op.operands:
             if v not in undef or v in reported:
                 continue
             if quiet is not None and (quiet.moved_only(v, op) or (not undef[v] and quiet.silent(v, op))):
                 continue
+            if quiet is not None and not undef[v]:
+                if discard is None:
+                    discard = DiscardedReads(ctx.fn.attrs)
+                if discard.discarded(v, op):
+                    continue
             reported.add(v)
             nm = ctx.name(v)
             labels: list[Label] = []

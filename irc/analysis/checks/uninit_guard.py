@@ -23,7 +23,7 @@ guard even if the scalar was rewritten in between.
 from __future__ import annotations
 
 from irc.analysis.checks.common import FunctionContext, condition_value
-from irc.ir.core import BlockArg, Op, OpResult, Value
+from irc.ir.core import Block, BlockArg, Op, OpResult, Value
 
 _STORES = {"store": 1, "store_vec": 1}
 _PASS = frozenset({"copy", "bitcast", "cvt", "ptx_pure"})
@@ -149,7 +149,8 @@ class GuardedReads:
         return self._stored_only(v, op) or _dropped_half(v, op)
 
     def silent(self, v: Value, op: Op) -> bool:
-        """`op` reads `v` under the same guard as the branch that lets `v` arrive unwritten."""
+        """`op` reads `v` under the same guard as the branch that lets `v` arrive unwritten, or under a
+        conjunction that includes that guard (`if (gtid < n && !converged)` after `if (gtid < n)`)."""
         b = op.block
         if b is None:
             return False
@@ -160,4 +161,33 @@ class GuardedReads:
             c = condition_value(d)
             if c is not None and _cond_key(c) in guards:
                 return True
-        return False
+        return any(_cond_key(c) in guards for c in self._conjuncts_held(b))
+
+    def _conjuncts_held(self, b: Block) -> list[Value]:
+        """Operands of the conjunctions known to hold in `b`: `x && y` on the side of a branch where it is
+        true, `!(x || y)` (as `x`, `y`: polarity is not tracked, see the module docstring) where it is
+        false. The side is the successor of the branch that `b`, or a branch block `b` depends on
+        through it, post-dominates; a branch both of whose sides lead to `b` proves nothing."""
+        cfg = self.ctx.cfg
+        out: list[Value] = []
+        region = [b, *cfg.cd_closure(b)]
+        for d in cfg.cd_closure(b):
+            t = d.terminator
+            c = condition_value(d)
+            if t is None or c is None or len(t.successors) != 2 or t.successors[0] is t.successors[1]:
+                continue
+            sides = {
+                i
+                for x in region
+                if d in cfg.cd.get(x, ())
+                for i, s in enumerate(t.successors)
+                if cfg.post_dominates(x, s)
+            }
+            if len(sides) != 1:
+                continue
+            holds = 0 in sides  # the condition is true in `b`
+            while isinstance(c, OpResult) and c.op.name == "not" and c.op.operands:
+                c, holds = c.op.operands[0], not holds
+            if isinstance(c, OpResult) and c.op.name == ("and" if holds else "or"):
+                out.extend(c.op.operands)
+        return out

@@ -11,35 +11,101 @@ recursively should run under `irc.frontend.kdsl.deep.run_deep`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from typing import Any
 
 from irc.diagnostics import Span
 
 
-@dataclass(eq=False, slots=True)
-class Node:
+class _Factory:
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], Any]):
+        self.make = make
+
+
+def factory(make: Callable[[], Any]) -> Any:
+    """A field default made fresh for each node (`dataclasses.field(default_factory=...)`)."""
+    return _Factory(make)
+
+
+_MISSING: Any = object()
+
+
+class _NodeMeta(type):
+    """Makes each node class a slotted record: its annotated fields (after the inherited ones) become
+    `__slots__`, the positional-or-keyword `__init__`, and `__repr__`; `fields` lists them in order.
+
+    Why not `@dataclass(eq=False, slots=True)`: that builds each class twice and generates three methods
+    per class with `exec` and `inspect.signature`; for the 44 node classes it cost ~10 ms of every
+    `irc compile` start-up (issue 15). Nodes compare by identity, as before."""
+
+    def __new__(mcls, name: str, bases: tuple, ns: dict):
+        own = tuple(ns.get("__annotations__", {}))
+        defaults = {f: ns.pop(f) for f in own if f in ns}
+        ns["__slots__"] = own
+        cls = super().__new__(mcls, name, bases, ns)
+        inherited: tuple[str, ...] = ()
+        base_defaults: dict[str, Any] = {}
+        for b in bases:
+            if isinstance(b, _NodeMeta):
+                inherited, base_defaults = b.fields, b._defaults
+        cls.fields = inherited + own
+        cls._defaults = {**base_defaults, **defaults}
+        cls.__init__ = _make_init(name, cls.fields, cls._defaults)
+        return cls
+
+
+def _make_init(name: str, fields: tuple[str, ...], defaults: dict[str, Any]):
+    params, body, env = [], [], {"_MISSING": _MISSING}
+    for f in fields:
+        if f not in defaults:
+            params.append(f)
+            body.append(f"    self.{f} = {f}")
+        elif isinstance(defaults[f], _Factory):
+            env[f"_make_{f}"] = defaults[f].make
+            params.append(f"{f}=_MISSING")
+            body.append(f"    self.{f} = _make_{f}() if {f} is _MISSING else {f}")
+        else:
+            env[f"_default_{f}"] = defaults[f]
+            params.append(f"{f}=_default_{f}")
+            body.append(f"    self.{f} = {f}")
+    src = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(body) or "    pass") + "\n"
+    exec(compile(src, f"<node {name}>", "exec"), env)
+    return env["__init__"]
+
+
+class Record(metaclass=_NodeMeta):
+    """Base of the syntax records (see `_NodeMeta`)."""
+
+    # class attributes, set by the metaclass (not annotated: annotations are what become fields)
+    fields = ()
+    _defaults = {}  # type: ignore[var-annotated]
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.fields)
+        return f"{type(self).__qualname__}({inner})"
+
+
+class Node(Record):
     span: Span
 
 
 # ----------------------------------------------------------------------------------------------- types
-@dataclass(eq=False, slots=True)
 class TypeExpr(Node):
     """Syntax of a type; `irc.frontend.kdsl.types` holds the resolved form."""
 
 
-@dataclass(eq=False, slots=True)
 class NamedType(TypeExpr):
     name: str  # bool, i32, f16, mbarrier, ...
 
 
-@dataclass(eq=False, slots=True)
 class PtrType(TypeExpr):
     space: str  # "global" | "shared" (anything else is reported by sema)
     elem: TypeExpr
     readonly: bool = False
 
 
-@dataclass(eq=False, slots=True)
 class ArrayType(TypeExpr):
     """`[T; N]` (register array) or `[T; N, M, ...]` (shared array shape)."""
 
@@ -47,61 +113,51 @@ class ArrayType(TypeExpr):
     dims: list[Expr]
 
 
-@dataclass(eq=False, slots=True)
 class UnsizedType(TypeExpr):
     """`[T]`: the type of a `shared x: [T] dynamic;` declaration (its size is set at launch)."""
 
     elem: TypeExpr
 
 
-@dataclass(eq=False, slots=True)
 class TensorMapType(TypeExpr):
     elem: TypeExpr
     box: list[Expr]  # IntLit or Name (a const/param)
 
 
 # ----------------------------------------------------------------------------------------- expressions
-@dataclass(eq=False, slots=True)
 class Expr(Node):
     pass
 
 
-@dataclass(eq=False, slots=True)
 class IntLit(Expr):
     value: int
     suffix: str | None  # u32 i32 u64 i64
     text: str
 
 
-@dataclass(eq=False, slots=True)
 class FloatLit(Expr):
     value: float  # inf / nan included
     suffix: str | None  # f16 bf16 f32 f64
     text: str
 
 
-@dataclass(eq=False, slots=True)
 class BoolLit(Expr):
     value: bool
 
 
-@dataclass(eq=False, slots=True)
 class Name(Expr):
     ident: str
 
 
-@dataclass(eq=False, slots=True)
 class Unary(Expr):
     op: str  # "-" "!" "~"
     operand: Expr
 
 
-@dataclass(eq=False, slots=True)
 class AddrOf(Expr):
     operand: Expr
 
 
-@dataclass(eq=False, slots=True)
 class Binary(Expr):
     op: str  # "||" "&&" "|" "^" "&" "==" "!=" "<" "<=" ">" ">=" "<<" ">>" "+" "-" "*" "/" "%"
     lhs: Expr
@@ -109,62 +165,52 @@ class Binary(Expr):
     op_span: Span
 
 
-@dataclass(eq=False, slots=True)
 class Ternary(Expr):
     cond: Expr
     then: Expr
     else_: Expr
 
 
-@dataclass(eq=False, slots=True)
 class Cast(Expr):
     operand: Expr
     target: TypeExpr
     bits: bool = False  # `bitcast<T>(x)`: reinterpret the bits (same width), not convert the value
 
 
-@dataclass(eq=False, slots=True)
 class Call(Expr):
     callee: str
     callee_span: Span
     args: list[Expr]
 
 
-@dataclass(eq=False, slots=True)
 class Index(Expr):
     base: Expr
     indices: list[Expr]
 
 
-@dataclass(eq=False, slots=True)
 class Member(Expr):
     base: Expr
     field: str  # "x" "y" "z" (only the built-in index vectors have members)
 
 
-@dataclass(eq=False, slots=True)
 class ArrayRepeat(Expr):
     value: Expr
     count: Expr
 
 
-@dataclass(eq=False, slots=True)
 class ArrayList(Expr):
     elems: list[Expr]
 
 
 # ------------------------------------------------------------------------------------------ statements
-@dataclass(eq=False, slots=True)
 class Stmt(Node):
     pass
 
 
-@dataclass(eq=False, slots=True)
 class Block(Stmt):
     stmts: list[Stmt]
 
 
-@dataclass(eq=False, slots=True)
 class LetStmt(Stmt):
     """`let` (mutable=False) or `var` (mutable=True)."""
 
@@ -175,19 +221,16 @@ class LetStmt(Stmt):
     mutable: bool
 
 
-@dataclass(eq=False, slots=True)
 class AssignStmt(Stmt):
     target: Expr  # Name or Index
     op: str  # "=" or the compound operator without "=" ("+", "<<", ...)
     value: Expr
 
 
-@dataclass(eq=False, slots=True)
 class ExprStmt(Stmt):
     expr: Call
 
 
-@dataclass(eq=False, slots=True)
 class SharedStmt(Stmt):
     name: str
     name_span: Span
@@ -196,14 +239,12 @@ class SharedStmt(Stmt):
     dynamic: bool = False  # `shared x: [T] dynamic;`
 
 
-@dataclass(eq=False, slots=True)
 class IfStmt(Stmt):
     cond: Expr
     then: Block
     else_: Block | IfStmt | None
 
 
-@dataclass(eq=False, slots=True)
 class ForStmt(Stmt):
     """`for v in start..end [step s]`; `unroll=True` for `unroll for`."""
 
@@ -217,7 +258,6 @@ class ForStmt(Stmt):
     factor: Expr | None = None  # `unroll(N) for`: partial unrolling by N (then `unroll` is False)
 
 
-@dataclass(eq=False, slots=True)
 class ForListStmt(Stmt):
     """`for v in [a, b, c]`: always unrolled, `v` is a constant per copy."""
 
@@ -227,23 +267,19 @@ class ForListStmt(Stmt):
     body: Block
 
 
-@dataclass(eq=False, slots=True)
 class WhileStmt(Stmt):
     cond: Expr
     body: Block
 
 
-@dataclass(eq=False, slots=True)
 class BreakStmt(Stmt):
     pass
 
 
-@dataclass(eq=False, slots=True)
 class ContinueStmt(Stmt):
     pass
 
 
-@dataclass(eq=False, slots=True)
 class StaticAssert(Stmt):
     """`static_assert(cond, "message");` -- at module scope (in `Program.asserts`) or as a statement."""
 
@@ -251,13 +287,11 @@ class StaticAssert(Stmt):
     message: str | None
 
 
-@dataclass(eq=False, slots=True)
 class ReturnStmt(Stmt):
     value: Expr | None
 
 
 # ----------------------------------------------------------------------------------------------- items
-@dataclass(eq=False, slots=True)
 class AttrArg(Node):
     """`key = value` (key set) or a positional value. A parenthesized tuple `(16, 8, 1)` is a list."""
 
@@ -265,25 +299,21 @@ class AttrArg(Node):
     value: Expr | list[Expr]
 
 
-@dataclass(eq=False, slots=True)
 class Attribute(Node):
     name: str
     args: list[AttrArg]
 
 
-@dataclass(eq=False, slots=True)
 class Param(Node):
     name: str
     type: TypeExpr
 
 
-@dataclass(eq=False, slots=True)
 class Item(Node):
     name: str
     name_span: Span
 
 
-@dataclass(eq=False, slots=True)
 class ConstItem(Item):
     """`const` (spec=False) or `param` (spec=True, a specialization constant overridable by defines)."""
 
@@ -292,7 +322,6 @@ class ConstItem(Item):
     spec: bool
 
 
-@dataclass(eq=False, slots=True)
 class FnItem(Item):
     """A device function (kernel=False, optional `ret`) or a kernel (kernel=True, no return type)."""
 
@@ -303,8 +332,7 @@ class FnItem(Item):
     kernel: bool
 
 
-@dataclass(eq=False, slots=True)
-class AllowComment:
+class AllowComment(Record):
     """`// irc: allow(check, ...)`: suppresses the checks on its own line and the next one."""
 
     line: int
@@ -312,9 +340,8 @@ class AllowComment:
     span: Span
 
 
-@dataclass(eq=False, slots=True)
 class Program(Node):
     path: str
     items: list[Item]
-    allow_comments: list[AllowComment] = field(default_factory=list)
-    asserts: list[StaticAssert] = field(default_factory=list)  # module-scope `static_assert`s
+    allow_comments: list[AllowComment] = factory(list)
+    asserts: list[StaticAssert] = factory(list)  # module-scope `static_assert`s

@@ -14,8 +14,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lark import Lark
-
 from irc.diagnostics import Diagnostic, Span, error
 
 from . import ast
@@ -57,20 +55,22 @@ class LexResult:
 class Lexer:
     """Master-regex tokenizer. `keywords` maps keyword text to terminal name; `punct` likewise."""
 
-    def __init__(self, parser: Lark):
+    def __init__(self, terminals: list[tuple[str, str, str]]):
+        """`terminals`: the grammar's (name, "str" | "re", literal or regular expression), from
+        `tables.load`."""
         pats: dict[str, str] = {}
         self.keywords: dict[str, str] = {}
         self.punct: dict[str, str] = {}
-        ident = next(t for t in parser.terminals if t.name == "IDENT").pattern.to_regexp()
+        ident = next(value for name, _, value in terminals if name == "IDENT")
         ident_re = re.compile(ident)
-        for t in parser.terminals:
-            if t.pattern.type == "str":
-                if ident_re.fullmatch(t.pattern.value):
-                    self.keywords[t.pattern.value] = t.name
+        for name, kind, value in terminals:
+            if kind == "str":
+                if ident_re.fullmatch(value):
+                    self.keywords[value] = name
                 else:
-                    self.punct[t.pattern.value] = t.name
+                    self.punct[value] = name
             else:
-                pats[t.name] = t.pattern.to_regexp()
+                pats[name] = value
         puncts = "|".join(re.escape(p) for p in sorted(self.punct, key=len, reverse=True))
         groups = [
             ("WS", r"\n[ \t\r\n\f]*"),  # whitespace with a line break; blanks within a line go to the prefix

@@ -1,7 +1,8 @@
 """Parse .kdsl text into an `ast.Program`.
 
 Pipeline: `lexer.Lexer` tokenizes with the grammar's own terminal patterns; lark builds the LALR(1) tables
-for `irc/grammar/kdsl.lark` (once per process); `_Driver` runs the LR automaton over the tokens and calls
+for `irc/grammar/kdsl.lark` once per grammar, and `tables.py` caches them as plain data (a compile with a
+warm cache never imports lark); `_Driver` runs the LR automaton over the tokens and calls
 `builder.AstBuilder` on every reduction, so the AST is built bottom-up with no parse tree and no recursion
 (1,000 nested parentheses cost 1,000 stack entries in a Python list, not 1,000 Python frames).
 
@@ -17,18 +18,11 @@ without cascades (errors during recovery, before the next successful shift, are 
 from __future__ import annotations
 
 import functools
-import hashlib
-import sys
-from importlib import resources
-
-from lark import Lark
-from lark.parsers.lalr_analysis import Shift
 
 from irc import limits
-from irc.cachedir import cache_dir
 from irc.diagnostics import CompileError, Diagnostic, InternalCompilerError, Span, error, note
 
-from . import ast
+from . import ast, tables
 from .builder import AstBuilder
 from .lexer import END, Lexer, Tok
 from .parse_hints import c_style_for, cuda_syntax_hint, unclosed_delimiter
@@ -82,70 +76,30 @@ _BINARY_OPS = (
 
 
 def grammar_text() -> str:
-    return resources.files("irc.grammar").joinpath("kdsl.lark").read_text(encoding="utf-8")
-
-
-def _tables_cache(text: str) -> str | bool:
-    """Where lark keeps the LALR tables it built for `text`: a file under the user cache directory named
-    by the grammar's hash, lark's version and Python's (a pickle is only read back by the same versions).
-    Building the tables takes about 0.15 s, loading them a few ms. lark checks the grammar hash stored in
-    the file again before it trusts it. False (no cache) when the directory cannot be created."""
-    import lark
-
-    key = hashlib.sha256(f"{text}\0{lark.__version__}\0{sys.version_info[:2]}".encode()).hexdigest()[:20]
-    d = cache_dir() / "lark"
-    try:
-        d.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return False
-    return str(d / f"kdsl-{key}.pickle")
+    return tables.grammar_text()
 
 
 class _Grammar:
-    """LALR tables, lexer and token display names; built once per process (lark's tables come from the
-    user cache after the first run, see `_tables_cache`).
+    """LALR tables, lexer and token display names; built once per process from `tables.load` (plain data
+    cached under the user cache directory: no lark import once the cache holds them).
 
-    lark's tables are recompiled into plain dicts for the driver: `table[state][symbol]` is a state
-    (shift, or goto for a nonterminal) when >= 0 and `~rule_index` for a reduction. `rules[r]` is
-    (size, lhs name, is_unit): unit rules are the `?rule: other` links of the precedence chain, whose
-    reduction keeps the value as it is; most reductions in an expression are of this kind, and a whole
-    chain of them costs one cached lookup instead of a callback per level.
+    `table[state][symbol]` is a state (shift, or goto for a nonterminal) when >= 0 and `~rule_index` for a
+    reduction. `rules[r]` is (size, lhs name, is_unit): unit rules are the `?rule: other` links of the
+    precedence chain, whose reduction keeps the value as it is; most reductions in an expression are of
+    this kind, and a whole chain of them costs one cached lookup instead of a callback per level.
     """
 
     def __init__(self) -> None:
-        text = grammar_text()
-        self.lark = Lark(
-            text, parser="lalr", lexer="basic", maybe_placeholders=True, cache=_tables_cache(text)
-        )
-        conf = self.lark.parse_interactive().parser_state.parse_conf
-        self.states = conf.states
-        self.start_state = conf.start_state
-        self.end_state = conf.end_state
-        rule_index: dict = {}
-        self.rule_objs: list = []
-        self.rules: list[tuple[int, str, bool]] = []
-        self.table: dict[int, dict[str, int]] = {}
-        for state, acts in conf.states.items():
-            row: dict[str, int] = {}
-            for sym, (kind, arg) in acts.items():
-                if kind is Shift:
-                    row[str(sym)] = arg
-                    continue
-                r = rule_index.get(arg)
-                if r is None:
-                    r = rule_index[arg] = len(self.rules)
-                    unit = (
-                        len(arg.expansion) == 1
-                        and arg.options.expand1
-                        and arg.alias is None
-                        and not arg.expansion[0].is_term
-                    )
-                    self.rules.append((len(arg.expansion), str(arg.origin.name), unit))
-                    self.rule_objs.append(arg)
-                row[str(sym)] = ~r
-            self.table[state] = row
+        data = tables.load(grammar_text())
+        self.table: dict[int, dict[str, int]] = data["table"]
+        self.start_state: int = data["start"]
+        self.end_state: int = data["end"]
+        self.rules: list[tuple[int, str, bool]] = [tuple(r) for r in data["rules"]]  # type: ignore[misc]
+        self.actions: list[tuple] = data["actions"]
+        self.rule_keys: list[str] = data["rule_keys"]
+        self.terminals: list[tuple[str, str, str]] = data["terminals"]
         self.unit_chains: dict[tuple[int, int, str], int] = {}  # see follow_units
-        self.lexer = Lexer(self.lark)
+        self.lexer = Lexer(self.terminals)
         term = {**self.lexer.keywords, **self.lexer.punct}
         self.display = {name: f"`{text}`" for text, name in term.items()}
         self.display.update(_TERMINAL_NAMES)
@@ -169,8 +123,7 @@ class _Grammar:
 
     def callbacks(self, builder: AstBuilder) -> list:
         """Per-rule reduction callbacks bound to `builder` (lark's child filtering around our methods)."""
-        by_rule = self.lark._parse_tree_builder.create_callback(builder)
-        return [by_rule[r] for r in self.rule_objs]
+        return tables.reducers(self.actions, builder)
 
     def is_block_state(self, state: int) -> bool:
         """A state at a statement boundary inside `{ ... }`: it accepts both a statement and `}`."""

@@ -19,6 +19,7 @@ import difflib
 
 from irc.diagnostics import CompileError, Diagnostic, Label, Span, error
 from irc.ir.graphs import strongly_connected_components
+from irc.target import max_shared_any_target
 
 from . import ast, attrs
 from .deep import run_deep
@@ -227,6 +228,18 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin, StaticAssertMixin):
             if not isinstance(elem, (Scalar, MBarrier)):
                 self.err(
                     "type-error", f"shared array elements are scalars or mbarriers, not `{elem}`", t.elem.span
+                )
+                return ERROR
+            size = elem.size if isinstance(elem, Scalar) else 8
+            for d in dims:
+                size *= d
+            most = max_shared_any_target()
+            if size > most:  # fuzz campaign: `[f32; 16, 2^64-1]` reached lowering and failed to verify
+                self.err(
+                    "shared-overflow",
+                    f"shared array of {size} bytes: no target allows more than {most} bytes per block",
+                    t.span,
+                    help="reduce the tile sizes (the per-target limits are in docs/limits.md)",
                 )
                 return ERROR
             return SharedArray(elem, tuple(dims))

@@ -8,8 +8,6 @@ A condition that is constant only per copy of an `unroll for` is checked by the 
 
 from __future__ import annotations
 
-import dataclasses
-
 from irc.diagnostics import Diagnostic, Label, error
 
 from . import ast
@@ -26,7 +24,7 @@ def constant_names(e: ast.Expr) -> list[ast.Name]:
         if isinstance(x, ast.Name):
             out.append(x)
         elif isinstance(x, ast.Node):
-            stack.extend(getattr(x, f.name) for f in dataclasses.fields(x) if f.name != "span")
+            stack.extend(getattr(x, f) for f in x.fields if f != "span")
         elif isinstance(x, list):
             stack.extend(x)
     return sorted(out, key=lambda n: (n.span.line, n.span.col))

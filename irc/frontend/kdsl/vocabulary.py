@@ -49,9 +49,9 @@ def pointer_spaces() -> tuple[str, ...]:
 
 def number_patterns() -> tuple[str, str]:
     """The grammar's own integer and float literal regexes (INT, FLOAT)."""
-    terms = {t.name: t.pattern.to_regexp() for t in _grammar().lark.terminals}
+    terms = {name: value for name, kind, value in _grammar().terminals if kind == "re"}
     return terms["INT"], terms["FLOAT"]
 
 
 def string_pattern() -> str:
-    return next(t.pattern.to_regexp() for t in _grammar().lark.terminals if t.name == "STRING")
+    return next(value for name, _, value in _grammar().terminals if name == "STRING")

@@ -183,7 +183,11 @@ DEV void fmha(float* __restrict__ o, const CUtensorMap* qm, const CUtensorMap* k
 #endif
             for (uint32_t j = 0; j < n_kv; ++j) {
                 const uint32_t s = j % 2;
+#ifdef FMHA_BUG_PRODUCER_PARITY  // the injected mistake: the producer always waits on parity 1
+                if (j >= 2) mbar_wait(kv_empty(s), 1);
+#else
                 if (j >= 2) mbar_wait(kv_empty(s), (j / 2 - 1) % 2);
+#endif
 #ifdef FMHA_BUG_NO_EXPECT_TX
                 mbar_arrive(kv_full(s));  // the injected mistake: the K/V bytes are never announced
 #else

@@ -7,6 +7,9 @@
 #                           wait passes on the stage's previous phase from the 3rd key tile on)
 #   fmha_sm100_bug_parity_c_poll.ptx : the fixed parity with the C polling loop (the near miss of the
 #                           polling-loop rule: a C `while (!try_wait)` loop must not hide the mistake)
+#   fmha_sm100_bug_unrolled_parity.ptx : the producer loop unrolled 4x with a fixed parity 1 on kv_empty (the
+#                           near miss of the unrolled-loop rule: two uses of a stage per iteration no longer
+#                           alternate)
 #   fmha_sm100_ok_c_poll.ptx, fmha_sm100_ok_unrolled.ptx : correct variants (the mbarrier polling loop in C; the
 #                           producer loop unrolled 4x by nvcc) that must check clean too
 set -e
@@ -16,5 +19,6 @@ nvcc -ptx -O3 -lineinfo -arch=sm_100a -DFMHA_BUG_NO_EXPECT_TX -o fmha_sm100_bug_
 nvcc -ptx -O3 -lineinfo -arch=sm_100a -DFMHA_BUG_PARITY -o fmha_sm100_bug_parity.ptx fmha_sm100.cu
 nvcc -ptx -O3 -lineinfo -arch=sm_100a -DFMHA_C_POLL -o fmha_sm100_ok_c_poll.ptx fmha_sm100.cu
 nvcc -ptx -O3 -lineinfo -arch=sm_100a -DFMHA_UNROLLED_PRODUCER -o fmha_sm100_ok_unrolled.ptx fmha_sm100.cu
+nvcc -ptx -O3 -lineinfo -arch=sm_100a -DFMHA_UNROLLED_PRODUCER -DFMHA_BUG_PRODUCER_PARITY -o fmha_sm100_bug_unrolled_parity.ptx fmha_sm100.cu
 nvcc -ptx -O3 -lineinfo -arch=sm_100a -DFMHA_C_POLL -DFMHA_BUG_PARITY -o fmha_sm100_bug_parity_c_poll.ptx fmha_sm100.cu
 sed -i 's|^\t\.file\t1 ".*fmha_sm100\.cu"|\t.file\t1 "fmha_sm100.cu"|' fmha_sm100_bug_parity_c_poll.ptx
