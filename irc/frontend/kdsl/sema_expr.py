@@ -688,6 +688,12 @@ class ExprMixin:
         ct = self.value_expr(e.count)
         if is_untyped(ct):
             self.coerce(e.count, I32)
+        elif not isinstance(ct, ErrorType) and not (isinstance(ct, Scalar) and ct.is_int):
+            # fuzz campaign: `[0.0; (4i32 as f32)]` was an error type with no diagnostic (then a crash)
+            self.err(
+                "type-error", f"the length of an array literal must be an integer, found `{ct}`", e.count.span
+            )
+            return ERROR
         n = self.const_of(e.count, "the length of an array literal")
         return self._array_type(e, [(e.value, vt)], elem_want, n)
 

@@ -35,6 +35,11 @@ from .types import (
     is_untyped,
 )
 
+# The largest `align` of a shared declaration: more than any target's shared memory per block (227 KB)
+# cannot matter, and ptxas 13 fails on some larger ones (`.align 4294967296`: "Constant overflow";
+# `.align 2147483648` on sm_100a: a crash), so the front end stops there.
+MAX_ALIGN = 1 << 18
+
 MAX_UNROLL = limits.get("max_unroll")
 _KIND_TEXT = {
     LET: "a `let` binding",
@@ -239,6 +244,13 @@ class StmtMixin:
             a = self._const_dim(s.align, "an alignment")
             if a is not None and a & (a - 1):
                 self.err("const-error", f"an alignment must be a power of two, found {a}", s.align.span)
+            elif a is not None and a > MAX_ALIGN:  # fuzz campaign: `align 4294967296` went to ptxas
+                self.err(
+                    "const-error",
+                    f"an alignment must be at most {MAX_ALIGN} bytes (more than any target's shared memory "
+                    f"per block), found {a}",
+                    s.align.span,
+                )
             elif a is not None and isinstance(t, SharedArray):
                 t = SharedArray(t.elem, t.shape, a)
         sym = Symbol(s.name, SHARED, t, s.name_span, decl=s)
