@@ -272,3 +272,23 @@ def test_mbarrier_loop_dependence_through_a_branch_to_the_entry_block_is_not_a_c
     path = DATA / "crash_mbarrier_depends_at_entry.ptx"
     diags = check_ptx(path.read_text(), path.name)
     assert all(d.span is not None for d in diags if d.severity == "error")
+
+
+def test_an_error_type_without_a_diagnostic_becomes_a_located_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Defence in depth behind the sema rules: if a rule gives up on a type without reporting why (the fuzz
+    campaign found two), the compile stops with a located `type-error`, not an internal error in lowering."""
+    from irc.compiler import CompileOptions, compile_kdsl
+    from irc.diagnostics import CompileError
+    from irc.frontend.kdsl import ast as kast
+    from irc.frontend.kdsl.sema_expr import ExprMixin
+    from irc.frontend.kdsl.types import ERROR
+
+    src = "kernel k(out: *global f32) {\n    let v = [0.0; 4];\n    out[tid.x] = v[0];\n}\n"
+    compile_kdsl(src, "t.kdsl", CompileOptions())  # compiles as it stands
+    handlers = dict(ExprMixin._expr_handlers)
+    handlers[kast.ArrayRepeat] = lambda self, e, want: ERROR  # a rule that forgets its diagnostic
+    monkeypatch.setattr(ExprMixin, "_expr_handlers", handlers)
+    with pytest.raises(CompileError) as ei:
+        compile_kdsl(src, "t.kdsl", CompileOptions())
+    (d,) = [d for d in ei.value.diagnostics if d.is_error]
+    assert (d.check, d.span.line, d.span.col) == ("type-error", 2, 13)

@@ -482,6 +482,8 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin, StaticAssertMixin):
         for e, t in self.types.items():  # anything still untyped had no context at all
             if is_untyped(t):
                 self.types[e] = default_type(t)
+        if not any(d.is_error for d in self.diags):
+            self._untyped_without_error()
         if any(d.is_error for d in self.diags):
             raise CompileError(sorted(self.diags + self.warnings, key=Diagnostic.sort_key))
         return TypedProgram(
@@ -500,6 +502,16 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin, StaticAssertMixin):
             fns={n: i for n, i in self.fn_infos.items() if not i.item.kernel},
             warnings=sorted(self.warnings, key=Diagnostic.sort_key),
         )
+
+    def _untyped_without_error(self) -> None:
+        """Defence in depth: an expression left with the error type must come with an error diagnostic
+        (every rule that gives up on a type reports why). If one slipped through without, lowering would
+        meet a value it cannot build and stop with an internal error; a located error is better (the fuzz
+        campaign found such a rule: a float array length)."""
+        bad = [e for e, t in self.types.items() if isinstance(t, ErrorType) and getattr(e, "span", None)]
+        if bad:
+            e = min(bad, key=lambda x: (x.span.line, x.span.col))
+            self.err("type-error", "this expression has no valid type here", e.span)
 
     def _body(self, item: ast.FnItem, kernel: KernelInfo | None) -> None:
         info = self.fn_infos[item.name]
