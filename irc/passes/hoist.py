@@ -151,21 +151,26 @@ class Hoist(Pass):
         # Speculating out of an arm pays only when the same computation also appears in another arm
         # (GVN then shares them); alone it lengthens live ranges. Shapes: expression trees through
         # cheap ops, other values by identity.
-        memo: dict[int, object] = {}
+        # Shapes are hash-consed to small integers: a shape as a nested tuple is a tree, exponential in
+        # the depth of a DAG that reuses values (`v = (c ? v : v) << (v & 31)` repeated), and hashing it
+        # walked the whole tree (fuzz campaign: 10 such lines took 9 s).
+        memo: dict[int, int] = {}
+        interned: dict[tuple, int] = {}
 
-        def shape(v: Value) -> object:
+        def shape(v: Value) -> int:
             got = memo.get(id(v))
             if got is None:
                 if isinstance(v, OpResult) and _cheap(v.op):
                     o = v.op
-                    got = (
+                    key = (
                         o.name,
                         repr(sorted(o.attrs.items())),
                         str(v.type),
                         *(shape(x) for x in o.operands),
                     )
+                    got = interned.setdefault(key, len(interned) + 1)
                 else:
-                    got = id(v)
+                    got = -len(memo) - 1  # a value only equal to itself
                 memo[id(v)] = got
             return got
 
@@ -174,7 +179,7 @@ class Hoist(Pass):
             into = preds.get(id(b), [])
             if len(into) == 1 and into[0].name == "cbr" and into[0].block is idom.get(b):
                 arms.append(b)
-        shape_count: dict[object, int] = {}
+        shape_count: dict[int, int] = {}
         for b in arms:
             for sh in {shape(op.result) for op in b.ops if _cheap(op)}:
                 shape_count[sh] = shape_count.get(sh, 0) + 1
