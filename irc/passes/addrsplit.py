@@ -19,7 +19,7 @@ from irc.ir.core import Block, Function, Module, Op, OpResult, Value
 from irc.ir.types import PtrType, ScalarType
 from irc.passes.manager import Pass, PassContext
 from irc.passes.ranges import Ranges
-from irc.passes.util import const_value
+from irc.passes.util import const_value, rewrite_ops
 
 _MEM = ("load", "store", "load_vec", "store_vec")
 
@@ -95,27 +95,16 @@ class AddrSplit(Pass):
             self.split_function(fn)
 
     def split_function(self, fn: Function) -> None:
-        # the new address ops are built in a scratch block and spliced in front of their access while
-        # each block's op list is rebuilt once (a list search and insertion per access was quadratic on
-        # blocks of thousands of accesses)
         ranges = Ranges(fn)
-        scratch = Block()
-        for blk in fn.blocks:
-            if not any(op.name in _MEM for op in blk.ops):
-                continue
-            new_ops: list[Op] = []
-            for op in blk.ops:
-                if op.name in _MEM:
-                    self.rewrite(op, ranges, scratch)
-                    for n in scratch.ops:
-                        n.block = blk
-                    new_ops.extend(scratch.ops)
-                    scratch.ops = []
-                new_ops.append(op)
-            blk.ops = new_ops
+
+        def split(op: Op, scratch: Block) -> bool:
+            self.rewrite(op, ranges, scratch)
+            return False  # the access stays; only its address changes
+
+        rewrite_ops(fn, lambda op: op.name in _MEM, split)
 
     def rewrite(self, op: Op, ranges: Ranges, scratch: Block) -> None:
-        """Build the split address at the end of `scratch` (spliced in before `op` by the caller)."""
+        """Build the split address at the end of `scratch` (spliced in before `op` by `rewrite_ops`)."""
         p = op.operands[0]
         if not (isinstance(p, OpResult) and p.op.name == "ptradd"):
             return

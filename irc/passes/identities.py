@@ -12,10 +12,10 @@ Floats are left alone (`-0.0 + 0.0` is `+0.0`).
 from __future__ import annotations
 
 from irc.ir.builder import Builder
-from irc.ir.core import Module, Op, OpResult, Value
+from irc.ir.core import Block, Module, Op, OpResult, Value
 from irc.ir.types import ScalarType
 from irc.passes.manager import Pass, PassContext
-from irc.passes.util import const_value, int_type, is_const, wrap
+from irc.passes.util import const_value, int_type, is_const, rewrite_ops, wrap
 
 _RIGHT_ZERO = frozenset({"add", "sub", "or", "xor", "shl", "shr"})
 _LEFT_ZERO = frozenset({"add", "or", "xor"})
@@ -35,46 +35,46 @@ class Identities(Pass):
 
     def run(self, module: Module, ctx: PassContext) -> None:
         for fn in module.functions:
-            for b in fn.blocks:
-                for op in list(b.ops):
-                    if op.block is not None and len(op.results) == 1 and op.has_trait("pure"):
-                        self.simplify(op)
+            rewrite_ops(fn, lambda op: len(op.results) == 1 and op.has_trait("pure"), self.simplify)
 
-    def simplify(self, op: Op) -> None:
+    def simplify(self, op: Op, scratch: Block) -> bool:
+        """Simplify `op` (a new constant goes at the end of `scratch`); True when `op` is replaced by one
+        of its operands and goes away."""
         n, t = op.name, op.result.type
         if n == "ptradd":
             p, off = op.operands
             if _is(off, 0) and p.type == t:
-                self._replace(op, p)
-            return
+                return self._replace(op, p)
+            return False
         if not int_type(t) or len(op.operands) != 2 or any(v.type != t for v in op.operands):
-            return
+            return False
         a, b = op.operands
         if (n in _RIGHT_ZERO and _is(b, 0)) or (n == "mul" and _is(b, 1)):
-            self._replace(op, a)
-        elif (n in _LEFT_ZERO and _is(a, 0)) or (n == "mul" and _is(a, 1)):
-            self._replace(op, b)
-        elif n == "add" and is_const(b) and isinstance(a, OpResult) and a.op.name == "add":
+            return self._replace(op, a)
+        if (n in _LEFT_ZERO and _is(a, 0)) or (n == "mul" and _is(a, 1)):
+            return self._replace(op, b)
+        if n == "add" and is_const(b) and isinstance(a, OpResult) and a.op.name == "add":
             x, k = a.op.operands
             if is_const(k) and not is_const(x) and x.type == t and k.type == t:
                 total = wrap(int(const_value(k)) + int(const_value(b)), t)  # type: ignore[arg-type]
-                c = Builder(op.block, op.span).before(op).const(total, t)
+                c = Builder(scratch, op.span).const(total, t)
                 op.set_operand(0, x)
                 op.set_operand(1, c)
         elif n == "shl" and is_const(b) and isinstance(a, OpResult) and a.op.name == "shl":
             inner = a.op
             x, k = inner.operands
             if not is_const(k) or x.type != t or k.type != t:
-                return
+                return False
             s1, s2 = int(const_value(k)), int(const_value(b))  # type: ignore[arg-type]
             assert isinstance(t, ScalarType)
             if s1 >= 0 and s2 >= 0 and s1 + s2 < t.bits:
                 total = s1 + s2
-                c = Builder(op.block, op.span).before(op).const(total, t)
+                c = Builder(scratch, op.span).const(total, t)
                 op.set_operand(0, x)
                 op.set_operand(1, c)
+        return False
 
     @staticmethod
-    def _replace(op: Op, v: Value) -> None:
+    def _replace(op: Op, v: Value) -> bool:
         op.result.replace_all_uses_with(v)
-        op.erase()
+        return True

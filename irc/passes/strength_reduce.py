@@ -16,7 +16,7 @@ from irc.ir.builder import Builder
 from irc.ir.core import Block, Module, Op, Value
 from irc.ir.types import SCALARS, ScalarType
 from irc.passes.manager import Pass, PassContext
-from irc.passes.util import const_value, int_type
+from irc.passes.util import const_value, int_type, rewrite_ops
 
 
 def _log2(v: object) -> int | None:
@@ -31,26 +31,8 @@ class StrengthReduce(Pass):
     name = "strength-reduce"
 
     def run(self, module: Module, ctx: PassContext) -> None:
-        # One sweep per block that rebuilds its op list: inserting before and erasing each reduced op in
-        # place cost a list search per op, quadratic on a block of thousands (fuzz campaign: 2.4 s CPU on
-        # a 2,000-line kernel)
         for fn in module.functions:
-            for blk in fn.blocks:
-                if not any(_candidate(op) for op in blk.ops):
-                    continue
-                scratch = Block()
-                new_ops: list[Op] = []
-                for op in blk.ops:
-                    if _candidate(op) and self.reduce(op, scratch):
-                        for n in scratch.ops:
-                            n.block = blk
-                        new_ops.extend(scratch.ops)
-                        scratch.ops = []
-                        op.drop_operands()
-                        op.block = None
-                    else:
-                        new_ops.append(op)
-                blk.ops = new_ops
+            rewrite_ops(fn, _candidate, self.reduce)
 
     def reduce(self, op: Op, scratch: Block) -> bool:
         """Build the replacement of `op` at the end of `scratch` and redirect its uses; False (nothing

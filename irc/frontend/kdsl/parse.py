@@ -26,6 +26,7 @@ from . import ast, tables
 from .builder import AstBuilder
 from .lexer import END, Lexer, Tok
 from .parse_hints import c_style_for, cuda_syntax_hint, unclosed_delimiter
+from .tables import grammar_text
 
 MAX_PARSE_ERRORS = 100
 
@@ -73,10 +74,6 @@ _BINARY_OPS = (
     "?",
     "as",
 )
-
-
-def grammar_text() -> str:
-    return tables.grammar_text()
 
 
 class _Grammar:

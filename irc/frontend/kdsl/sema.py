@@ -230,19 +230,17 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin, StaticAssertMixin):
                     "type-error", f"shared array elements are scalars or mbarriers, not `{elem}`", t.elem.span
                 )
                 return ERROR
-            size = elem.size if isinstance(elem, Scalar) else 8
-            for d in dims:
-                size *= d
+            arr = SharedArray(elem, tuple(dims))
             most = max_shared_any_target()
-            if size > most:  # fuzz campaign: `[f32; 16, 2^64-1]` reached lowering and failed to verify
+            if arr.size > most:  # fuzz campaign: `[f32; 16, 2^64-1]` reached lowering and failed to verify
                 self.err(
                     "shared-overflow",
-                    f"shared array of {size} bytes: no target allows more than {most} bytes per block",
+                    f"shared array of {arr.size} bytes: no target allows more than {most} bytes per block",
                     t.span,
                     help="reduce the tile sizes (the per-target limits are in docs/limits.md)",
                 )
                 return ERROR
-            return SharedArray(elem, tuple(dims))
+            return arr
         if ctx in ("value", "elem"):
             if len(dims) > 2:
                 self.err(

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from irc import limits
 from irc.diagnostics import Label
+from irc.target import max_shared_any_target
 
 from . import ast, fold
 from .sema_expr import default_type, show
@@ -35,10 +36,10 @@ from .types import (
     is_untyped,
 )
 
-# The largest `align` of a shared declaration: more than any target's shared memory per block (227 KB)
-# cannot matter, and ptxas 13 fails on some larger ones (`.align 4294967296`: "Constant overflow";
-# `.align 2147483648` on sm_100a: a crash), so the front end stops there.
-MAX_ALIGN = 1 << 18
+# The largest `align` of a shared declaration: the power of two just above any target's shared memory per
+# block (2^18 for 227 KB). More cannot matter, and ptxas 13 fails on some larger ones (`.align 4294967296`:
+# "Constant overflow"; `.align 2147483648` on sm_100a: a crash), so the front end stops there.
+MAX_ALIGN = 1 << (max_shared_any_target() - 1).bit_length()
 
 MAX_UNROLL = limits.get("max_unroll")
 _KIND_TEXT = {
