@@ -10,7 +10,6 @@ tests every pass, the register allocator and the printer. Compiled PTX is cached
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ import numpy as np
 
 from irc.diagnostics import Diagnostic
 from irc.ir.types import BF16, F16, F32, F64, I32, I64, U32, U64, PtrType, ScalarType, TensorMapType, Type
+from irc.records import field, record
 
 
 class LaunchError(ValueError):
@@ -40,7 +40,7 @@ _NP_DTYPES: dict[str, Any] = {
 }
 
 
-@dataclass
+@record
 class TensorMap:
     """A host-side TMA descriptor: `array` (C-contiguous, 1-5 dims) tiled by `box` (outermost first, numpy
     order). In the emulator it drives the tile copy; on a GPU it is encoded with cuTensorMapEncodeTiled.
@@ -77,7 +77,7 @@ def _dims(v: Any, what: str) -> tuple[int, int, int]:
     return t  # type: ignore[return-value]
 
 
-@dataclass
+@record
 class Kernel:
     """A compiled kernel: its parameter list and launch."""
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
 from pathlib import Path
+
+from irc.records import record
 
 #: Where `helpUri` points: the docs folder of the repository. Override with `[tool.irc] docs-url`.
 DOCS_URL = "https://github.com/irc-project/irc/blob/main/docs/"
@@ -21,7 +22,7 @@ _DOCS_DIR = Path(__file__).resolve().parent.parent / "docs"
 _DOC_FILES = ("checks.md", "analyzer.md")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CheckInfo:
     name: str
     severity: str  # default severity: "error", "warning" or "note"

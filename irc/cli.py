@@ -483,9 +483,8 @@ def _check_worker(job: tuple) -> tuple[list[Diagnostic], str, str | None]:
 
 def _apply_config(diags: list[Diagnostic], config) -> list[Diagnostic]:
     """Drop disabled checks and apply severity overrides."""
-    from dataclasses import replace
-
     from irc.diagnostics import Severity
+    from irc.records import replace
 
     out = []
     for d in diags:

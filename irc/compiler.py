@@ -14,14 +14,14 @@ import gc
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Any
 
 from irc.diagnostics import CompileError, Diagnostic, Severity
 from irc.ir.core import Module
+from irc.records import field, record
 
 
-@dataclass
+@record
 class CompileOptions:
     arch: str = "sm_80"
     defines: dict[str, Any] = field(default_factory=dict)
@@ -33,7 +33,7 @@ class CompileOptions:
     check_alloc: bool = True  # the allocation checker (on by default)
 
 
-@dataclass
+@record
 class CompileResult:
     module: Module  # the optimized IR
     ptx_text: str

@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from irc.records import field, record
 
 
 def _toml() -> Any:
@@ -63,7 +64,7 @@ class ConfigError(Exception):
     """A configuration mistake: reported as a usage error (exit 2) naming the file and the key."""
 
 
-@dataclass
+@record
 class Config:
     root: Path  # globs are relative to this directory
     path: Path | None = None  # the file it came from (None: no configuration)

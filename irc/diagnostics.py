@@ -8,11 +8,12 @@ renderers (text in the style of rustc, JSON per spec section 9, SARIF 2.1.0, Git
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import Enum
 
+from irc.records import field, record
 
-@dataclass(frozen=True)
+
+@record(frozen=True)
 class Span:
     """A source range. Lines and columns are 1-based; `end_col` is exclusive-after-last (rustc style:
     a one-character span has end_col == col + 1). `file` is the path as the user gave it."""
@@ -37,7 +38,7 @@ class Severity(str, Enum):
     NOTE = "note"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Label:
     """A secondary span with a message ("depends on tid.x through `i`")."""
 
@@ -45,7 +46,7 @@ class Label:
     message: str
 
 
-@dataclass
+@record
 class Diagnostic:
     """One finding. `check` is the stable name from spec section 8 (e.g. `barrier-divergence`)."""
 

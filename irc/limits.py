@@ -13,12 +13,12 @@ running hosts can change them without reimporting.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 from irc.diagnostics import Diagnostic, Span, error
+from irc.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Limit:
     name: str
     default: int

@@ -24,8 +24,9 @@ import re
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from irc.records import field, record
 
 
 class PtxasNotFound(RuntimeError):
@@ -41,7 +42,7 @@ class PtxasError(RuntimeError):
         self.log = log
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PtxasMessage:
     """One diagnostic line from ptxas. `line` is the 1-based PTX line, or None for file-level messages."""
 
@@ -50,7 +51,7 @@ class PtxasMessage:
     severity: str = "error"  # "error" | "warning" | "fatal"
 
 
-@dataclass
+@record
 class PtxasResult:
     """What one ptxas run said. `info` maps function name -> facts from `-v` (keys: registers, barriers,
     spill_stores, spill_loads, stack_frame, cumulative_stack, shared_bytes, cmem (dict bank -> bytes),

@@ -21,11 +21,11 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TextIO
 from urllib.parse import quote
 
 from irc.diagnostics import Diagnostic, Severity, Span
+from irc.records import record
 
 # ----------------------------------------------------------------------------------------------- colour
 
@@ -57,7 +57,7 @@ class _Paint:
 # ----------------------------------------------------------------------------------------------- text
 
 
-@dataclass
+@record
 class _Ann:
     """One underline on one source line, in display columns (0-based, end exclusive)."""
 

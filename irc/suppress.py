@@ -14,16 +14,16 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
 
 from irc.diagnostics import Diagnostic, Span, warning
+from irc.records import field, record
 
 # `//` then optional spaces, `irc:`, `allow(...)`. Text after the closing parenthesis is free-form (a reason).
 _ALLOW = re.compile(r"//\s*irc\s*:\s*allow\s*\(([^)]*)\)")
 _CHECK_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 
 
-@dataclass
+@record
 class Suppressions:
     """The `allow` comments of one source file: `by_line` maps the 1-based line of each comment to the
     check names it lists. `malformed` records (line, name) pairs that are not check names, so that a

@@ -10,7 +10,8 @@ the per-block opt-in maxima from the CUDA programming guide's compute-capability
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from irc.records import record
 
 #: Every target `--arch` accepts (spec section 9), in ascending order. The default is `DEFAULT_ARCH`.
 ARCHES: list[str] = ["sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_103a", "sm_120a"]
@@ -62,7 +63,7 @@ MAX_REGISTERS_PER_THREAD = 255
 _ARCH_RE = re.compile(r"^sm_(\d+)(a?)$")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Arch:
     """A parsed target. `number` is the compute capability as an int (80, 86, ..., 120) so feature checks
     read as `arch.number >= 90`; `arch_specific` is the 'a' suffix, which unlocks instructions (wgmma,

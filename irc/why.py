@@ -8,10 +8,10 @@ whose labels point at no branch gets no chain (it is not guessed).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from irc.diagnostics import CompileError, Diagnostic, Span
+from irc.records import replace
 
 
 def _module(text: str, path: str, arch: str, defines: dict[str, Any]):

@@ -15,11 +15,10 @@ counts as "not analysed"):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from irc.analysis.uniformity import has_trait, is_block_barrier, is_named_barrier
 from irc.ir.core import Function, Module, Op, OpResult
 from irc.ir.types import PtrType
+from irc.records import record
 
 # CUDA runtime / libdevice externs that synchronize nobody (printf, device malloc, assert, device launch)
 SAFE_EXTERNS = frozenset(
@@ -43,7 +42,7 @@ SAFE_EXTERNS = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Summary:
     barrier: tuple[Op, ...] | None = None  # call chain ... -> the barrier op (last)
     collective: tuple[Op, ...] | None = None

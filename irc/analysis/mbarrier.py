@@ -21,11 +21,10 @@ Pieces (all pure functions of one `Function` + its `CFG`):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from irc.analysis.cfg import CFG, Loop
 from irc.ir.core import Block, BlockArg, Function, Op, OpResult, Value
 from irc.ir.types import PtrType, ScalarType
+from irc.records import field, record
 
 _CASTS = ("bitcast", "cvt", "copy")
 WAIT_OPS = ("mbarrier_wait", "mbarrier_try_wait", "mbarrier_test_wait")
@@ -35,7 +34,7 @@ COPY_OPS = ("tma_load", "bulk_load")
 MAX_ITERS = 12
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SAddr:
     """A shared-memory address: symbol + constant byte offset."""
 
@@ -412,7 +411,7 @@ def executes(ev: Eval, cfg: CFG, lp: Loop, b: Block, env: dict[BlockArg, Val]) -
 
 
 # --------------------------------------------------------------------------------------- roles
-@dataclass
+@record
 class Threads:
     """How many threads of one CTA execute a block: between `lo` and `hi` (hi None: unbounded)."""
 
@@ -528,7 +527,7 @@ def threads_of(fn: Function, cfg: CFG, b: Block, loop_blocks: set[Block] | None 
 
 
 # --------------------------------------------------------------------------------------- protocol
-@dataclass
+@record
 class BarrierObject:
     """Everything one shared symbol holding mbarriers sees."""
 
@@ -541,7 +540,7 @@ class BarrierObject:
     others: list[Op] = field(default_factory=list)
 
 
-@dataclass
+@record
 class Protocol:
     objects: dict[str, BarrierObject]
     opaque: bool  # calls or unmodelled ops that might touch mbarriers: decide nothing about unknown objects

@@ -23,12 +23,12 @@ from a kernel parameter) is taken to run at least twice for some input; nothing 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from irc.analysis.cfg import CFG, Loop
 from irc.ir.core import Block, BlockArg, Function, Op, OpResult, Value
 from irc.ir.types import ArrayType, PtrType, ScalarType, size_of
+from irc.records import field, record
 
 MAX_ITERS = 16  # iterations enumerated per loop ("any iteration"; 4 each when two such loops nest)
 MAX_PAIRS = 600  # pair evaluations per kernel; past the budget the rest is not analysed (cost)
@@ -54,7 +54,7 @@ class _Numpy:
 np: Any = _Numpy()
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Access:
     op: Op
     block: Block
@@ -70,7 +70,7 @@ class Access:
         return "atomic" if self.atomic else ("write" if self.write else "read")
 
 
-@dataclass
+@record
 class Side:
     """One side of a witness: the thread (linear id), the access, the byte and the loop iterations."""
 
@@ -79,7 +79,7 @@ class Side:
     iters: dict[Loop, int] = field(default_factory=dict)
 
 
-@dataclass
+@record
 class Witness:
     a: Side
     b: Side

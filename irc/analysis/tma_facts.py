@@ -8,11 +8,10 @@ what an op computes on constants).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from irc.ir.core import BlockArg, Function, Op, OpResult, SharedDecl, Value
 from irc.ir.optable import OPS
 from irc.ir.types import ScalarType, TensorMapType, size_of
+from irc.records import record
 
 TMA_ALIGN = 128  # bytes: PTX ISA, cp.async.bulk.tensor shared::cluster operand alignment
 TMA_MAX_DIMS = 5
@@ -35,7 +34,7 @@ PASS_THROUGH = ("copy", "bitcast")
 # ---------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Divisor:
     """`value` is always a multiple of `div` (a power of two). `provable` is False when the divisor only
     reflects that nothing is known (an opaque leaf such as a load or `tid.x`): such a fact must never be
@@ -188,7 +187,7 @@ def const_int(v: Value, depth: int = 0) -> int | None:
 # ---------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PointerOrigin:
     """A shared pointer = `&decl` + offset, with `offset` the exact byte offset when constant (else None)
     and `off_div` what is known about the offset's power-of-two divisor."""
@@ -262,7 +261,7 @@ def box_problems(t: TensorMapType) -> list[str]:
     return problems
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BarrierKey:
     """An mbarrier named statically: shared symbol + byte offset (None when the index is dynamic, which
     may alias any element of the symbol)."""

@@ -4,10 +4,10 @@ rule modules and the solver import them without importing each other."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import IntEnum
 
 from irc.ir.core import Block, Op, OpResult, Value
+from irc.records import record
 
 __all__ = [
     "Level",
@@ -65,7 +65,7 @@ def is_named_barrier(op: Op) -> bool:
     return has_trait(op, "barrier") and ("count" in op.attrs or len(op.operands) >= 2)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Reason:
     """Why a value got its level. kind: seed | operand | sync | temporal | control."""
 
@@ -75,7 +75,7 @@ class Reason:
     block: Block | None = None  # the divergent branch (sync) or loop header (temporal)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class WhyStep:
     """One link of an explanation chain: `value` (defined by `op`, None for block arguments) and `text`."""
 

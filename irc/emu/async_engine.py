@@ -24,13 +24,13 @@ How (kept out of the hot path when off: `Machine.asyncq` is None unless `run_ker
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from irc.emu.errors import AsyncRaceError, DeadlockError
 from irc.emu.registry import OPS
 from irc.ptx.model import Instr
+from irc.records import field, record
 
 # per-step completion probability of pending work, indexed by seed % 4: right after the issuing step,
 # early, late, and only when forced (the latest point a covering wait allows)
@@ -38,7 +38,7 @@ P_CHOICES = (1.0, 0.5, 0.1, 0.0)
 CHUNK_STRIDE = 7919  # Machine seed = schedule * CHUNK_STRIDE + chunk index
 
 
-@dataclass
+@record
 class Pending:
     pid: int
     kind: str  # "cp" | "bulk" | "mma" | "arrive"

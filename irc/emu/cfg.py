@@ -8,10 +8,9 @@ wait fails parks there and re-executes the wait when the barrier's phase changes
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from irc.ptx.facts import opcode_info
 from irc.ptx.model import Function, Instr, Label, Scope, Stmt, Sym
+from irc.records import field, record
 
 
 def is_barrier(ins: Instr) -> bool:
@@ -30,7 +29,7 @@ def starts_block(ins: Instr) -> bool:
     return opcode_info(ins.opcode).polls
 
 
-@dataclass
+@record
 class Block:
     label: str | None
     instrs: list[Instr] = field(default_factory=list)

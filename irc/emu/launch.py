@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -18,12 +17,13 @@ from irc.emu.errors import EmuLaunchError
 from irc.emu.machine import Machine
 from irc.emu.memory import GlobalMemory
 from irc.ptx.model import Function, Module, Scope, VarDecl
+from irc.records import field, record
 
 DEFAULT_MAX_STEPS = 2_000_000
 DEFAULT_CHUNK_THREADS = 1 << 18
 
 
-@dataclass
+@record
 class EmuStats:
     """What a launch did: thread-instructions executed (guarded-off lanes included), instruction steps
     (one per instruction per group of threads run together), CTAs, threads and wall time in seconds."""

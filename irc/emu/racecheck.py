@@ -23,11 +23,11 @@ bench/bench_racecheck.py).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 import numpy as np
 
 from irc.emu.errors import RaceError
+from irc.records import record
 
 # bytes of shadow state per byte of tracked memory: 3 records (writer, two readers) x 5 int32 fields
 SHADOW_BYTES = 60
@@ -68,7 +68,7 @@ TID, INS, TEP, WEP, FEP = range(5)
 W, R1, R2 = range(3)
 
 
-@dataclass
+@record
 class RaceAccess:
     """One side of a race: who accessed which byte, how, and where in the PTX and the source."""
 

@@ -20,9 +20,10 @@ from __future__ import annotations
 import itertools
 import struct
 import weakref
-from dataclasses import dataclass
 
 import numpy as np
+
+from irc.records import record
 
 MAGIC = 0x50414D54
 _FMT = "<IHHQII5Q4Q5IHH8x"
@@ -32,7 +33,7 @@ _TOKENS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 _counter = itertools.count(1)
 
 
-@dataclass
+@record
 class TensorMap:
     elem_size: int
     address: int

@@ -49,10 +49,9 @@ What each row owns besides its types (the readers never keep their own per-op li
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from irc.ir import fold as F
 from irc.ir.types import ScalarType
+from irc.records import field, record
 from irc.target import family_admits
 
 #: A PTX template: one string or a dict of variants. The hard cases are not templates: they are on
@@ -60,7 +59,7 @@ from irc.target import family_admits
 Template = str | dict[str, str | None]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class OperandRange:
     """A value range an operand must lie in (a fact ptxas enforces on immediates, or the hardware needs at
     run time). `where` is the operand index, or the attribute that holds the value when the op carries it
@@ -87,7 +86,7 @@ class OperandRange:
         )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class OpDef:
     name: str
     operands: tuple[str, ...]

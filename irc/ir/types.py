@@ -6,7 +6,7 @@ read like the source language. `b16/b32/b64` are untyped bit containers used by 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from irc.records import record
 
 
 class Type:
@@ -25,7 +25,7 @@ class Type:
         return False
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ScalarType(Type):
     name: str
 
@@ -55,7 +55,7 @@ class ScalarType(Type):
         return self.name
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PtrType(Type):
     """A pointer; `space` is "global" (64-bit generic/global address) or "shared" (32-bit shared window)."""
 
@@ -74,7 +74,7 @@ class PtrType(Type):
         return f"*{self.space} {self.elem}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ArrayType(Type):
     """A register array `[T; N]` or a shared array shape `[T; 16, 128]` (dims outermost first)."""
 
@@ -92,7 +92,7 @@ class ArrayType(Type):
         return f"[{self.elem}; {', '.join(str(d) for d in self.dims)}]"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TensorMapType(Type):
     """A TMA descriptor whose box has element type `elem` and extents `box` (outermost first)."""
 
@@ -103,7 +103,7 @@ class TensorMapType(Type):
         return f"tensormap<{self.elem}; {', '.join(str(b) for b in self.box)}>"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MBarrierType(Type):
     def __str__(self) -> str:
         return "mbarrier"

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from irc.diagnostics import Diagnostic, InternalCompilerError
 from irc.ir.core import Module
 from irc.ir.verifier import verify
+from irc.records import field, record
 
 
-@dataclass
+@record
 class PassContext:
     """What passes may read and report into: target, options, and diagnostics (checks report here)."""
 

@@ -13,10 +13,9 @@ reference forms are in `irc.ptx.gates`; the forms the backend emits are in `irc.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
 from irc.ptx.isa_list import EXTRA_ROWS
 from irc.ptx.model import Addr, Instr, Neg, Operand, Pair, Reg, Sink, Vec
+from irc.records import record, replace
 
 __all__ = [
     "InstrInfo",
@@ -31,7 +30,7 @@ __all__ = [
 _SPACES = ("global", "shared::cta", "shared::cluster", "shared", "local", "param", "const", "tex")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class InstrInfo:
     """Facts about one opcode (and, for barriers, its operands).
 

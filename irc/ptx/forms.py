@@ -7,11 +7,11 @@ targets are gate families of `irc.target`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 
 from irc.ptx.gates import Gate
 from irc.ptx.model import Instr
+from irc.records import record
 from irc.target import GATE_FAMILIES, parse_version
 
 __all__ = ["DIRECTIVE_VERSIONS", "EmittedForm", "EMITTED_FORMS", "emitted_form", "min_version_for"]
@@ -20,7 +20,7 @@ __all__ = ["DIRECTIVE_VERSIONS", "EmittedForm", "EMITTED_FORMS", "emitted_form",
 DIRECTIVE_VERSIONS: dict[str, tuple[int, int]] = {"reqnctapercluster": (7, 8)}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EmittedForm:
     """An instruction form exactly as the PTX backend spells it (which may differ from the reference form
     of its family: the backend emits `mbarrier.test_wait.parity.shared.b64`, legal from PTX 7.1, where the

@@ -8,16 +8,15 @@ from `irc.target.min_ptx_version`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from irc.ptx.facts import opcode_info
 from irc.ptx.model import Instr
+from irc.records import record
 from irc.target import GATE_FAMILIES, format_version, min_ptx_version, parse_version
 
 __all__ = ["Gate", "GATES", "gate", "gate_for"]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Gate:
     """Targets (among `irc.target.ARCHES`) whose ptxas accepts a form, and the lowest `.version` it needs beyond the
     target's own minimum (None: the target's minimum suffices)."""

@@ -12,12 +12,11 @@ first where PTX puts them first). `base` and `mods` split the opcode for table l
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from irc.records import field, record
 from irc.target import DEFAULT_ARCH, DEFAULT_MODULE_VERSION, format_version
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Reg:
     """A register operand such as `%r1`, `%fd3`, `%p2`, or a special register such as `%tid.x`."""
 
@@ -27,7 +26,7 @@ class Reg:
         return self.name
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Imm:
     """An immediate. `value` is an int or a float; `text` is the spelling to print (`0f3F800000`, `-1`)."""
 
@@ -38,7 +37,7 @@ class Imm:
         return self.text
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Sym:
     """A symbol: a label (branch target), a variable or parameter name, a function name."""
 
@@ -48,7 +47,7 @@ class Sym:
         return self.name
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Addr:
     """A memory operand `[base+offset]`; base is a register or a symbol (`[%rd1+16]`, `[smem+4]`,
     `[param_0]`), or None for an absolute immediate address `[16]`."""
@@ -67,7 +66,7 @@ class Addr:
         return f"[{self.base}+{self.offset}{tail}]"  # `[%rd1+-4]`: ptxas rejects `[%rd1-4]`
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Vec:
     """A vector operand `{%f1, %f2, %f3, %f4}` (elements may be `_` sinks)."""
 
@@ -77,7 +76,7 @@ class Vec:
         return "{" + ", ".join(str(i) for i in self.items) + "}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Pair:
     """A pair destination `%r1|%p2` (shfl.sync's value and in-range predicate)."""
 
@@ -88,7 +87,7 @@ class Pair:
         return f"{self.first}|{self.second}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Sink:
     """The `_` sink operand."""
 
@@ -96,7 +95,7 @@ class Sink:
         return "_"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Neg:
     """A negated predicate source operand `!%p1` (as in `selp` or `@!%p` guards)."""
 
@@ -109,7 +108,7 @@ class Neg:
 Operand = Reg | Imm | Sym | Addr | Vec | Pair | Sink | Neg
 
 
-@dataclass
+@record
 class Loc:
     """A `.loc file line col` position: maps the instruction back to the original source."""
 
@@ -118,7 +117,7 @@ class Loc:
     col: int
 
 
-@dataclass
+@record
 class Instr:
     """One PTX instruction. `line` is its line in the PTX text (1-based; 0 when not from text).
     `loc` is the source position from the nearest `.loc` (or the kdsl span the backend attached).
@@ -149,13 +148,13 @@ class Instr:
         return f"{guard}{self.opcode}{(' ' + ops) if ops else ''};"
 
 
-@dataclass
+@record
 class Label:
     name: str
     line: int = 0
 
 
-@dataclass
+@record
 class RegDecl:
     """`.reg .b32 %r<12>;` (count > 0, names %r0..%r11 as PTX numbers them) or `.reg .pred p, q;`."""
 
@@ -171,7 +170,7 @@ class RegDecl:
         return list(self.names)
 
 
-@dataclass
+@record
 class VarDecl:
     """A state-space variable: `.shared .align 16 .b8 smem[4096];`, `.global .u32 counter;`,
     `.extern .shared .align 16 .b8 dyn[];` (dims == [0] for an unsized extern array)."""
@@ -193,7 +192,7 @@ class VarDecl:
         return n * type_size(self.type)
 
 
-@dataclass
+@record
 class Param:
     """A kernel or function parameter: `.param .u64 .ptr .global .align 16 p`, or
     `.param .align 64 .b8 tmap[128]` for a tensor map."""
@@ -213,7 +212,7 @@ class Param:
         return n * type_size(self.type)
 
 
-@dataclass
+@record
 class Scope:
     """A nested `{ ... }` block with its own `.reg` declarations."""
 
@@ -224,7 +223,7 @@ class Scope:
 Stmt = Instr | Label | RegDecl | VarDecl | Scope
 
 
-@dataclass
+@record
 class Function:
     """A `.entry` (kernel) or `.func`. `directives` holds performance directives by name without the dot:
     {"reqntid": [128, 1, 1], "maxntid": [...], "maxnreg": [64], "minnctapersm": [2],
@@ -256,7 +255,7 @@ class Function:
         return out
 
 
-@dataclass
+@record
 class Module:
     version: str = format_version(DEFAULT_MODULE_VERSION)
     target: str = DEFAULT_ARCH

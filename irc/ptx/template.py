@@ -13,15 +13,16 @@ lifter inverts the opcodes into its PTX -> IR map (`opcode_key`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
+
+from irc.records import record
 
 __all__ = ["Operand", "Parsed", "parse", "opcode_key", "placeholders"]
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Operand:
     """One operand of a template: kind is res | opd | addr | vec | allres | range | attr | imm | sym | sreg
     | sinkpair."""
@@ -33,7 +34,7 @@ class Operand:
     items: tuple[Operand, ...] = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Parsed:
     opcode: str
     operands: tuple[Operand, ...] | None  # None: all results, then all operands

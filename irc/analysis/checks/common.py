@@ -7,16 +7,15 @@ explanation here makes every check word its labels the same way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from irc.analysis.cfg import CFG, EXIT
 from irc.analysis.uniformity import Level, Reason, UniformityFacts, analyze_uniformity
 from irc.diagnostics import Label, Span
 from irc.ir.core import Block, Function, Module, Op, OpResult, Value
 from irc.ir.printer import Namer
+from irc.records import field, record
 
 
-@dataclass
+@record
 class FunctionContext:
     """Per-function state shared by the checks of one `check_module` run."""
 

@@ -11,8 +11,6 @@ registers and labels are numbered in layout order, never by id() or hash order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from irc.backends.ptx.checker import check_allocation
 from irc.backends.ptx.isel import InstructionSelector
 from irc.backends.ptx.layout import DYN_ALIGN, DYN_SMEM, SharedLayout, layout_shared
@@ -25,6 +23,7 @@ from irc.ir.core import Module
 from irc.passes.manager import PassContext
 from irc.ptx import model as ptx
 from irc.ptx.forms import DIRECTIVE_VERSIONS, min_version_for
+from irc.records import field, record
 from irc.target import min_ptx_version, parse_arch
 
 
@@ -74,7 +73,7 @@ def _register_pressure(fn, stats: dict, ctx: PassContext) -> None:
         )
 
 
-@dataclass
+@record
 class EmitResult:
     """The PTX program model, its text, and per-kernel statistics (`irc compile --stats`)."""
 

@@ -15,18 +15,17 @@ past the static bytes there, and the launch adds those bytes to what the caller 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from irc.diagnostics import Diagnostic, error
 from irc.ir.core import Function
 from irc.ir.types import size_of
+from irc.records import field, record
 from irc.target import STATIC_SHARED_LIMIT, max_shared_per_block
 
 DYN_SMEM = "irc_dyn_smem"
 DYN_ALIGN = 1024
 
 
-@dataclass
+@record
 class SharedLayout:
     """`offsets[name]` within the kernel's shared block; `dynamic` when it lives in `irc_dyn_smem`."""
 

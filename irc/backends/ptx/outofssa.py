@@ -13,14 +13,13 @@ register count stays exactly MaxLive. Immediate sources are copied last (they re
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from irc.backends.ptx.liveness import CLASS_PREFIX, is_immediate
 from irc.backends.ptx.regalloc import Allocation
 from irc.ir.core import Block, Value
+from irc.records import field, record
 
 
-@dataclass
+@record
 class Move:
     """One sequential copy. kind "mov": dst <- src (src a register, or an immediate when `imm` is set);
     kind "swap": exchange dst and src (three XORs). `vid` is the SSA value id the source must hold."""
@@ -33,7 +32,7 @@ class Move:
     imm: Value | None = None
 
 
-@dataclass
+@record
 class EdgeCopies:
     """The copies of one CFG edge and where they go. `split` means: on a new block between pred and succ.
     `binds` lists (register, block-argument id, incoming value id) that hold once the copies are done."""

@@ -17,15 +17,15 @@ instant); at a block start it is |live-in ∪ arguments|.
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass, field
 
 from irc.backends.ptx.liveness import CLASS_PREFIX, CLASSES, Liveness, reg_class
 from irc.diagnostics import InternalCompilerError
 from irc.ir.core import Block, Function, Op, Value
 from irc.ir.order import dominator_preorder
+from irc.records import field, record
 
 
-@dataclass
+@record
 class Allocation:
     """Result of allocation: `colour[v]` is the register number of `v` within `cls[v]`."""
 

@@ -15,72 +15,50 @@ from collections.abc import Callable
 from typing import Any
 
 from irc.diagnostics import Span
-
-
-class _Factory:
-    __slots__ = ("make",)
-
-    def __init__(self, make: Callable[[], Any]):
-        self.make = make
+from irc.records import MISSING, Field, make_init
 
 
 def factory(make: Callable[[], Any]) -> Any:
-    """A field default made fresh for each node (`dataclasses.field(default_factory=...)`)."""
-    return _Factory(make)
-
-
-_MISSING: Any = object()
+    """A field default made fresh for each node (`field(default_factory=...)`)."""
+    return Field(default_factory=make)
 
 
 class _NodeMeta(type):
     """Makes each node class a slotted record: its annotated fields (after the inherited ones) become
-    `__slots__`, the positional-or-keyword `__init__`, and `__repr__`; `fields` lists them in order.
+    `__slots__`, the positional-or-keyword `__init__` (compiled by `irc.records.make_init`), and
+    `__repr__`; `fields` lists them in order.
 
-    Why not `@dataclass(eq=False, slots=True)`: that builds each class twice and generates three methods
-    per class with `exec` and `inspect.signature`; for the 44 node classes it cost ~10 ms of every
-    `irc compile` start-up (issue 15). Nodes compare by identity, as before."""
+    Why not `@record` or `@dataclass(eq=False, slots=True)`: nodes need slots (a dataclass builds a
+    slotted class twice) and identity equality, and nothing else; for the 44 node classes dataclasses
+    cost ~10 ms of every `irc compile` start-up (issue 15)."""
 
     def __new__(mcls, name: str, bases: tuple, ns: dict):
         own = tuple(ns.get("__annotations__", {}))
         defaults = {f: ns.pop(f) for f in own if f in ns}
         ns["__slots__"] = own
         cls = super().__new__(mcls, name, bases, ns)
-        inherited: tuple[str, ...] = ()
-        base_defaults: dict[str, Any] = {}
+        inherited: tuple[Field, ...] = ()
         for b in bases:
             if isinstance(b, _NodeMeta):
-                inherited, base_defaults = b.fields, b._defaults
-        cls.fields = inherited + own
-        cls._defaults = {**base_defaults, **defaults}
-        cls.__init__ = _make_init(name, cls.fields, cls._defaults)
+                inherited = b._fields
+        mine = []
+        for f in own:
+            d = defaults.get(f, MISSING)
+            fld = d if isinstance(d, Field) else Field(default=d)
+            fld.name = f
+            mine.append(fld)
+        cls._fields = inherited + tuple(mine)
+        cls.fields = tuple(f.name for f in cls._fields)
+        cls.__init__ = make_init(name, list(cls._fields))["__init__"]
         return cls
-
-
-def _make_init(name: str, fields: tuple[str, ...], defaults: dict[str, Any]):
-    params, body, env = [], [], {"_MISSING": _MISSING}
-    for f in fields:
-        if f not in defaults:
-            params.append(f)
-            body.append(f"    self.{f} = {f}")
-        elif isinstance(defaults[f], _Factory):
-            env[f"_make_{f}"] = defaults[f].make
-            params.append(f"{f}=_MISSING")
-            body.append(f"    self.{f} = _make_{f}() if {f} is _MISSING else {f}")
-        else:
-            env[f"_default_{f}"] = defaults[f]
-            params.append(f"{f}=_default_{f}")
-            body.append(f"    self.{f} = {f}")
-    src = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(body) or "    pass") + "\n"
-    exec(compile(src, f"<node {name}>", "exec"), env)
-    return env["__init__"]
 
 
 class Record(metaclass=_NodeMeta):
     """Base of the syntax records (see `_NodeMeta`)."""
 
     # class attributes, set by the metaclass (not annotated: annotations are what become fields)
-    fields = ()
-    _defaults = {}  # type: ignore[var-annotated]
+    fields = ()  # type: ignore[var-annotated]
+    _fields = ()  # type: ignore[var-annotated]
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.fields)

@@ -17,9 +17,8 @@ Optional trailing arguments (`optional`) are the `mask`s (default 0xffffffff) an
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from irc.ir.optable import ROUNDING, UNARY_MATH
+from irc.records import field, record
 from irc.target import ARCHES, GATE_FAMILIES, family_admits
 
 # Targets and requirement families come from irc.target (the one source of target facts): "sm_80" (every
@@ -40,7 +39,7 @@ WORDS = frozenset({"i32", "u32", "i64", "u64", "f32", "f64"})  # 32- and 64-bit 
 SCALARS = NUMS | {"bool"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Arg:
     name: str
     kind: str = "scalar"  # scalar | ptr | array | tensormap | coords
@@ -55,14 +54,14 @@ class Arg:
     binds: str | None = None  # a constant argument that sets a length variable (`load_vec`'s n -> "N")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Ret:
     kind: str = "void"  # void | scalar | var | array
     name: str | None = None  # scalar name, or the type variable for var / array element
     length: int | str | None = None  # array length or its variable
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Intrinsic:
     name: str
     args: tuple[Arg, ...]

@@ -12,9 +12,9 @@ the same kind so that the parser does not report a cascade of follow-on errors.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from irc.diagnostics import Diagnostic, Span, error
+from irc.records import record
 
 from . import ast
 
@@ -44,7 +44,7 @@ class Tok:
         return f"Tok({self.type}, {self.value!r}, {self.line}:{self.col})"
 
 
-@dataclass
+@record
 class LexResult:
     tokens: list[Tok]  # ends with one `$END` token
     diagnostics: list[Diagnostic]

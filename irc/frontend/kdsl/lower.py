@@ -18,14 +18,13 @@ Design:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from irc import limits
 from irc.diagnostics import CompileError, Diagnostic, InternalCompilerError, Span, error
 from irc.ir.builder import Builder
 from irc.ir.core import Block, Function, Module, SharedDecl, Value
 from irc.ir.types import MBARRIER, ArrayType
 from irc.ir.verifier import verify
+from irc.records import field, record
 
 from . import ast, fold
 from .deep import run_deep
@@ -42,7 +41,7 @@ from .types import MBarrier, RegArray, SharedArray
 MAX_UNROLL = limits.get("max_unroll")
 
 
-@dataclass
+@record
 class _Loop:
     """Targets of `break` / `continue` for the innermost loop (blocks created on demand for unrolled copies)."""
 
@@ -50,7 +49,7 @@ class _Loop:
     cont_block: Block | None = None
 
 
-@dataclass
+@record
 class _Inline:
     """An inlined device-function call in progress: `return` branches to `join` with the result values."""
 

@@ -9,10 +9,9 @@ inside a loop is not definitely assigned after it (`while true` without `break` 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from irc import limits
 from irc.diagnostics import Label
+from irc.records import record
 from irc.target import max_shared_any_target
 
 from . import ast, fold
@@ -59,7 +58,7 @@ def _elem_text(t: ast.TypeExpr) -> str:
     return "T"
 
 
-@dataclass
+@record
 class LoopState:
     breaks: bool = False
 

@@ -6,9 +6,8 @@ program can be analyzed several times (e.g. with different `defines`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from irc.diagnostics import Diagnostic, Span
+from irc.records import field, record
 
 from . import ast
 from .intrinsics import Intrinsic
@@ -29,7 +28,7 @@ LET, VAR, ARG, CONST, SPEC, SHARED, LOOP, UNROLL = (
 )
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Symbol:
     """A named entity. `kind` is one of: let, var, arg (function/kernel parameter), const, param
     (specialization constant), shared, loop (`for` variable), unroll (variable of an unrolled loop: a
@@ -48,7 +47,7 @@ class Symbol:
         return self.kind == VAR
 
 
-@dataclass
+@record
 class KernelInfo:
     """A kernel's validated attributes and shared allocations."""
 
@@ -61,7 +60,7 @@ class KernelInfo:
     shared: list[Symbol] = field(default_factory=list)
 
 
-@dataclass
+@record
 class FnInfo:
     item: ast.FnItem
     params: list[Symbol]
@@ -69,7 +68,7 @@ class FnInfo:
     allow: frozenset[str] = frozenset()
 
 
-@dataclass
+@record
 class TypedProgram:
     """The analyzed program.
 

@@ -13,9 +13,9 @@ used in diagnostics ("mismatched types: `f32` and `i32`").
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 
 from irc.floatbits import F32_MAX, round_bf16, round_f16, round_f32
+from irc.records import record
 
 
 class Type:
@@ -27,7 +27,7 @@ class Type:
         return isinstance(self, (Scalar, Ptr, RegArray))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Scalar(Type):
     name: str  # bool i32 u32 i64 u64 f16 bf16 f32 f64
 
@@ -60,7 +60,7 @@ class Scalar(Type):
         return self.name
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Ptr(Type):
     space: str  # "global" | "shared"
     elem: Type  # Scalar or MBarrier
@@ -70,7 +70,7 @@ class Ptr(Type):
         return f"*{self.space} {'readonly ' if self.readonly else ''}{self.elem}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RegArray(Type):
     """`[T; N]`, or with `cols` a two-dimensional `[T; R, C]` (n = R*C elements, row-major)."""
 
@@ -89,7 +89,7 @@ class RegArray(Type):
         return f"[{self.elem}; {self.n}]"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SharedArray(Type):
     elem: Type  # Scalar or MBarrier
     shape: tuple[int, ...]
@@ -109,7 +109,7 @@ class SharedArray(Type):
         return f"[{self.elem}; {', '.join(map(str, self.shape))}]"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TensorMap(Type):
     elem: Scalar
     box: tuple[int, ...]
@@ -118,25 +118,25 @@ class TensorMap(Type):
         return f"tensormap<{self.elem}; {', '.join(map(str, self.box))}>"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MBarrier(Type):
     def __str__(self) -> str:
         return "mbarrier"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Void(Type):
     def __str__(self) -> str:
         return "()"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class UntypedInt(Type):
     def __str__(self) -> str:
         return "integer literal"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class UntypedFloat(Type):
     def __str__(self) -> str:
         return "float literal"
@@ -217,7 +217,7 @@ def wrap_int(value: int, t: Scalar) -> int:
     return value
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ErrorType(Type):
     """The type of an expression that already produced a diagnostic: everything built on it is silently
     an error too, so one mistake yields one diagnostic, not a cascade."""

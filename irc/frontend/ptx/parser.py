@@ -94,9 +94,9 @@ def _make_instr_factory():
     """Instr construction dominates parse time; filling `__dict__` directly is ~1.6x faster than the
     dataclass `__init__`. Used only while `Instr` has exactly the fields this module knows about, so a
     field added to the model later silently falls back to the real constructor."""
-    import dataclasses
+    from irc import records
 
-    if tuple(f.name for f in dataclasses.fields(Instr)) != _INSTR_FIELDS or hasattr(Instr, "__slots__"):
+    if tuple(f.name for f in records.fields(Instr)) != _INSTR_FIELDS or hasattr(Instr, "__slots__"):
         return lambda op, ops, pred, neg, line, loc: Instr(op, ops, pred, neg, line, loc)
     new = object.__new__
 

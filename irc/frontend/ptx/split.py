@@ -13,12 +13,12 @@ Functions are found at depth 0 as the items whose text before the first `{` cont
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
+from irc import records
 from irc.diagnostics import Diagnostic, Label, Span
+from irc.records import record
 
 _SCAN = re.compile(
     r'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|^[ \t]*\.(?:version|target|address_size|file)\b[^\n]*|[{};]',
@@ -31,7 +31,7 @@ _LOC = re.compile(r"\.loc\s+(\d+)")
 _HEADER = re.compile(r"^\s*\.(version|target|address_size|file)\b")
 
 
-@dataclass
+@record
 class Item:
     start: int  # character offsets in the file
     end: int
@@ -100,7 +100,7 @@ def _decl_name(body: str) -> str | None:
     return m.group(1) if m else None
 
 
-@dataclass
+@record
 class LineMap:
     """Chunk line -> file line, piecewise: `starts[i]` is a chunk line where a piece begins, at file
     line `origins[i]`."""
@@ -115,14 +115,14 @@ class LineMap:
     def span(self, s: Span | None, path: str) -> Span | None:
         if s is None or s.file != path:
             return s
-        return dataclasses.replace(s, line=self.line(s.line), end_line=self.line(s.end_line))
+        return records.replace(s, line=self.line(s.line), end_line=self.line(s.end_line))
 
     def diagnostic(self, d: Diagnostic, path: str) -> Diagnostic:
         labels = [Label(self.span(lb.span, path), lb.message) for lb in d.labels]  # type: ignore[arg-type]
         origin = (
             self.span(d.origin, path) if d.origin is not None else None
         )  # mapped to the .cu: the PTX line
-        return dataclasses.replace(d, span=self.span(d.span, path), labels=labels, origin=origin)
+        return records.replace(d, span=self.span(d.span, path), labels=labels, origin=origin)
 
 
 def chunks(text: str) -> Iterator[tuple[str, LineMap, str | None]]:
