@@ -162,6 +162,7 @@ class KernelLowering(ExprLowering, IntrinsicLowering, PartialUnrollLowering):
         """Continue in a fresh unreachable block (code after a call that never returns)."""
         b = self.new_block()
         self.ssa.seal(b)
+        self.ssa.dead()
         self.start(b)
 
     def br(self, dest: Block, args: list[Value] | None = None) -> None:
@@ -324,6 +325,7 @@ class KernelLowering(ExprLowering, IntrinsicLowering, PartialUnrollLowering):
         then_b, join = self.new_block(), self.new_block()
         else_b = self.new_block() if s.else_ is not None else join
         self.b.span = s.cond.span
+        head, start = self.cur, self.ssa.mark()
         self.cbr(cond, then_b, else_b)
         self.ssa.seal(then_b)
         self.start(then_b)
@@ -337,6 +339,7 @@ class KernelLowering(ExprLowering, IntrinsicLowering, PartialUnrollLowering):
             self._stmt_handlers[type(s.else_)](self, s.else_)
             if self.cur is not None:
                 self.br(join)
+        self.ssa.close_region(join, head, start)
         self.continue_in(join)
 
     def _while(self, s: ast.WhileStmt) -> None:
@@ -547,6 +550,7 @@ class KernelLowering(ExprLowering, IntrinsicLowering, PartialUnrollLowering):
             self.var_keys(p)
             self.write_var(p, v)
         saved_span = self.b.span
+        head, start = self.cur, self.ssa.mark()
         self.block(info.item.body)
         if self.cur is not None:  # fell off the end of a function without a result
             self.b.span = _end_span(info.item.body.span)
@@ -558,6 +562,7 @@ class KernelLowering(ExprLowering, IntrinsicLowering, PartialUnrollLowering):
         self.loops = inl.saved_loops
         self.unroll_vals = saved_unroll
         self.b.span = saved_span
+        self.ssa.close_region(join, head, start)
         self.continue_in(join)
         if self.cur is None:
             self.dead_block()

@@ -289,6 +289,7 @@ class ExprLowering:
         rhs_b, join = self.new_block(), self.new_block([ir.BOOL])
         short = self.b.const(not is_and, ir.BOOL)
         self.b.span = e.span
+        head, start = self.cur, self.ssa.mark()
         if is_and:
             self.cbr(lhs, rhs_b, join, [], [short])
         else:
@@ -297,6 +298,7 @@ class ExprLowering:
         self.start(rhs_b)
         rhs = self.lower(e.rhs)
         self._join_edge(join, [rhs], e)
+        self.ssa.close_region(join, head, start)
         return self._finish_join(join, e)[0]
 
     def _join_edge(self, join, vals: list[Value], e: ast.Expr) -> None:
@@ -327,12 +329,14 @@ class ExprLowering:
         types = [self.ir_type(t.elem)] * t.n if isinstance(t, RegArray) else [self.ir_type(t)]
         then_b, else_b, join = self.new_block(), self.new_block(), self.new_block(types)
         self.b.span = e.span
+        head, start = self.cur, self.ssa.mark()
         self.cbr(cond, then_b, else_b)
         for blk, arm in ((then_b, e.then), (else_b, e.else_)):
             self.ssa.seal(blk)
             self.start(blk)
             v = self.lower(arm, t)
             self._join_edge(join, v if isinstance(v, list) else [v], e)
+        self.ssa.close_region(join, head, start)
         vals = self._finish_join(join, e)
         return vals if isinstance(t, RegArray) else vals[0]
 

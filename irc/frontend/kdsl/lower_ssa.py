@@ -11,6 +11,13 @@ that gets its incoming values when the block is sealed. Arguments whose incoming
 value (or the argument itself) are trivial and are removed on the fly, recursively for the arguments that
 used them.
 
+Structured joins skip the trivial arguments. The join of an `if`, `c ? a : b`, `a && b` or an inlined call
+is reached only through blocks lowered after its branching block `head` (`close_region`); a variable no
+statement wrote in between has at the join the value it had at the end of `head`, which is what the
+join's argument would reduce to. Reading it there goes straight to `head`, instead of making an argument
+whose operands walk back through every earlier join and removing it again: on straight-line unrolled code
+(64 `key < n && ...` in a row) that was quadratic, most of the lowering of `fmha_sm100.kdsl` (issue 15).
+
 Blocks may also have *explicit* arguments (the value of `c ? a : b`, `a && b`, an inlined function's
 result). They are created with the block, before any on-demand argument, and every edge passes them when
 it is created; on-demand arguments follow them, so edge operand lists stay aligned with `Block.args`.
@@ -18,6 +25,7 @@ it is created; on-demand arguments follow them, so edge operand lists stay align
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Hashable
 
 from irc.diagnostics import Span
@@ -44,6 +52,10 @@ class SSABuilder:
         self.replaced: dict[Value, Value] = {}  # removed trivial args -> the value that replaced them
         self.preds: dict[Block, list[tuple[Op, int]]] = {}
         self.undef_span: Span | None = None
+        self.tick = 0  # counts the program's writes (`write`) and the unreachable blocks (`dead`)
+        self.write_ticks: dict[Key, list[int]] = {}  # the ticks of each variable's writes, ascending
+        self.dead_tick = 0  # the tick of the last unreachable block started
+        self.regions: dict[Block, tuple[Block, int, int]] = {}  # join -> (head, first tick, last tick)
 
     # ------------------------------------------------------------------------------------ variables
     def declare(self, key: Key, type: Type, name: str | None) -> None:
@@ -55,7 +67,48 @@ class SSABuilder:
         return v
 
     def write(self, key: Key, block: Block, value: Value) -> None:
+        """The program assigns `value` to `key` in `block`."""
+        self.tick += 1
+        ticks = self.write_ticks.get(key)
+        if ticks is None:
+            self.write_ticks[key] = [self.tick]
+        else:
+            ticks.append(self.tick)
         self.defs.setdefault(key, {})[block] = value
+
+    def _cache(self, key: Key, block: Block, value: Value) -> None:
+        """Remember what `key` reads as in `block` (no write by the program)."""
+        self.defs.setdefault(key, {})[block] = value
+
+    # ------------------------------------------------------------------------------------ regions
+    def mark(self) -> int:
+        """The current tick, taken when a structured construct branches away from its head block."""
+        return self.tick
+
+    def dead(self) -> None:
+        """An unreachable block starts: a region holding one is not skipped (its edge into the join would
+        pass `undef`, not the head's value)."""
+        self.tick += 1
+        self.dead_tick = self.tick
+
+    def close_region(self, join: Block, head: Block, start: int) -> None:
+        """`join` is reached only through blocks lowered since `mark()` returned `start`, and `head`
+        (where that happened) dominates them all."""
+        if self.dead_tick <= start:
+            self.regions[join] = (head, start, self.tick)
+
+    def _skip(self, key: Key, block: Block) -> Block | None:
+        """The head of `block`'s region when the program wrote `key` nowhere in it."""
+        r = self.regions.get(block)
+        if r is None:
+            return None
+        head, start, end = r
+        ticks = self.write_ticks.get(key)
+        if ticks:
+            i = bisect_right(ticks, end)
+            if i and ticks[i - 1] > start:
+                return None
+        return head
 
     def read(self, key: Key, block: Block) -> Value:
         d = self.defs.get(key)
@@ -63,22 +116,31 @@ class SSABuilder:
             v = self.resolve(d[block])
             d[block] = v
             return v
-        # Walk single-predecessor chains iteratively (long unrolled code would otherwise recurse deeply).
+        # Walk single-predecessor chains and skippable regions iteratively (long unrolled code would
+        # otherwise recurse deeply).
         chain: list[Block] = []
         b = block
-        while b in self.sealed and len(self.preds.get(b, ())) == 1:
+        while b in self.sealed:
+            preds = self.preds.get(b, ())
+            if len(preds) == 1:
+                nxt = preds[0][0].block
+            else:
+                up = self._skip(key, b)
+                if up is None:
+                    break
+                nxt = up
             chain.append(b)
-            b = self.preds[b][0][0].block
+            b = nxt
             if d is not None and b in d:
                 v = self.resolve(d[b])
                 for c in chain:
-                    self.write(key, c, v)
+                    self._cache(key, c, v)
                 return v
             if b is block:  # a single-predecessor cycle (unreachable code)
                 break
         v = self._read_recursive(key, b)
         for c in chain:
-            self.write(key, c, v)
+            self._cache(key, c, v)
         return v
 
     def _read_recursive(self, key: Key, block: Block) -> Value:
@@ -96,9 +158,9 @@ class SSABuilder:
         else:
             arg = block.add_arg(type, name)
             self.phis[arg] = key
-            self.write(key, block, arg)
+            self._cache(key, block, arg)
             val = self._add_operands(key, arg)
-        self.write(key, block, val)
+        self._cache(key, block, val)
         return val
 
     def undef(self, type: Type) -> Value:
