@@ -128,6 +128,7 @@ _CMP = {
 }
 
 Val = int | SAddr | None
+_BOOL = ScalarType("bool")
 
 
 class Eval:
@@ -161,9 +162,14 @@ class Eval:
         if n in _CASTS:
             x = ev(op.operands[0], env, depth + 1)
             return x if isinstance(x, SAddr) or x is None else _norm(x, v.type)
+        # (an operand that decides the answer alone skips the other: evaluation has no side effects, and
+        # the softmax loops of attention kernels chain dozens of float maxima and sums)
         if n == "ptradd" or (n == "add" and len(op.operands) == 2):
-            a, b = ev(op.operands[0], env, depth + 1), ev(op.operands[1], env, depth + 1)
-            if a is None or b is None:
+            a = ev(op.operands[0], env, depth + 1)
+            if a is None:
+                return None
+            b = ev(op.operands[1], env, depth + 1)
+            if b is None:
                 return None
             if isinstance(a, SAddr) and isinstance(b, int):
                 return SAddr(a.sym, a.off + b)
@@ -173,8 +179,13 @@ class Eval:
                 return _norm(a + b, v.type)
             return None
         if n in _BIN and len(op.operands) == 2:
-            a, b = ev(op.operands[0], env, depth + 1), ev(op.operands[1], env, depth + 1)
-            if not isinstance(a, int) or not isinstance(b, int):
+            if _width(v.type) is None and v.type != _BOOL:
+                return None  # (what `_norm` gives a float result)
+            a = ev(op.operands[0], env, depth + 1)
+            if not isinstance(a, int):
+                return None
+            b = ev(op.operands[1], env, depth + 1)
+            if not isinstance(b, int):
                 return None
             r = _BIN[n](a, b)
             return None if r is None else _norm(r, v.type)
@@ -187,9 +198,14 @@ class Eval:
                 return None
             return 1 - a if v.type == ScalarType("bool") else _norm(~a, v.type)
         if n == "cmp":
-            a, b = ev(op.operands[0], env, depth + 1), ev(op.operands[1], env, depth + 1)
             f = _CMP.get(str(op.attrs.get("pred")))
-            if f is None or not isinstance(a, int) or not isinstance(b, int):
+            if f is None:
+                return None
+            a = ev(op.operands[0], env, depth + 1)
+            if not isinstance(a, int):
+                return None
+            b = ev(op.operands[1], env, depth + 1)
+            if not isinstance(b, int):
                 return None
             return int(f(a, b))
         if n == "select":
@@ -344,15 +360,20 @@ def header_recurrence(cfg: CFG, lp: Loop) -> dict[BlockArg, tuple[Value, Value]]
 
 
 def iterations(ev: Eval, cfg: CFG, lp: Loop, n: int = MAX_ITERS) -> list[dict[BlockArg, Val]] | None:
-    """The header-argument environments of the first `n` iterations (values None where unknown)."""
+    """The header-argument environments of the first `n` iterations (values None where unknown). Computed
+    once per loop and count (every wait of a loop asks; the environments are never modified)."""
+    key = f"iterations{n}"
+    if key in lp.memo:
+        return lp.memo[key]  # type: ignore[return-value]
     rec = header_recurrence(cfg, lp)
-    if rec is None:
-        return None
-    env: dict[BlockArg, Val] = {a: ev.value(i, {}) for a, (i, _) in rec.items()}
-    out = [env]
-    for _ in range(n - 1):
-        env = {a: ev.value(x, env) for a, (_, x) in rec.items()}
-        out.append(env)
+    out: list[dict[BlockArg, Val]] | None = None
+    if rec is not None:
+        env: dict[BlockArg, Val] = {a: ev.value(i, {}) for a, (i, _) in rec.items()}
+        out = [env]
+        for _ in range(n - 1):
+            env = {a: ev.value(x, env) for a, (_, x) in rec.items()}
+            out.append(env)
+    lp.memo[key] = out
     return out
 
 
