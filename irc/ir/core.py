@@ -27,16 +27,45 @@ class Value:
 
     @property
     def users(self) -> list[Op]:
-        seen: dict[int, Op] = {}
-        for u in self.uses:
-            seen.setdefault(id(u), u)
-        return list(seen.values())
+        return list(dict.fromkeys(self.uses))  # ops hash by identity: each user once, in use order
 
     def replace_all_uses_with(self, other: Value) -> None:
+        """Every operand slot holding this value holds `other` instead. The use lists end up exactly as
+        `replace_operand` on each user in turn leaves them, in one sweep: removing each slot's entry
+        with `list.remove` was quadratic in the uses of a value (a constant used by hundreds of ops)."""
         if other is self:
             return
-        for op in list(self.users):
-            op.replace_operand(self, other)
+        uses = self.uses
+        if not uses:
+            return
+        add = other.uses.append
+        replaced: dict[int, int] = {}
+        for op in dict.fromkeys(uses):
+            n = 0
+            ops = op.operands
+            for i, v in enumerate(ops):
+                if v is self:
+                    ops[i] = other
+                    add(op)
+                    n += 1
+            for args in op.succ_args:
+                for i, v in enumerate(args):
+                    if v is self:
+                        args[i] = other
+                        add(op)
+                        n += 1
+            if n:
+                replaced[id(op)] = n
+        keep: list[Op] = []  # each user's first n entries go, as n calls of `uses.remove(op)` would
+        for u in uses:
+            k = replaced.get(id(u), 0)
+            if k:
+                replaced[id(u)] = k - 1
+            else:
+                keep.append(u)
+        if replaced and any(replaced.values()):
+            raise ValueError("use list out of step with the operands")
+        uses[:] = keep
 
     @property
     def defining_block(self) -> Block | None:
@@ -165,8 +194,11 @@ class Op:
 
     def drop_operands(self) -> None:
         """Remove this op from its operands' use lists (before deleting it)."""
-        for v in self.all_operands():
+        for v in self.operands:
             v.uses.remove(self)
+        for args in self.succ_args:
+            for v in args:
+                v.uses.remove(self)
         self.operands = []
         self.succ_args = [[] for _ in self.successors]
 
@@ -187,8 +219,10 @@ class Op:
         return OPS[self.name]
 
     def has_trait(self, trait: str) -> bool:
-        d = _optable().get(self.name)
-        return d is not None and trait in d.traits
+        t = _TRAITS.get(self.name)
+        if t is None:
+            t = traits_of(self.name)
+        return trait in t
 
     def __repr__(self) -> str:
         return f"<Op {self.name}>"
@@ -242,8 +276,14 @@ class Block:
 
     @property
     def terminator(self) -> Op | None:
-        if self.ops and self.ops[-1].has_trait("terminator"):
-            return self.ops[-1]
+        ops = self.ops
+        if ops:
+            last = ops[-1]
+            t = _TRAITS.get(last.name)
+            if t is None:
+                t = traits_of(last.name)
+            if "terminator" in t:
+                return last
         return None
 
     @property
@@ -410,6 +450,21 @@ class Module:
 
 
 _OPS: dict | None = None
+_TRAITS: dict[str, frozenset[str]] = {}  # op name -> its traits in the op table (filled on first use)
+_NO_TRAITS: frozenset[str] = frozenset()
+
+
+def traits_of(name: str) -> frozenset[str]:
+    """The op table's traits of op `name` (none for a name the table lacks). Why a cache of its own:
+    trait tests run for every op in every pass (`has_trait`, `Block.terminator`), tens of thousands of
+    times per kernel, and one dict lookup is most of what they cost."""
+    t = _TRAITS.get(name)
+    if t is None:
+        d = _optable().get(name)
+        if d is None:
+            return _NO_TRAITS
+        t = _TRAITS[name] = d.traits
+    return t
 
 
 def _optable() -> dict:

@@ -25,6 +25,9 @@ class Type:
         return False
 
 
+_BITS: dict[str, int] = {}  # scalar type name -> width in bits
+
+
 @record(frozen=True)
 class ScalarType(Type):
     name: str
@@ -47,9 +50,11 @@ class ScalarType(Type):
 
     @property
     def bits(self) -> int:
-        if self.name == "bool":
-            return 1
-        return int("".join(c for c in self.name if c.isdigit()))
+        b = _BITS.get(self.name)
+        if b is None:  # (asked for every value in most passes: parse each name once)
+            b = 1 if self.name == "bool" else int("".join(c for c in self.name if c.isdigit()))
+            _BITS[self.name] = b
+        return b
 
     def __str__(self) -> str:
         return self.name

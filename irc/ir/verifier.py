@@ -9,7 +9,7 @@ types of block arguments, and SSA dominance (networkx dominators) of every use b
 from __future__ import annotations
 
 from irc.diagnostics import Diagnostic, Span, error
-from irc.ir.core import Block, BlockArg, Function, Module, Op, OpResult, Value
+from irc.ir.core import Block, BlockArg, Function, Module, Op, OpResult, Value, traits_of
 from irc.ir.graphs import immediate_dominators
 from irc.ir.optable import OPS, OpDef
 from irc.ir.types import MBarrierType, PtrType, ScalarType, TensorMapType, Type
@@ -23,9 +23,22 @@ class VerifyError(Exception):
         super().__init__("\n".join(d.message for d in diagnostics))
 
 
+_SCALAR_MATCH: dict[tuple[str, str], bool] = {}  # (constraint, scalar type name) -> `_matches`
+
+
 def _matches(c: str, t: Type) -> bool:
     if c in ("any", "T"):
         return True
+    if t.__class__ is ScalarType:  # decided by the name alone: remembered (asked for every operand)
+        key = (c, t.name)  # type: ignore[attr-defined]
+        hit = _SCALAR_MATCH.get(key)
+        if hit is None:
+            hit = _SCALAR_MATCH[key] = _matches_type(c, t)
+        return hit
+    return _matches_type(c, t)
+
+
+def _matches_type(c: str, t: Type) -> bool:
     if c == "scalar":
         return isinstance(t, ScalarType) or isinstance(t, PtrType)
     if c == "int":
@@ -57,17 +70,29 @@ def _matches(c: str, t: Type) -> bool:
     return False
 
 
-def _expand(cons: tuple[str, ...], n: int) -> list[str] | None:
+_EXPANDED: dict[tuple[tuple[str, ...], int], tuple[str, ...] | None] = {}
+
+
+def _expand(cons: tuple[str, ...], n: int) -> tuple[str, ...] | None:
     """Expand a constraint list whose "..." repeats the constraint before it (zero or more times, anywhere
-    in the list, e.g. `sptr tmap i32 ... sptr`) to n entries; None if n does not fit."""
+    in the list, e.g. `sptr tmap i32 ... sptr`) to n entries; None if n does not fit. Expanded once per
+    op-table row and count."""
+    key = (cons, n)
+    hit = _EXPANDED.get(key, False)
+    if hit is False:
+        hit = _EXPANDED[key] = _expand_new(cons, n)
+    return hit  # type: ignore[return-value]
+
+
+def _expand_new(cons: tuple[str, ...], n: int) -> tuple[str, ...] | None:
     if "..." not in cons:
-        return list(cons) if n == len(cons) else None
+        return cons if n == len(cons) else None
     k = cons.index("...")
-    head, tail = list(cons[: k - 1]), list(cons[k + 1 :])
+    head, tail = cons[: k - 1], cons[k + 1 :]
     rep = n - len(head) - len(tail)
     if rep < 0:
         return None
-    return head + [cons[k - 1]] * rep + tail
+    return head + (cons[k - 1],) * rep + tail
 
 
 class _Ctx:
@@ -101,7 +126,7 @@ def _check_op(cx: _Ctx, op: Op, block: Block) -> None:
         if c == "T":
             if tvar is None:
                 tvar = v.type
-            elif v.type != tvar:
+            elif v.type is not tvar and v.type != tvar:
                 cx.err(f"type mismatch: operand {i} is `{v.type}` but operand 0 is `{tvar}`", op, block)
     if d.results != ("decl",):
         rcons = _expand(d.results, len(op.results))
@@ -110,7 +135,7 @@ def _check_op(cx: _Ctx, op: Op, block: Block) -> None:
         else:
             for i, (c, r) in enumerate(zip(rcons, op.results)):
                 if c == "T":
-                    if tvar is not None and r.type != tvar:
+                    if tvar is not None and r.type is not tvar and r.type != tvar:
                         cx.err(
                             f"type mismatch: result {i} is `{r.type}` but operands are `{tvar}`", op, block
                         )
@@ -144,7 +169,7 @@ def _check_op(cx: _Ctx, op: Op, block: Block) -> None:
             )
             continue
         for i, (v, a) in enumerate(zip(args, s.args)):
-            if v.type != a.type:
+            if v.type is not a.type and v.type != a.type:
                 cx.err(
                     f"block argument {i} of ^bb{cx.bindex[id(s)]} is `{a.type}` but `{v.type}` is passed",
                     op,
@@ -250,12 +275,13 @@ def verify_function(fn: Function) -> list[Diagnostic]:
     for b in fn.blocks:
         if b.function is not fn:
             cx.err("block does not belong to the function", None, b)
-        if not b.ops or not b.ops[-1].has_trait("terminator"):
+        if not b.ops or "terminator" not in traits_of(b.ops[-1].name):
             cx.err("block has no terminator", b.ops[-1] if b.ops else None, b)
+        last = len(b.ops) - 1
         for i, op in enumerate(b.ops):
             if op.block is not b:
                 cx.err("op's parent block is wrong", op, b)
-            if op.has_trait("terminator") and i != len(b.ops) - 1:
+            if i != last and "terminator" in traits_of(op.name):
                 cx.err("terminator in the middle of a block", op, b)
             _check_op(cx, op, b)
     _check_dominance(cx)

@@ -8,7 +8,7 @@ execute them together, which differs between program points).
 
 from __future__ import annotations
 
-from irc.ir.core import Block, Function, Module, Op, Value
+from irc.ir.core import Block, Function, Module, Op, Value, traits_of
 from irc.passes.manager import Pass, PassContext
 from irc.passes.util import dom_preorder
 
@@ -61,7 +61,7 @@ class GVN(Pass):
                 added = []
                 dead: set[int] = set()
                 for op in b.ops:
-                    key = self.key(op, num)
+                    key = _key(op, num)
                     if key is None:
                         continue
                     prev = table.get(key)
@@ -82,10 +82,26 @@ class GVN(Pass):
 
     @staticmethod
     def key(op: Op, num: dict[Value, int]) -> tuple | None:
-        if not op.has_trait("pure") or op.has_trait("warp_collective") or op.has_trait("terminator"):
-            return None
-        ids = [num.get(v, -1) for v in op.operands]
-        if op.has_trait("commutative"):
-            ids.sort()
-        attrs = tuple(sorted((k, _freeze(v)) for k, v in op.attrs.items()))
-        return (op.name, tuple(ids), attrs, tuple(str(r.type) for r in op.results))
+        return _key(op, num)
+
+
+def _key(op: Op, num: dict[Value, int]) -> tuple | None:
+    """What makes two ops equal, or None for an op never shared (impure, collective, a terminator)."""
+    tr = traits_of(op.name)
+    if "pure" not in tr or "warp_collective" in tr or "terminator" in tr:
+        return None
+    get = num.get
+    ids = [get(v, -1) for v in op.operands]
+    if "commutative" in tr:
+        ids.sort()
+    attrs = op.attrs
+    if not attrs:
+        frozen: tuple = ()
+    elif len(attrs) == 1:
+        ((k, v),) = attrs.items()
+        frozen = ((k, _freeze(v) if isinstance(v, (list, float)) else v),)
+    else:
+        frozen = tuple(sorted([(k, _freeze(v)) for k, v in attrs.items()]))
+    res = op.results
+    types = (str(res[0].type),) if len(res) == 1 else tuple([str(r.type) for r in res])
+    return (op.name, tuple(ids), frozen, types)

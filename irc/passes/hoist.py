@@ -15,7 +15,7 @@ did not compute it before is harmless (its result is simply unused there).
 
 from __future__ import annotations
 
-from irc.ir.core import Block, Function, Module, Op, OpResult, Value
+from irc.ir.core import Block, Function, Module, Op, OpResult, Value, traits_of
 from irc.ir.types import ScalarType
 from irc.passes.manager import Pass, PassContext
 from irc.passes.util import dom_preorder
@@ -23,12 +23,24 @@ from irc.passes.util import dom_preorder
 _NEVER = frozenset({"div", "rem", "undef", "copy"})
 
 
+_FLOATS = frozenset({"f16", "bf16", "f32", "f64"})  # the names `ScalarType.is_float` accepts
+
+
+_CHEAP_NAMES: dict[str, bool] = {}  # op name -> pure and not in _NEVER
+
+
 def _cheap(op: Op) -> bool:
-    if op.name in _NEVER or len(op.results) != 1 or op.successors or not op.has_trait("pure"):
+    ok = _CHEAP_NAMES.get(op.name)
+    if ok is None:
+        ok = _CHEAP_NAMES[op.name] = op.name not in _NEVER and "pure" in traits_of(op.name)
+    if not ok or len(op.results) != 1 or op.successors:
         return False
-    for v in (op.result, *op.operands):
+    t = op.results[0].type
+    if isinstance(t, ScalarType) and t.name in _FLOATS:
+        return False
+    for v in op.operands:
         t = v.type
-        if isinstance(t, ScalarType) and t.is_float:
+        if isinstance(t, ScalarType) and t.name in _FLOATS:
             return False
     return True
 
@@ -156,11 +168,18 @@ class Hoist(Pass):
         # walked the whole tree (fuzz campaign: 10 such lines took 9 s).
         memo: dict[int, int] = {}
         interned: dict[tuple, int] = {}
+        cheap_ops: dict[Op, bool] = {}  # `_cheap` of each op asked about (ops hash by identity)
+
+        def cheap(op: Op) -> bool:
+            c = cheap_ops.get(op)
+            if c is None:
+                c = cheap_ops[op] = _cheap(op)
+            return c
 
         def shape(v: Value) -> int:
             got = memo.get(id(v))
             if got is None:
-                if isinstance(v, OpResult) and _cheap(v.op):
+                if isinstance(v, OpResult) and cheap(v.op):
                     o = v.op
                     key = (
                         o.name,
@@ -181,7 +200,7 @@ class Hoist(Pass):
                 arms.append(b)
         shape_count: dict[int, int] = {}
         for b in arms:
-            for sh in {shape(op.result) for op in b.ops if _cheap(op)}:
+            for sh in {shape(op.result) for op in b.ops if cheap(op)}:
                 shape_count[sh] = shape_count.get(sh, 0) + 1
         arm_set = set(arms)
 
@@ -189,7 +208,7 @@ class Hoist(Pass):
             arm = b in arm_set
             moved: list[Op] = []
             for op in b.ops:
-                if not _cheap(op):
+                if not cheap(op):
                     continue
                 lim = limit(op, b)
                 dest = dest_of(b, lim)
