@@ -89,22 +89,26 @@ from irc.ir.core import Block, Function, Op, OpResult, Value
 from irc.ir.optable import OPS
 from irc.ir.types import PtrType, ScalarType
 
+# The lattice's members as plain names: `Level.GRID` is a lookup through the enum's metaclass (about 70 ns),
+# in loops that run for every operand of every op of the fixpoint.
+_THREAD, _WARP, _BLOCK, _GRID = Level.THREAD, Level.WARP, Level.BLOCK, Level.GRID
+
 _SREG_LEVEL: dict[str, Level] = {
-    **{f"ntid.{a}": Level.GRID for a in "xyz"},
-    **{f"nctaid.{a}": Level.GRID for a in "xyz"},
-    **{f"nclusterid.{a}": Level.GRID for a in "xyz"},
-    **{f"cluster_nctaid.{a}": Level.GRID for a in "xyz"},
-    **{f"ctaid.{a}": Level.BLOCK for a in "xyz"},
-    **{f"clusterid.{a}": Level.BLOCK for a in "xyz"},
-    **{f"cluster_ctaid.{a}": Level.BLOCK for a in "xyz"},
-    "cluster_ctarank": Level.BLOCK,
-    "cluster_nctarank": Level.GRID,
-    "nsmid": Level.GRID,
-    "nwarpid": Level.GRID,
-    "gridid": Level.GRID,
-    "smid": Level.BLOCK,
-    "dynamic_smem_size": Level.GRID,
-    "total_smem_size": Level.GRID,
+    **{f"ntid.{a}": _GRID for a in "xyz"},
+    **{f"nctaid.{a}": _GRID for a in "xyz"},
+    **{f"nclusterid.{a}": _GRID for a in "xyz"},
+    **{f"cluster_nctaid.{a}": _GRID for a in "xyz"},
+    **{f"ctaid.{a}": _BLOCK for a in "xyz"},
+    **{f"clusterid.{a}": _BLOCK for a in "xyz"},
+    **{f"cluster_ctaid.{a}": _BLOCK for a in "xyz"},
+    "cluster_ctarank": _BLOCK,
+    "cluster_nctarank": _GRID,
+    "nsmid": _GRID,
+    "nwarpid": _GRID,
+    "gridid": _GRID,
+    "smid": _BLOCK,
+    "dynamic_smem_size": _GRID,
+    "total_smem_size": _GRID,
 }
 
 # Per-op facts come from the op table (`irc.ir.optable`): `uniformity` names the rule below that gives an
@@ -141,19 +145,19 @@ class UniformityFacts:
     # -- queries -----------------------------------------------------------------------------------
     def level(self, v: Value) -> Level:
         """The level of `v` at its definition (values in unreachable code are vacuously GRID)."""
-        return self._level.get(v, Level.GRID)
+        return self._level.get(v, _GRID)
 
     def block_level(self, b: Block) -> Level:
         """How uniform the control reaching `b` is: the meet of the branch conditions `b` depends on."""
-        return self._block.get(b, Level.GRID)
+        return self._block.get(b, _GRID)
 
     def branch_level(self, d: Block) -> Level:
         """The level of the condition of the branch ending `d` (GRID for unconditional terminators)."""
-        return self._cond.get(d, Level.GRID)
+        return self._cond.get(d, _GRID)
 
     def loop_exit_level(self, lp: Loop) -> Level:
         """How uniformly threads leave `lp` (GRID/BLOCK: every thread runs the same iterations)."""
-        return self._exit.get(id(lp), Level.GRID)
+        return self._exit.get(id(lp), _GRID)
 
     def reason(self, v: Value) -> Reason | None:
         return self._reason.get(v)
@@ -390,8 +394,8 @@ class Solver:
     # -- helpers -----------------------------------------------------------------------------------
     def level_at(self, v: Value, use_block: Block) -> tuple[Level, Loop | None]:
         """The level of `v` as seen from `use_block` (temporal divergence applied)."""
-        base = self.lv.get(v, Level.GRID)
-        if base == Level.THREAD:
+        base = self.lv.get(v, _GRID)
+        if base == _THREAD:
             return base, None
         db = self.def_block.get(v)
         if db is None or self.cfg.loop_of.get(db) is None:
@@ -403,7 +407,7 @@ class Solver:
             self._temporal_cache[key] = loops
         worst: Loop | None = None
         for lp in loops:
-            e = self.exit.get(id(lp), Level.GRID)
+            e = self.exit.get(id(lp), _GRID)
             if e < base and not self._is_invariant(v, lp):
                 base = e
                 worst = lp
@@ -428,7 +432,7 @@ class Solver:
     # -- transfer functions ------------------------------------------------------------------------
     def _operand_meet(self, op: Op, vals: list[Value]) -> tuple[Level, Reason | None]:
         b = op.block
-        best = Level.GRID
+        best = _GRID
         why: Reason | None = None
         for v in vals:
             lvl, lp = self.level_at(v, b)  # type: ignore[arg-type]
@@ -449,13 +453,13 @@ class Solver:
         n = op.name
         nres = len(op.results)
         if n == "const" or n == "undef":
-            return [(Level.GRID, None)] * nres
+            return [(_GRID, None)] * nres
         if n == "shared_addr":
-            return [(Level.GRID, None)] * nres
+            return [(_GRID, None)] * nres
         if n == "sreg":
             return [self._sreg(op)]
         if n in _VARYING_OPS:
-            return [(Level.THREAD, Reason("seed", f"the result of `{n}`"))] * nres
+            return [(_THREAD, Reason("seed", f"the result of `{n}`"))] * nres
         d = OPS.get(n)
         rule = d.uniformity if d is not None else "varying"
         if rule == "load":
@@ -470,12 +474,12 @@ class Solver:
         if warp is not None:
             return [warp] * nres
         if not has_trait(op, "pure"):
-            return [(Level.THREAD, Reason("seed", f"the result of `{n}`"))] * nres
+            return [(_THREAD, Reason("seed", f"the result of `{n}`"))] * nres
         lvl, why = self._operand_meet(op, op.operands)
-        if lvl < Level.WARP and op.results[0] in self.bfly and collectives.all_reduced(self, op):
+        if lvl < _WARP and op.results[0] in self.bfly and collectives.all_reduced(self, op):
             return [
                 (
-                    Level.WARP,
+                    _WARP,
                     Reason("seed", "a full xor-butterfly all-reduce (every lane holds the same value)"),
                 )
             ] * nres
@@ -485,36 +489,36 @@ class Solver:
         name = str(op.attrs.get("name"))
         lvl = _SREG_LEVEL.get(name)
         if lvl is not None:
-            return lvl, (Reason("seed", name) if lvl < Level.GRID else None)
+            return lvl, (Reason("seed", name) if lvl < _GRID else None)
         dims = self.dims
         if name in ("tid.y", "tid.z"):
             axis = 1 if name == "tid.y" else 2
             if dims is not None and dims[axis] == 1:
-                return Level.GRID, None
+                return _GRID, None
             stride = 1 if dims is None else (dims[0] if axis == 1 else dims[0] * dims[1])
             if (dims is None or stride % 32 == 0) and self.f.warp_structure:
-                return Level.WARP, Reason("seed", name)
-            return Level.THREAD, Reason("seed", name)
+                return _WARP, Reason("seed", name)
+            return _THREAD, Reason("seed", name)
         if name == "tid.x" and dims is not None and dims[0] == 1:
-            return Level.GRID, None
-        return Level.THREAD, Reason("seed", name)
+            return _GRID, None
+        return _THREAD, Reason("seed", name)
 
     def _load(self, op: Op) -> tuple[Level, Reason | None]:
         if not op.operands:
-            return Level.THREAD, Reason("seed", "a load")
+            return _THREAD, Reason("seed", "a load")
         addr = op.operands[0]
         la, why = self._operand_meet(op, [addr])
         t = addr.type
         if op.attrs.get("volatile"):
-            return Level.THREAD, Reason("seed", "a volatile load")
-        if la < Level.WARP:
-            return Level.THREAD, why or Reason("seed", "a load at a varying address")
+            return _THREAD, Reason("seed", "a volatile load")
+        if la < _WARP:
+            return _THREAD, why or Reason("seed", "a load at a varying address")
         if isinstance(t, PtrType) and t.space == "shared":
             if not self._shared_quiet(op):
-                return Level.THREAD, Reason(
+                return _THREAD, Reason(
                     "seed", "a shared-memory load that may race with a store in the same barrier interval"
                 )
-        return min(la, Level.BLOCK), why
+        return min(la, _BLOCK), why
 
     def _vote(self, op: Op) -> tuple[Level, Reason | None]:
         mode = op.attrs.get("mode")
@@ -522,38 +526,36 @@ class Solver:
         if mode == "ballot" or len(op.operands) < 2:
             return self._ballot_like(op, mi)
         base = self._ballot_like(op, mi)
-        if base[0] < Level.WARP:
+        if base[0] < _WARP:
             return base
         lp, why = self._operand_meet(op, [op.operands[0]])
-        return (max(lp, Level.WARP), why if lp > Level.WARP else None)
+        return (max(lp, _WARP), why if lp > _WARP else None)
 
     def _ballot_like(self, op: Op, mask_index: int) -> tuple[Level, Reason | None]:
         b = op.block
-        ctl = self.blk.get(b, Level.GRID)  # type: ignore[arg-type]
-        if ctl < Level.WARP and collectives._full_tests(
-            self.cfg
-        ):  # after `activemask() == ~0u` (collectives)
-            div = [d for d in self.cfg.cd_closure(b) if self.cond.get(d, Level.GRID) < Level.WARP]  # type: ignore[arg-type]
+        ctl = self.blk.get(b, _GRID)  # type: ignore[arg-type]
+        if ctl < _WARP and collectives._full_tests(self.cfg):  # after `activemask() == ~0u` (collectives)
+            div = [d for d in self.cfg.cd_closure(b) if self.cond.get(d, _GRID) < _WARP]  # type: ignore[arg-type]
             if collectives.in_full_warp_region(self.cfg, b, div):
-                ctl = Level.WARP
-        mask_lvl = Level.GRID
+                ctl = _WARP
+        mask_lvl = _GRID
         if len(op.operands) > mask_index:
             mask_lvl, _ = self._operand_meet(op, [op.operands[mask_index]])
-        if ctl >= Level.WARP and mask_lvl >= Level.WARP:
-            return Level.WARP, Reason("seed", f"the result of `{op.name}` (uniform per warp)")
-        return Level.THREAD, Reason("seed", f"the result of `{op.name}` under divergent control")
+        if ctl >= _WARP and mask_lvl >= _WARP:
+            return _WARP, Reason("seed", f"the result of `{op.name}` (uniform per warp)")
+        return _THREAD, Reason("seed", f"the result of `{op.name}` under divergent control")
 
     def _shfl(self, op: Op) -> tuple[Level, Reason | None]:
         if len(op.operands) < 1:
-            return Level.THREAD, Reason("seed", "a shuffle")
+            return _THREAD, Reason("seed", "a shuffle")
         lv, why = self._operand_meet(op, [op.operands[0]])
-        if lv >= Level.WARP:
+        if lv >= _WARP:
             return lv, why
         if op.attrs.get("mode") == "idx" and len(op.operands) >= 2:
             ll, _ = self._operand_meet(op, op.operands[1:])
-            if ll >= Level.WARP and self.blk.get(op.block, Level.GRID) >= Level.WARP:  # type: ignore[arg-type]
-                return Level.WARP, Reason("seed", "a broadcast shuffle (uniform per warp)")
-        return Level.THREAD, Reason("seed", "the result of a shuffle")
+            if ll >= _WARP and self.blk.get(op.block, _GRID) >= _WARP:  # type: ignore[arg-type]
+                return _WARP, Reason("seed", "a broadcast shuffle (uniform per warp)")
+        return _THREAD, Reason("seed", "the result of a shuffle")
 
     def _warp_form(self, op: Op) -> tuple[Level, Reason | None] | None:
         """Known-bits rules that prove WARP for functions of the warp index (see module docstring)."""
@@ -563,7 +565,7 @@ class Solver:
             return None
         n = op.name
         a, b = op.operands
-        res = (Level.WARP, Reason("seed", "tid.x (uniform per warp: a function of the warp index)"))
+        res = (_WARP, Reason("seed", "tid.x (uniform per warp: a function of the warp index)"))
         if n in ("shr", "div", "and"):
             lf = linear_tid.warp_index(self, op)
             if lf is not None:
@@ -606,7 +608,7 @@ class Solver:
             return None
         if other in self.aligned and k % 32 == 0 and pred in ("lt", "ge"):
             lo, _ = self.level_at(other, op.block)  # type: ignore[arg-type]
-            if lo >= Level.WARP:
+            if lo >= _WARP:
                 return res
         return None
 
@@ -619,6 +621,14 @@ class Solver:
         events: list[tuple[int, object]] = []
         has_bar = False
         for i, op in enumerate(b.ops):
+            n = op.name
+            relevant = _WRITE_RELEVANT.get(n)
+            if relevant is None:
+                relevant = _WRITE_RELEVANT[n] = (
+                    n in _SHARED_WRITERS or n in ("call", "opaque") or has_trait(op, "barrier")
+                )
+            if not relevant:
+                continue  # (most ops: neither a barrier nor a possible shared write)
             if is_block_barrier(op):
                 events.append((i, "BAR"))
                 has_bar = True
@@ -760,7 +770,7 @@ class Solver:
             op: Op = item  # type: ignore[assignment]
             if op.results:
                 for r, (lvl, why) in zip(op.results, self._eval(op)):
-                    if lvl < self.lv.get(r, Level.GRID):
+                    if lvl < self.lv.get(r, _GRID):
                         self.lv[r] = lvl
                         if why is not None:
                             self.reason[r] = why
@@ -789,7 +799,7 @@ class Solver:
                 if all(x is b for x in t.successors):
                     selects.append((t, self.level_at(t.operands[0], p)[0]))
         for i, a in enumerate(b.args):
-            best = Level.GRID
+            best = _GRID
             why: Reason | None = None
             for t, clvl in selects:
                 vs = [args[i] for args in t.succ_args if i < len(args)]
@@ -804,11 +814,11 @@ class Solver:
             vals = incoming[i]
             if vals and any(v is not vals[0] for v in vals):
                 for d in self.join_of.get(b, ()):
-                    c = self.cond.get(d, Level.GRID)
+                    c = self.cond.get(d, _GRID)
                     if c < best:
                         best = c
                         why = Reason("sync", "merged after a divergent branch", None, d)
-            if best < self.lv.get(a, Level.GRID):
+            if best < self.lv.get(a, _GRID):
                 self.lv[a] = best
                 if why is not None:
                     self.reason[a] = why
@@ -822,8 +832,8 @@ class Solver:
         if op.name == "cbr" and op.operands:
             lvl, _ = self.level_at(op.operands[0], d)
         else:
-            lvl = Level.THREAD  # a multi-way terminator we do not model
-        if lvl >= self.cond.get(d, Level.GRID):
+            lvl = _THREAD  # a multi-way terminator we do not model
+        if lvl >= self.cond.get(d, _GRID):
             return
         self.cond[d] = lvl
         # sync dependence: block arguments at the joins of this branch
@@ -836,16 +846,20 @@ class Solver:
                 push(j)
         # control: blocks depending on this branch
         for b in self.dependents.get(d, ()):
-            if lvl < self.blk.get(b, Level.GRID):
+            if lvl < self.blk.get(b, _GRID):
                 self.blk[b] = lvl
                 for cop in control_ops.get(b, ()):
                     push(cop)
         # temporal divergence: loops whose exits depend on this branch
         for lp in self.loops_of_branch.get(d, ()):
-            if lvl < self.exit.get(id(lp), Level.GRID):
+            if lvl < self.exit.get(id(lp), _GRID):
                 self.exit[id(lp)] = lvl
                 for u in self.escaping.get(id(lp), ()):
                     push(u)
+
+
+# op name -> whether `_block_writes` must look at the op: a barrier, or a possible shared-memory write
+_WRITE_RELEVANT: dict[str, bool] = {}
 
 
 def _shared_write(op: Op) -> object | None:

@@ -90,8 +90,10 @@ def _key(op: Op, num: dict[Value, int]) -> tuple | None:
     tr = traits_of(op.name)
     if "pure" not in tr or "warp_collective" in tr or "terminator" in tr:
         return None
-    get = num.get
-    ids = [get(v, -1) for v in op.operands]
+    try:
+        ids = list(map(num.__getitem__, op.operands))
+    except KeyError:  # a value defined outside the function (invalid IR): equal to nothing numbered
+        ids = [num.get(v, -1) for v in op.operands]
     if "commutative" in tr:
         ids.sort()
     attrs = op.attrs

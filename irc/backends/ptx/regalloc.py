@@ -193,15 +193,18 @@ class RegisterAllocator:
             alloc.colour[v] = c
             p.take(c)
 
-        # live-after sets per op, computed backward once
+        # what dies at each op (operands at their last use, results never used), from the live-after set
+        # of a backward walk; copying that set per op was quadratic in the pressure
+        reg = lv.reg
         live = set(lv.live_out[b])
-        after: list[set[int]] = []
+        after: list[tuple[list[Value], list[Value]]] = []
         for op in reversed(b.ops):
-            after.append(set(live))
+            unused = [r for r in op.results if reg[r] and ids[r] not in live]
+            after.append((_op_dying(live, op, lv), unused))
             for r in op.results:
                 live.discard(ids[r])
             for v in op.all_operands():
-                if lv.reg[v]:
+                if reg[v]:
                     live.add(ids[v])
         after.reverse()
         live_at_start = live
@@ -211,16 +214,15 @@ class RegisterAllocator:
         for a in b.args:
             if lv.reg[a] and ids[a] not in live_at_start:
                 pal[alloc.cls[a]].give(alloc.colour[a])
-        for op, la in zip(b.ops, after):
-            for v in _op_dying(la, op, lv):
+        for op, (dying, unused) in zip(b.ops, after):
+            for v in dying:
                 pal[alloc.cls[v]].give(alloc.colour[v])
             hints = [op.operands[0]] if op.name == "copy" else []
             for r in op.results:
-                if lv.reg[r]:
+                if reg[r]:
                     assign(r, hints)
-            for r in op.results:
-                if lv.reg[r] and ids[r] not in la:
-                    pal[alloc.cls[r]].give(alloc.colour[r])
+            for r in unused:
+                pal[alloc.cls[r]].give(alloc.colour[r])
 
 
 def allocate(fn: Function) -> Allocation:
