@@ -157,23 +157,53 @@ def select_variant(template: Template, op: Op) -> str | None:
     return None
 
 
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+# pattern -> its pieces: literal text (str), or (name, type rule or None, operand index or None) for `{name}`
+_PIECES: dict[str, list] = {}
+
+
+def _pieces(pattern: str) -> list:
+    got = _PIECES.get(pattern)
+    if got is None:
+        got = []
+        pos = 0
+        for m in _PLACEHOLDER.finditer(pattern):
+            if m.start() > pos:
+                got.append(pattern[pos : m.start()])
+            name = m.group(1)
+            r = TYPE_RULE.match(name)
+            if r is not None:
+                got.append((name, TYPE_RULES[r.group(1)], int(r.group(2)) if r.group(2) else None))
+            else:
+                got.append((name, None, None))
+            pos = m.end()
+        if pos < len(pattern):
+            got.append(pattern[pos:])
+        _PIECES[pattern] = got
+    return got
+
+
 def fill_opcode(pattern: str, op: Op) -> str:
-    """An opcode pattern with its `{...}` placeholders filled from `op`'s types and attributes."""
-
-    def one(m: re.Match[str]) -> str:
-        name = m.group(1)
-        r = TYPE_RULE.match(name)
-        if r is not None:
-            t = op.operands[int(r.group(2))].type if r.group(2) else op.results[0].type
-            return TYPE_RULES[r.group(1)](t)
-        if name == "fpred":
+    """An opcode pattern with its `{...}` placeholders filled from `op`'s types and attributes. (Each
+    pattern is split into its pieces once: a regular-expression substitution per op cost more than
+    the rest of its selection.)"""
+    out: list[str] = []
+    for piece in _pieces(pattern):
+        if piece.__class__ is str:
+            out.append(piece)
+            continue
+        name, rule, index = piece
+        if rule is not None:
+            t = op.operands[index].type if index is not None else op.results[0].type
+            out.append(rule(t))
+        elif name == "fpred":
             pred = str(op.attrs["pred"])
-            return _CMP_F.get(pred, pred)
-        if name not in op.attrs:
+            out.append(_CMP_F.get(pred, pred))
+        elif name not in op.attrs:
             raise InternalCompilerError(f"`{op.name}` has no attribute `{name}` for its template", op=op.name)
-        return str(op.attrs[name])
-
-    return re.sub(r"\{(\w+)\}", one, pattern)
+        else:
+            out.append(str(op.attrs[name]))
+    return "".join(out)
 
 
 def space_of(v: Value) -> str:
@@ -242,15 +272,39 @@ class InstructionSelector:
         self.cur_span: Span | None = None
         self.param_names: dict[Value, str] = {}
         self.binds: dict[tuple[str, str], list[tuple[str, int, int]]] = {}
+        self._regs: dict[Value, str] = {}
+        self._opnds: dict[Value, Operand] = {}
+        self._pairs: dict[Value, tuple[str, int]] = {}
 
     # -- helpers ---------------------------------------------------------------------------------
     def vid(self, v: Value) -> int:
         return self.lv.ids[v]
 
+    def reg(self, v: Value) -> str:
+        """`Allocation.reg`, spelled once per value (an instruction names each of its registers twice:
+        as an operand and in the checker's use/def lists)."""
+        r = self._regs.get(v)
+        if r is None:
+            r = self._regs[v] = self.alloc.reg(v)
+        return r
+
     def opnd(self, v: Value) -> Operand:
-        if isinstance(v, OpResult) and v.op.name == "const":
-            return format_imm(v.op.attrs["value"], v.type)
-        return Reg(self.alloc.reg(v))
+        """`v` as an operand: its immediate or its register (made once per value; operands are frozen)."""
+        o = self._opnds.get(v)
+        if o is None:
+            if isinstance(v, OpResult) and v.op.name == "const":
+                o = format_imm(v.op.attrs["value"], v.type)
+            else:
+                o = Reg(self.reg(v))
+            self._opnds[v] = o
+        return o
+
+    def _pair(self, v: Value) -> tuple[str, int]:
+        """(register, value id) of `v` for the checker's use and def lists."""
+        p = self._pairs.get(v)
+        if p is None:
+            p = self._pairs[v] = (self.reg(v), self.vid(v))
+        return p
 
     def emit(
         self,
@@ -263,13 +317,15 @@ class InstructionSelector:
         **meta,
     ) -> Instr:
         m = dict(meta)
-        u = [(self.alloc.reg(v), self.vid(v)) for v in uses if not self._is_imm(v)]
+        pair = self._pair
+        u = [pair(v) for v in uses if not self._is_imm(v)]
         if pred is not None:
-            u.append((self.alloc.reg(pred), self.vid(pred)))
+            u.append(pair(pred))
         m["uses"] = u
-        m["defs"] = [(self.alloc.reg(v), self.vid(v)) for v in defs if v in self.alloc.colour]
+        colour = self.alloc.colour
+        m["defs"] = [pair(v) for v in defs if v in colour]
         ins = Instr(
-            opcode, list(operands), Reg(self.alloc.reg(pred)) if pred is not None else None, pred_neg, meta=m
+            opcode, list(operands), Reg(self.reg(pred)) if pred is not None else None, pred_neg, meta=m
         )
         if self.file_index is not None and self.cur_span is not None:
             ins.loc = Loc(self.file_index, self.cur_span.line, self.cur_span.col)
@@ -281,7 +337,7 @@ class InstructionSelector:
         return isinstance(v, OpResult) and v.op.name == "const"
 
     def addr(self, v: Value, offset: int = 0) -> Addr:
-        return Addr(Reg(self.alloc.reg(v)), int(offset))
+        return Addr(Reg(self.reg(v)), int(offset))
 
     def vec(self, vals: list[Value]) -> Vec:
         return Vec(tuple(self.opnd(v) for v in vals))
@@ -387,7 +443,7 @@ class InstructionSelector:
         for a in self.fn.entry.args:
             if a not in self.alloc.colour:
                 continue
-            r = Reg(self.alloc.reg(a))
+            r = Reg(self.reg(a))
             pname = Sym(self.param_names[a])
             t = a.type
             if isinstance(t, TensorMapType):
@@ -523,7 +579,7 @@ class InstructionSelector:
             idx = Vec(tuple(o(v) for v in reversed(coords)))
             E(
                 f"cp.async.bulk.tensor.{len(coords)}d.shared::cluster.global.mbarrier::complete_tx::bytes",
-                [self.addr(ops[0]), Addr(Reg(self.alloc.reg(ops[1])), 0, idx), self.addr(ops[-1])],
+                [self.addr(ops[0]), Addr(Reg(self.reg(ops[1])), 0, idx), self.addr(ops[-1])],
                 ops,
                 res,
             )
@@ -532,7 +588,7 @@ class InstructionSelector:
             idx = Vec(tuple(o(v) for v in reversed(coords)))
             E(
                 f"cp.async.bulk.tensor.{len(coords)}d.global.shared::cta.bulk_group",
-                [Addr(Reg(self.alloc.reg(ops[0])), 0, idx), self.addr(ops[-1])],
+                [Addr(Reg(self.reg(ops[0])), 0, idx), self.addr(ops[-1])],
                 ops,
                 res,
             )
@@ -541,7 +597,7 @@ class InstructionSelector:
             idx = Vec(tuple(o(v) for v in reversed(coords)))
             E(
                 f"cp.async.bulk.prefetch.tensor.{len(coords)}d.L2.global.tile",
-                [Addr(Reg(self.alloc.reg(ops[0])), 0, idx)],
+                [Addr(Reg(self.reg(ops[0])), 0, idx)],
                 ops,
                 res,
             )
