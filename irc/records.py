@@ -21,10 +21,70 @@ The semantics are dataclasses' for what irc uses (tests/test_records.py compares
 
 from __future__ import annotations
 
+import marshal
+import os
+import sys
 from collections.abc import Callable
+from types import CodeType
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+# Compiled `__init__` sources, kept across processes: compiling ~120 small functions was ~10 ms of every
+# start-up (issue 15). Keyed by the exact source and file name, so an entry is only ever reused for the
+# very text it was compiled from; the file name carries the interpreter version (code objects are
+# version-specific). Written once at exit when something new was compiled.
+_codes: dict[str, CodeType] | None = None
+_codes_new = [0]
+MAX_CACHED_CODES = 4000
+
+
+def _code_file() -> Any:
+    from irc.cachedir import cache_dir
+
+    return cache_dir() / f"records-{sys.implementation.cache_tag}-{sys.hexversion:x}.marshal"
+
+
+def _load_codes() -> dict[str, CodeType]:
+    global _codes
+    _codes = {}
+    try:
+        data = marshal.loads(_code_file().read_bytes())
+        if isinstance(data, dict) and all(isinstance(v, CodeType) for v in data.values()):
+            _codes = data
+    except (OSError, EOFError, ValueError, TypeError):
+        pass
+    return _codes
+
+
+def _save_codes() -> None:
+    if not _codes_new[0] or _codes is None:
+        return
+    try:
+        path = _code_file()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(marshal.dumps(_codes))
+        os.replace(tmp, path)  # atomic: a concurrent reader sees the old file or the whole new one
+    except (OSError, ValueError):
+        pass
+
+
+def _compiled(src: str, filename: str) -> CodeType:
+    codes = _codes if _codes is not None else _load_codes()
+    key = f"{filename}\0{src}"
+    code = codes.get(key)
+    if code is None:
+        code = compile(src, filename, "exec")
+        if len(codes) >= MAX_CACHED_CODES:
+            codes.clear()
+        codes[key] = code
+        if not _codes_new[0]:
+            import atexit
+
+            atexit.register(_save_codes)
+        _codes_new[0] += 1
+    return code
 
 
 class _Missing:
@@ -102,7 +162,7 @@ def make_init(
     if post_init:
         body.append("    self.__post_init__()")
     src = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(body) or "    pass") + "\n" + extra
-    exec(compile(src, f"<record {name}>", "exec"), env)
+    exec(_compiled(src, f"<record {name}>"), env)
     return env
 
 

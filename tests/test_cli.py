@@ -202,3 +202,24 @@ def test_check_parallel_matches_serial() -> None:
     a = json.loads(run("check", "tests/data/ptx/nvcc", "--format", "json").stdout)
     b = json.loads(run("check", "tests/data/ptx/nvcc", "--format", "json", "-j", "2").stdout)
     assert a == b and a["files_checked"] >= 30
+
+
+def test_fast_exit_keeps_output_exit_code_and_exit_handlers(tmp_path: Path) -> None:
+    """`irc` ends with `os._exit` after the exit handlers (`irc.cli.run`): all of a large stdout arrives
+    through the pipe, error exit codes survive, and the exit handlers still ran (the records code cache
+    is written at exit)."""
+    env = {"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "IRC_CACHE_DIR": str(tmp_path / "cache")}
+    src = str(ROOT / "examples" / "flash_attention_tc.kdsl")
+    out = tmp_path / "k.ptx"
+    cmd = [sys.executable, "-m", "irc.cli", "compile", src]
+    piped = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    to_file = subprocess.run([*cmd, "-o", str(out)], capture_output=True, text=True, env=env)
+    assert piped.returncode == to_file.returncode == 0
+    assert len(piped.stdout) > 10_000 and piped.stdout == out.read_text()
+    assert list((tmp_path / "cache").glob("records-*.marshal"))  # written by an exit handler
+    bad = tmp_path / "bad.kdsl"
+    bad.write_text("kernel k( {\n")
+    r = subprocess.run(
+        [sys.executable, "-m", "irc.cli", "compile", str(bad)], capture_output=True, text=True, env=env
+    )
+    assert r.returncode == 1 and "bad.kdsl:1:" in r.stderr

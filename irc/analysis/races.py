@@ -1,9 +1,10 @@
 """Facts for the `shared-race` check: concrete witnesses of unordered shared-memory conflicts.
 
 Why concrete threads instead of a solver: an index such as `tid.x ^ 1`, `tid.x + s` with `s` halving in
-a loop, or `ty * 16 + k` is decided exactly by evaluating it for every thread of the block as a numpy
-vector (the launch bounds fix the block: `@launch`, `.reqntid`, else `.maxntid`). Values the analysis
-cannot evaluate (kernel parameters, loaded data, merges of per-thread paths) make an access "not
+a loop, or `ty * 16 + k` is decided exactly by evaluating it for every thread of the block as a vector
+(the launch bounds fix the block: `@launch`, `.reqntid`, else `.maxntid`). The vectors are plain lists
+(`irc.analysis.ivec`) while the work is small and numpy past that (see `backend`): the same values
+either way, and a short `irc compile` never pays numpy's import. Values the analysis cannot evaluate (kernel parameters, loaded data, merges of per-thread paths) make an access "not
 analysed" in that context: it is silent rather than guessed. What is found always comes with the two
 threads, the byte and the iterations, which is the witness the check prints.
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from irc.analysis.cfg import CFG, Loop
+from irc.analysis.ivec import IVec
 from irc.ir.core import Block, BlockArg, Function, Op, OpResult, Value
 from irc.ir.types import ArrayType, PtrType, ScalarType, size_of
 from irc.records import field, record
@@ -52,6 +54,25 @@ class _Numpy:
 
 
 np: Any = _Numpy()
+
+Vector = Any  # per-thread values: an `IVec` or a numpy int64/bool array (see `backend`)
+LIST_THREADS = 1024  # blocks up to this many threads are evaluated on lists (no numpy import)
+LIST_JOIN_KEYS = 100_000  # witness joins up to this many byte keys run on dicts, larger ones on numpy
+# Lists win while the work is small: numpy's import (~55 ms) is paid once per process, its per-element
+# cost is far lower. So a process uses lists until it has indexed this many bytes of witness joins
+# (~0.1 s of list work), and numpy from then on: a one-file `irc check` / `irc compile` of an ordinary
+# kernel never imports numpy, a corpus run or a large kernel soon stops paying the list cost.
+LIST_WORK_BUDGET = 300_000
+_list_work = [0]
+
+
+def backend(n_threads: int) -> Any:
+    """The vector library for a block of `n_threads`: `irc.analysis.ivec.lib` or numpy (same results)."""
+    if n_threads <= LIST_THREADS and _list_work[0] <= LIST_WORK_BUDGET:
+        from irc.analysis.ivec import lib
+
+        return lib
+    return np
 
 
 @record(eq=False)
@@ -232,7 +253,8 @@ class ThreadEval:
         self._depth = 0
         bx, by, bz = dims
         self.n = bx * by * bz
-        lin = np.arange(self.n, dtype=np.int64)
+        self.xp = xp = backend(self.n)
+        lin = xp.arange(self.n, dtype=xp.int64)
         self.lin = lin
         self.tids = (lin % bx, (lin // bx) % by, lin // (bx * by))
         self.bases: dict[str, int] = {}
@@ -248,9 +270,9 @@ class ThreadEval:
                 self.sizes[name] = SYM_SPACING // 2
         for i, name in enumerate(sorted(self.sizes)):
             self.bases[name] = (i + 1) * SYM_SPACING
-        self.memo: dict[tuple, np.ndarray | None] = {}
-        self.gmemo: dict[tuple, np.ndarray | None] = {}
-        self.emem: dict[tuple, np.ndarray | None] = {}
+        self.memo: dict[tuple, Vector | None] = {}
+        self.gmemo: dict[tuple, Vector | None] = {}
+        self.emem: dict[tuple, Vector | None] = {}
         self._loops: dict[int, list[Loop]] = {}
 
     def loops_of(self, b: Block) -> list[Loop]:
@@ -265,7 +287,7 @@ class ThreadEval:
             return ()
         return tuple((id(lp), ctx.get(lp)) for lp in self.loops_of(block))
 
-    def value(self, v: Value, ctx: dict[Loop, int]) -> np.ndarray | None:
+    def value(self, v: Value, ctx: dict[Loop, int]) -> Vector | None:
         blk = v.block if isinstance(v, BlockArg) else (v.op.block if isinstance(v, OpResult) else None)
         key = (id(v), self._key(blk, ctx))
         if key in self.memo:
@@ -281,7 +303,7 @@ class ThreadEval:
         self.memo[key] = r
         return r
 
-    def _value(self, v: Value, ctx: dict[Loop, int]) -> np.ndarray | None:
+    def _value(self, v: Value, ctx: dict[Loop, int]) -> Vector | None:
         if isinstance(v, BlockArg):
             return self._blockarg(v, ctx)
         if isinstance(v, OpResult):
@@ -290,7 +312,7 @@ class ThreadEval:
             return self._op(v.op, ctx)
         return None
 
-    def _blockarg(self, v: BlockArg, ctx: dict[Loop, int]) -> np.ndarray | None:
+    def _blockarg(self, v: BlockArg, ctx: dict[Loop, int]) -> Vector | None:
         h = v.block
         if h is self.fn.entry:
             return None
@@ -325,11 +347,12 @@ class ThreadEval:
                     return None
                 if out is None:
                     out = x
-                elif not np.array_equal(out, x):
+                elif not self.xp.array_equal(out, x):
                     return None
         return out
 
-    def _op(self, op: Op, ctx: dict[Loop, int]) -> np.ndarray | None:
+    def _op(self, op: Op, ctx: dict[Loop, int]) -> Vector | None:
+        xp = self.xp
         n = op.name
         rt = op.results[0].type
         if n == "const":
@@ -338,12 +361,12 @@ class ThreadEval:
                 c = int(c)
             if not isinstance(c, int):
                 return None
-            return self._wrap(np.full(self.n, c, dtype=np.int64), rt)
+            return self._wrap(xp.full(self.n, c, dtype=xp.int64), rt)
         if n == "sreg":
             return self._sreg(str(op.attrs.get("name", "")))
         if n == "shared_addr":
             base = self.bases.get(str(op.attrs.get("sym")))
-            return None if base is None else np.full(self.n, base, dtype=np.int64)
+            return None if base is None else xp.full(self.n, base, dtype=xp.int64)
         if not _intlike(rt):
             return None
         xs = []
@@ -354,28 +377,28 @@ class ThreadEval:
             if x is None:
                 return None
             xs.append(x)
-        r = _arith(n, op, xs, rt)
+        r = _arith(xp, n, op, xs, rt)
         return None if r is None else self._wrap(r, rt)
 
-    def _sreg(self, name: str) -> np.ndarray | None:
+    def _sreg(self, name: str) -> Vector | None:
+        xp = self.xp
         axis = {"x": 0, "y": 1, "z": 2}
         if name.startswith("tid."):
             return self.tids[axis[name[-1]]].copy()
         if name.startswith("ntid."):
-            return np.full(self.n, self.dims[axis[name[-1]]], dtype=np.int64) if self.ntid_known else None
+            return xp.full(self.n, self.dims[axis[name[-1]]], dtype=xp.int64) if self.ntid_known else None
         if name == "laneid":
             return self.lin % 32
         if name == "warpid":
             return self.lin // 32
         if name.startswith("ctaid.") or name.startswith("cluster_ctaid."):
-            return np.zeros(self.n, dtype=np.int64)  # uniform in the block: block 0 is a valid witness
+            return xp.zeros(self.n, dtype=xp.int64)  # uniform in the block: block 0 is a valid witness
         return None
 
-    @staticmethod
-    def _wrap(x: np.ndarray, t) -> np.ndarray:
+    def _wrap(self, x: Vector, t) -> Vector:
         if isinstance(t, ScalarType):
             if t.is_bool:
-                return (x != 0).astype(np.int64)
+                return (x != 0).astype(self.xp.int64)
             w = t.bits
         elif isinstance(t, PtrType):
             w = t.bits
@@ -385,11 +408,11 @@ class ThreadEval:
             return x
         x = x & ((1 << w) - 1)
         if isinstance(t, ScalarType) and t.is_signed:
-            x = np.where(x >= (1 << (w - 1)), x - (1 << w), x)
+            x = self.xp.where(x >= (1 << (w - 1)), x - (1 << w), x)
         return x
 
     # ---------------------------------------------------------------- guards
-    def guard(self, b: Block, ctx: dict[Loop, int]) -> np.ndarray | None:
+    def guard(self, b: Block, ctx: dict[Loop, int]) -> Vector | None:
         """Mask of threads that execute block `b` in the iterations `ctx` (None: cannot tell)."""
         key = (id(b), self._key(b, ctx))
         if key in self.gmemo:
@@ -398,9 +421,9 @@ class ThreadEval:
         self.gmemo[key] = r
         return r
 
-    def _guard(self, b: Block, ctx: dict[Loop, int]) -> np.ndarray | None:
+    def _guard(self, b: Block, ctx: dict[Loop, int]) -> Vector | None:
         cfg = self.cfg
-        mask = np.ones(self.n, dtype=bool)
+        mask = self.xp.ones(self.n, dtype=bool)
         mine = set(cfg.loops_containing(b))
         d = cfg.idom.get(b)
         while d is not None:
@@ -476,16 +499,16 @@ class ThreadEval:
                 return True
         return False
 
-    def exists(self, lp: Loop, j: int, ctx: dict[Loop, int]) -> np.ndarray | None:
+    def exists(self, lp: Loop, j: int, ctx: dict[Loop, int]) -> Vector | None:
         """Threads for which iteration j of `lp` happens (given they entered the loop)."""
         if j == 0:
-            return np.ones(self.n, dtype=bool)
+            return self.xp.ones(self.n, dtype=bool)
         key = (id(lp), j, tuple((id(x), ctx.get(x)) for x in self.loops_of(lp.header) if x is not lp))
         if key not in self.emem:
             self.emem[key] = self._exists(lp, j, ctx)
         return self.emem[key]
 
-    def _exists(self, lp: Loop, j: int, ctx: dict[Loop, int]) -> np.ndarray | None:
+    def _exists(self, lp: Loop, j: int, ctx: dict[Loop, int]) -> Vector | None:
         c = dict(ctx)
         c[lp] = j - 1
         prev = self.exists(lp, j - 1, ctx)
@@ -521,8 +544,8 @@ def _intlike(t) -> bool:
     return isinstance(t, ScalarType) and (t.is_int or t.is_bool)
 
 
-def _arith(n: str, op: Op, xs: list[np.ndarray], rt) -> np.ndarray | None:
-    with np.errstate(all="ignore"):
+def _arith(xp: Any, n: str, op: Op, xs: list[Vector], rt) -> Vector | None:
+    with xp.errstate(all="ignore"):
         if n in ("bitcast", "copy", "cvt"):
             return xs[0] if len(xs) == 1 else None
         if n == "ptradd" or n == "add":
@@ -532,9 +555,9 @@ def _arith(n: str, op: Op, xs: list[np.ndarray], rt) -> np.ndarray | None:
         if n in ("mul", "mulwide"):
             return xs[0] * xs[1]
         if n in ("shl", "shlw"):
-            return np.where(xs[1] < 63, xs[0] << np.clip(xs[1], 0, 62), 0)
+            return xp.where(xs[1] < 63, xs[0] << xp.clip(xs[1], 0, 62), 0)
         if n in ("shr", "shrw"):
-            return xs[0] >> np.clip(xs[1], 0, 63)
+            return xs[0] >> xp.clip(xs[1], 0, 63)
         if n == "and":
             return xs[0] & xs[1]
         if n == "or":
@@ -542,33 +565,33 @@ def _arith(n: str, op: Op, xs: list[np.ndarray], rt) -> np.ndarray | None:
         if n == "xor":
             return xs[0] ^ xs[1]
         if n == "min":
-            return np.minimum(xs[0], xs[1])
+            return xp.minimum(xs[0], xs[1])
         if n == "max":
-            return np.maximum(xs[0], xs[1])
+            return xp.maximum(xs[0], xs[1])
         if n in ("div", "rem"):
             if (xs[1] <= 0).any() or (xs[0] < 0).any():
                 return None
             return xs[0] // xs[1] if n == "div" else xs[0] % xs[1]
         if n == "select":
-            return np.where(xs[0] != 0, xs[1], xs[2])
+            return xp.where(xs[0] != 0, xs[1], xs[2])
         if n == "not":
             return (1 - xs[0]) if isinstance(rt, ScalarType) and rt.is_bool else ~xs[0]
         if n == "neg":
             return -xs[0]
         if n == "abs":
-            return np.abs(xs[0])
+            return xp.abs(xs[0])
         if n == "cmp":
             p = str(op.attrs.get("pred", ""))
             a, b = xs
             f = {
-                "eq": np.equal,
-                "ne": np.not_equal,
-                "lt": np.less,
-                "le": np.less_equal,
-                "gt": np.greater,
-                "ge": np.greater_equal,
+                "eq": xp.equal,
+                "ne": xp.not_equal,
+                "lt": xp.less,
+                "le": xp.less_equal,
+                "gt": xp.greater,
+                "ge": xp.greater_equal,
             }.get(p)
-            return None if f is None else f(a, b).astype(np.int64)
+            return None if f is None else f(a, b).astype(xp.int64)
     return None
 
 
@@ -577,6 +600,7 @@ def entries(ev: ThreadEval, a: Access, delta: Delta, loop_index: dict[Loop, int]
     """(threads, addresses, context index per entry, contexts) at which `a` runs for a reach tag `delta`.
     None when a needed value is unknown (the access is then not analysed for this tag). Contexts past what
     can be decided in an "any iteration" loop are skipped, never guessed."""
+    xp = ev.xp
     d = dict(delta)
     loops = list(reversed(ev.cfg.loops_containing(a.block)))  # outermost first
     tags = [d.get(loop_index[lp], 0) for lp in loops]
@@ -585,9 +609,9 @@ def entries(ev: ThreadEval, a: Access, delta: Delta, loop_index: dict[Loop, int]
     n_any = sum(1 for t in tags if t == "*")
     span = MAX_ITERS if n_any <= 1 else 4
     choices = [list(range(span)) if t == "*" else [int(t)] for t in tags]
-    ts: list[np.ndarray] = []
-    ads: list[np.ndarray] = []
-    cis: list[np.ndarray] = []
+    ts: list[Vector] = []
+    ads: list[Vector] = []
+    cis: list[Vector] = []
     cts: list[dict[Loop, int]] = []
     star = [lp for lp, t in zip(loops, tags) if t == "*"]
     for combo in _product(choices):
@@ -609,15 +633,15 @@ def entries(ev: ThreadEval, a: Access, delta: Delta, loop_index: dict[Loop, int]
         p = ev.value(a.ptr, ctx)
         if p is None:
             return None
-        sel = np.flatnonzero(g)
+        sel = xp.flatnonzero(g)
         ts.append(sel)
         ads.append(p[sel] + a.offset)
-        cis.append(np.full(len(sel), len(cts), np.int64))
+        cis.append(xp.full(len(sel), len(cts), xp.int64))
         cts.append(ctx)
     if not ts:
-        z = np.zeros(0, np.int64)
+        z = xp.zeros(0, xp.int64)
         return z, z, z, []
-    return np.concatenate(ts), np.concatenate(ads), np.concatenate(cis), cts
+    return xp.concatenate(ts), xp.concatenate(ads), xp.concatenate(cis), cts
 
 
 def _product(choices: list[list[int]]):
@@ -647,10 +671,137 @@ def _expanded(E, size: int):
     return r
 
 
-def find_witness(ev: ThreadEval, A, B, sa: int, sb: int, want_same_warp: bool, inbounds=None):
+def find_witness(ev: ThreadEval, A, B, sa: int, sb: int, want_same_warp: bool, ranges=None):
     """(entry of A, entry of B, byte) for two different threads touching one byte, in the same warp iff
-    `want_same_warp`, preferring the lowest byte; None if there is none. A and B are `entries` results.
-    Vectorised as a sort-join: per byte (and warp), the lowest and highest thread of B's side."""
+    `want_same_warp`, preferring the lowest byte (then the lowest thread of A); None if there is none. A
+    and B are `entries` results; `ranges`, if given, are the [lo, hi) byte ranges that count (the declared
+    shared arrays). Small joins run on dicts, large ones as a numpy sort-join: the same answer."""
+    if len(A[0]) == 0 or len(B[0]) == 0:
+        return None
+    if isinstance(A[0], IVec):
+        if len(A[0]) * sa + len(B[0]) * sb <= LIST_JOIN_KEYS and _list_work[0] <= LIST_WORK_BUDGET:
+            return _witness_lists(A, B, sa, sb, want_same_warp, ranges)
+        A, B = _as_numpy(A), _as_numpy(B)
+    return _witness_numpy(A, B, sa, sb, want_same_warp, ranges)
+
+
+def _witness_lists(A, B, sa: int, sb: int, want_same_warp: bool, ranges):
+    """`find_witness` on lists, by byte: the bytes both sides touch in increasing order, and for each the
+    lowest and highest (warp, thread, entry) of B's side per group (the byte, or the byte and the warp),
+    which is what the numpy join's stable lexsort picks; the first byte with a witness decides."""
+    rk = None if ranges is None else tuple(ranges)
+    ia, ib = _byte_index(A, sa, rk), _byte_index(B, sb, rk)
+    common = sorted(ia.keys() & ib.keys())
+    if not common:
+        return None
+    ta, tb = A[0].v, B[0].v
+    for k in common:
+        ja, wa0, wa1, xa0, xa1 = ia[k]
+        jb, wb0, wb1, xb0, xb1 = ib[k]
+        if want_same_warp:
+            if xa0 == xa1 == xb0 == xb1 or wa1 < wb0 or wb1 < wa0:
+                continue  # one thread on both sides, or no warp in common
+        elif wa0 == wa1 == wb0 == wb1:
+            continue  # one warp on both sides
+        groups: dict[int, list] = {}
+        for j in jb:
+            x = tb[j]
+            w = x // 32
+            t = (w, x, j)
+            g = w % 64 if want_same_warp else 0
+            cur = groups.get(g)
+            if cur is None:
+                groups[g] = [t, t]
+            elif t > cur[1]:  # entries come in increasing j: never below an equal (w, x)
+                cur[1] = t
+            elif t < cur[0]:
+                cur[0] = t
+        best = None
+        for i in ja:
+            x = ta[i]
+            if best is not None and x >= best[0]:
+                continue
+            w = x // 32
+            cur = groups.get(w % 64 if want_same_warp else 0)
+            if cur is None:
+                continue
+            lo, hi = cur
+            if want_same_warp:
+                pick = lo if lo[1] != x else hi
+                ok = pick[1] != x
+            else:
+                pick = lo if lo[0] != w else hi
+                ok = pick[0] != w
+            if ok:
+                best = (x, i, pick[2])
+        if best is not None:
+            return best[1], best[2], k
+    return None
+
+
+_BYTE_INDEX: dict[tuple, tuple] = {}
+
+
+def _byte_index(E, size: int, ranges: tuple | None) -> dict[int, tuple]:
+    """byte -> (the entries of an `entries` result (on lists) that touch it, in entry order; the lowest
+    and highest warp and thread among them), for the bytes inside `ranges` (all when None); cached while
+    E lives (one access is joined against many)."""
+    key = (id(E), size, ranges)
+    hit = _BYTE_INDEX.get(key)
+    if hit is not None and hit[0] is E:
+        return hit[1]
+    _list_work[0] += len(E[1].v) * size
+    idx: dict[int, list[int]] = {}
+    for j, a in enumerate(E[1].v):
+        for byte in range(a, a + size):
+            lst = idx.get(byte)
+            if lst is None:
+                idx[byte] = [j]
+            else:
+                lst.append(j)
+    if ranges is not None:
+        idx = {b: js for b, js in idx.items() if any(lo <= b < hi for lo, hi in ranges)}
+    ts = E[0].v
+    out: dict[int, tuple] = {}
+    for b, js in idx.items():
+        if len(js) == 1:
+            x = ts[js[0]]
+            out[b] = (js, x // 32, x // 32, x, x)
+        else:
+            xs = [ts[j] for j in js]
+            x0, x1 = min(xs), max(xs)
+            out[b] = (js, x0 // 32, x1 // 32, x0, x1)
+    if len(_BYTE_INDEX) > 4096:
+        _BYTE_INDEX.clear()
+    _BYTE_INDEX[key] = (E, out)
+    return out
+
+
+_NUMPY_OF: dict[int, tuple] = {}
+
+
+def _as_numpy(E):
+    """An `entries` result on lists as numpy arrays, cached while E lives (a join too large for dicts)."""
+    hit = _NUMPY_OF.get(id(E))
+    if hit is not None and hit[0] is E:
+        return hit[1]
+    r = (np.asarray(E[0].v, np.int64), np.asarray(E[1].v, np.int64), np.asarray(E[2].v, np.int64), E[3])
+    if len(_NUMPY_OF) > 4096:
+        _NUMPY_OF.clear()
+    _NUMPY_OF[id(E)] = (E, r)
+    return r
+
+
+def _in_ranges(keys, ranges):
+    ok = np.zeros(len(keys), bool)
+    for lo, hi in ranges:
+        ok |= (keys >= lo) & (keys < hi)
+    return ok
+
+
+def _witness_numpy(A, B, sa: int, sb: int, want_same_warp: bool, ranges):
+    """`find_witness` vectorised as a sort-join: per byte (and warp), the lowest and highest thread of
+    B's side."""
     ta, aa, _, _ = A
     tb, ab, _, _ = B
     if len(ta) == 0 or len(tb) == 0:
@@ -659,6 +810,7 @@ def find_witness(ev: ThreadEval, A, B, sa: int, sb: int, want_same_warp: bool, i
         return None  # disjoint address ranges
     ka, ra, sa_sorted = _expanded(A, sa)
     kb, rb, sb_sorted = _expanded(B, sb)
+    inbounds = None if ranges is None else (lambda keys: _in_ranges(keys, ranges))
     # bytes both sides touch, by binary search in the sorted other side (no hashing: this runs per pair)
     hit_a = sb_sorted[np.minimum(np.searchsorted(sb_sorted, ka), len(sb_sorted) - 1)] == ka
     if inbounds is not None and hit_a.any():
@@ -697,6 +849,15 @@ def find_witness(ev: ThreadEval, A, B, sa: int, sb: int, want_same_warp: bool, i
     return int(ra[i]), int(rb[pick[i]]), int(ka[i])
 
 
+def _unravel(flat: int, dims: list[int]) -> list[int]:
+    """Row-major indices of element `flat` of an array of shape `dims` (numpy's `unravel_index`)."""
+    out = []
+    for d in reversed(dims):
+        flat, r = divmod(flat, d)
+        out.append(r)
+    return out[::-1]
+
+
 def shared_name(ev: ThreadEval, addr: int) -> tuple[str, int]:
     for name, base in ev.bases.items():
         if base <= addr < base + max(ev.sizes.get(name, 0), 1):
@@ -714,8 +875,9 @@ def element(ev: ThreadEval, fn: Function, name: str, off: int, size: int) -> str
     if isinstance(t, ArrayType):
         es = size_of(t.elem)
         if es > 1 and off % es == 0:
-            idx = np.unravel_index(off // es, t.dims) if off // es < t.count else (off // es,)
-            return name + "".join(f"[{int(i)}]" for i in idx)
+            flat = off // es
+            idx = _unravel(flat, list(t.dims)) if flat < t.count else [flat]
+            return name + "".join(f"[{i}]" for i in idx)
     if size > 0 and off % size == 0:
         return f"{name}[{off // size}]"
     return f"{name}+{off:#x}"

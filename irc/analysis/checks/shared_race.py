@@ -111,14 +111,6 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
     loop_index = {lp: i for i, lp in enumerate(cfg.loops)}
     ranges = sorted((ev.bases[n], ev.bases[n] + ev.sizes.get(n, 0)) for n in ev.bases)
 
-    def inbounds(addrs):
-        import numpy as np
-
-        ok = np.zeros(len(addrs), bool)
-        for lo, hi in ranges:
-            ok |= (addrs >= lo) & (addrs < hi)
-        return ok
-
     starts: list[tuple[object, int, Op | None]] = [(fn.entry, 0, None)]
     warp_starts: list[tuple[object, int, Op | None]] = [(fn.entry, 0, None)]
     for b in cfg.rpo:
@@ -167,7 +159,7 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
                     budget[0] -= 1
                     if budget[0] < 0:
                         break
-                    w = find_witness(ev, ea, ec, a.size, c.size, same_warp, inbounds)
+                    w = find_witness(ev, ea, ec, a.size, c.size, same_warp, ranges)
                     if w is None or _same_value_writes(ctx, a, c):
                         continue
                     if _benign_publish(ctx, a, ea, c) or _benign_publish(ctx, c, ec, a):
