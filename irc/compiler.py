@@ -126,6 +126,8 @@ def _compile_kdsl(text: str, path: str, opts: CompileOptions | None) -> CompileR
     except CompileError as e:  # no code without these: a suppression comment cannot waive them
         raise CompileError(sorted(diags + e.diagnostics, key=Diagnostic.sort_key)) from None
     diags += suppress.filter(ctx.diagnostics[start:], sources)
+    for fn in module.functions:
+        fn.release_dropped()
     return CompileResult(module, res.text, res.ptx, res.stats, diags, path, opts.arch)
 
 

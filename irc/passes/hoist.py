@@ -223,3 +223,8 @@ class Hoist(Pass):
             if moved:
                 gone = {id(op) for op in moved}
                 b.ops = [op for op in b.ops if id(op) not in gone]
+        # `shape` is a recursive closure, so its cell and everything it reaches live until the cyclic
+        # garbage collector runs: empty what it reaches now (ops are deleted by later passes)
+        cheap_ops.clear()
+        memo.clear()
+        interned.clear()
