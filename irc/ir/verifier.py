@@ -246,9 +246,43 @@ def _check_dominance(cx: _Ctx) -> None:
         if id(b) not in idom:
             continue  # unreachable: no dominance facts
         pos = pos_cache.setdefault(id(b), {id(o): i for i, o in enumerate(b.ops)})
+        b_ok = b.function is fn
+        b_pre, b_post = pre.get(id(b)), post.get(id(b))
         for op in b.ops:
             at = pos[id(op)]
             for v in op.all_operands():
+                # the common cases, decided as below without its lookups: a result defined earlier in this
+                # block, a result of or an argument of a block dominating this one
+                if v.__class__ is OpResult:
+                    db = v.op.block  # type: ignore[attr-defined]
+                    if db is b:
+                        if b_ok and -2 < pos.get(id(v.op), -2) < at:  # type: ignore[attr-defined]
+                            continue
+                    elif (
+                        db is not None
+                        and db.function is fn
+                        and id(db) in idom
+                        and b_pre is not None
+                        and pre.get(id(db), b_pre + 1) <= b_pre
+                        and b_post <= post[id(db)]
+                        and id(db) in pos_cache
+                        and id(v.op) in pos_cache[id(db)]  # type: ignore[attr-defined]
+                    ):
+                        continue
+                elif v.__class__ is BlockArg:
+                    db = v.block  # type: ignore[attr-defined]
+                    if db is b:
+                        if b_ok:
+                            continue
+                    elif (
+                        db is not None
+                        and db.function is fn
+                        and id(db) in idom
+                        and b_pre is not None
+                        and pre.get(id(db), b_pre + 1) <= b_pre
+                        and b_post <= post[id(db)]
+                    ):
+                        continue
                 db, di = def_site(v)
                 if db is None or db.function is not fn or di == -2:
                     cx.err(f"uses a value defined outside this function ({v.type})", op, b)

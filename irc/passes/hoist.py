@@ -128,12 +128,15 @@ class Hoist(Pass):
             all dominate `b` in SSA, so they lie on one dominator-tree path), the entry when it has none,
             `b` itself when an operand is defined nowhere the tree reaches."""
             lim = entry
+            lim_in = tin[entry]
+            b_in, b_out = tin[b], tout[b]
             for v in op.operands:
-                d = v.defining_block
-                if d is None or d not in tin or not (tin[d] <= tin[b] and tout[b] <= tout[d]):
+                d = v.op.block if v.__class__ is OpResult else v.defining_block  # type: ignore[attr-defined]
+                d_in = tin.get(d) if d is not None else None
+                if d_in is None or not (d_in <= b_in and b_out <= tout[d]):
                     return b
-                if tin[d] > tin[lim]:
-                    lim = d
+                if d_in > lim_in:
+                    lim, lim_in = d, d_in
             return lim
 
         # Where an op goes: on the dominator-tree path from its block b up to its limit, the block of least
@@ -204,6 +207,10 @@ class Hoist(Pass):
                 shape_count[sh] = shape_count.get(sh, 0) + 1
         arm_set = set(arms)
 
+        # Ops moving into a block go in front of its terminator in the order they move; the insertions are
+        # made at the end (a list insert per op), and `op.block` at once (later ops' limits read it). A
+        # destination dominates the block an op leaves, so it was visited already.
+        arrivals: dict[Block, list[Op]] = {}
         for b in order[1:]:
             arm = b in arm_set
             moved: list[Op] = []
@@ -219,10 +226,18 @@ class Hoist(Pass):
                 if dest is b:
                     continue
                 moved.append(op)
-                dest.insert_before_terminator(op)  # sets op.block: later ops see it moved
+                op.block = dest  # later ops see it moved
+                got = arrivals.get(dest)
+                if got is None:
+                    arrivals[dest] = [op]
+                else:
+                    got.append(op)
             if moved:
                 gone = {id(op) for op in moved}
                 b.ops = [op for op in b.ops if id(op) not in gone]
+        for dest, ops in arrivals.items():
+            at = len(dest.ops) - 1 if dest.terminator is not None else len(dest.ops)
+            dest.ops[at:at] = ops
         # `shape` is a recursive closure, so its cell and everything it reaches live until the cyclic
         # garbage collector runs: empty what it reaches now (ops are deleted by later passes)
         cheap_ops.clear()

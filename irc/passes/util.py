@@ -56,10 +56,11 @@ def rewrite_ops(fn: Function, want: Callable[[Op], bool], rewrite: Callable[[Op,
         new_ops: list[Op] = []
         for op in blk.ops:
             gone = want(op) and rewrite(op, scratch)
-            for n in scratch.ops:
-                n.block = blk
-            new_ops.extend(scratch.ops)
-            scratch.ops = []
+            if scratch.ops:
+                for n in scratch.ops:
+                    n.block = blk
+                new_ops.extend(scratch.ops)
+                scratch.ops = []
             if gone:
                 op.drop_operands()
                 op.block = None
