@@ -62,6 +62,7 @@ class AllocationChecker:
     def __init__(self, fn: Function, names: dict[int, str] | None = None):
         self.fn = fn
         self.names = names or {}
+        self._ones: dict[int, frozenset[int]] = {}
 
     def name(self, vid: int | None) -> str:
         if vid is None:
@@ -81,10 +82,23 @@ class AllocationChecker:
             held = ", ".join(self.name(v) for v in sorted(have)) or "nothing"
             self.fail(ins, f"{what} {reg} expecting {self.name(vid)} but it holds {held}")
 
+    def _one(self, vid: int) -> frozenset[int]:
+        """{vid}, one shared set per value (states hold thousands of them)."""
+        s = self._ones.get(vid)
+        if s is None:
+            s = self._ones[vid] = frozenset({vid})
+        return s
+
     def transfer(self, st: State, ins: Instr) -> None:
         m = ins.meta
-        for reg, vid in m.get("uses", []):
-            self._expect(st, reg, vid, ins)
+        for reg, vid in m.get("uses", ()):
+            have = st.get(reg)
+            if have is None or vid not in have:
+                self._expect(st, reg, vid, ins)
+        if len(m) == 2 and "defs" in m and "uses" in m:  # (most instructions: uses and defs only)
+            for reg, vid in m["defs"]:
+                st[reg] = self._one(vid)
+            return
         if "copy" in m:
             dst, src, vid = m["copy"]
             self._expect(st, src, vid, ins, "copy reads")
@@ -97,8 +111,8 @@ class AllocationChecker:
             if vid is not None:
                 self._expect(st, b, vid, ins, "swap reads")
             st[a], st[b] = st.get(b, frozenset()), st.get(a, frozenset())
-        for reg, vid in m.get("defs", []):
-            st[reg] = frozenset({vid})
+        for reg, vid in m.get("defs", ()):
+            st[reg] = self._one(vid)
 
     def run(self) -> None:
         blocks, index = _blocks(self.fn.body or [])

@@ -106,47 +106,62 @@ class RegisterAllocator:
         self.order, _ = dominator_preorder(fn, self.lv.rpo)
 
     def max_live(self) -> dict[str, int]:
-        """MaxLive per class by a backward walk of every reachable block."""
+        """MaxLive per class by a backward walk of every reachable block. (Classes by index; at each op
+        only the classes whose count grew since the last point, or that a dead result adds to, can set
+        a new maximum, so only those are compared.)"""
         lv = self.lv
-        vals = lv.values
-        cls_of = [reg_class(v.type) if lv.reg[v] else "" for v in vals]
-        best = {c: 0 for c in CLASSES}
+        ids, reg = lv.ids, lv.reg
+        cidx = {c: k for k, c in enumerate(CLASSES)}
+        ncls = len(CLASSES)
+        every = range(ncls)
+        cls_k = [cidx[reg_class(v.type)] if reg[v] else -1 for v in lv.values]
+        best = [0] * ncls
         for b in lv.rpo:
             live = set(lv.live_out[b])
-            cnt = {c: 0 for c in CLASSES}
+            cnt = [0] * ncls
             for i in live:
-                cnt[cls_of[i]] += 1
+                cnt[cls_k[i]] += 1
+            grown: set[int] | range = every
             for op in reversed(b.ops):
-                dead = {c: 0 for c in CLASSES}
+                dead: dict[int, int] | None = None
                 for r in op.results:
-                    i = lv.ids[r]
-                    if not lv.reg[r]:
-                        continue
-                    if i in live:
-                        continue
-                    dead[cls_of[i]] += 1
-                for c in CLASSES:
-                    if cnt[c] + dead[c] > best[c]:
-                        best[c] = cnt[c] + dead[c]
+                    if reg[r]:
+                        i = ids[r]
+                        if i not in live:
+                            if dead is None:
+                                dead = {}
+                            k = cls_k[i]
+                            dead[k] = dead.get(k, 0) + 1
+                for k in grown:
+                    n = cnt[k] + (dead.get(k, 0) if dead else 0)
+                    if n > best[k]:
+                        best[k] = n
+                if dead:
+                    for k, d in dead.items():
+                        if cnt[k] + d > best[k]:
+                            best[k] = cnt[k] + d
+                grown = set()
                 for r in op.results:
-                    i = lv.ids[r]
+                    i = ids[r]
                     if i in live:
                         live.discard(i)
-                        cnt[cls_of[i]] -= 1
+                        cnt[cls_k[i]] -= 1
                 for v in op.all_operands():
-                    if lv.reg[v]:
-                        i = lv.ids[v]
+                    if reg[v]:
+                        i = ids[v]
                         if i not in live:
                             live.add(i)
-                            cnt[cls_of[i]] += 1
-            extra = {c: 0 for c in CLASSES}
+                            k = cls_k[i]
+                            cnt[k] += 1
+                            grown.add(k)
+            extra = [0] * ncls
             for a in b.args:
-                i = lv.ids[a]
-                if lv.reg[a] and i not in live:
-                    extra[cls_of[i]] += 1
-            for c in CLASSES:
-                best[c] = max(best[c], cnt[c] + extra[c])
-        return best
+                i = ids[a]
+                if reg[a] and i not in live:
+                    extra[cls_k[i]] += 1
+            for k in every:
+                best[k] = max(best[k], cnt[k] + extra[k])
+        return {c: best[cidx[c]] for c in CLASSES}
 
     def run(self) -> Allocation:
         lv = self.lv
