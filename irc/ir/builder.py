@@ -13,25 +13,40 @@ from irc.ir.core import Block, Op, Value
 from irc.ir.optable import opdef
 from irc.ir.types import SCALARS, Type
 
+# op name -> (position of its first "T" operand or None, its results: "T" or a scalar type; None when a
+# result constraint is neither, so the types must be declared)
+_PLANS: dict[str, tuple[int | None, tuple[Type | str, ...] | None]] = {}
+
+
+def _plan(name: str) -> tuple[int | None, tuple[Type | str, ...] | None]:
+    got = _PLANS.get(name)
+    if got is None:
+        d = opdef(name)
+        t_at = d.operands.index("T") if "T" in d.operands else None
+        res: tuple[Type | str, ...] | None = tuple(
+            "T" if r == "T" else SCALARS[r] for r in d.results if r == "T" or r in SCALARS
+        )
+        if len(res) != len(d.results):
+            res = None
+        got = _PLANS[name] = (t_at, res)
+    return got
+
 
 def infer_result_types(name: str, operands: list[Value]) -> list[Type] | None:
-    """Result types implied by the op table, or None when the op needs them declared."""
-    d = opdef(name)
+    """Result types implied by the op table, or None when the op needs them declared. (The op table's
+    row is read once per op name: every op the front end and the passes build comes through here.)"""
+    t_at, res = _plan(name)
+    if res is None:
+        return None
+    tvar = operands[t_at].type if t_at is not None and t_at < len(operands) else None
     out: list[Type] = []
-    tvar: Type | None = None
-    for c, v in zip(d.operands, operands):
-        if c == "T":
-            tvar = v.type
-            break
-    for r in d.results:
-        if r == "T":
+    for r in res:
+        if r.__class__ is str:  # "T"
             if tvar is None:
                 return None
             out.append(tvar)
-        elif r in SCALARS:
-            out.append(SCALARS[r])
         else:
-            return None
+            out.append(r)  # type: ignore[arg-type]
     return out
 
 
@@ -65,7 +80,7 @@ class Builder:
         span: Span | None = None,
         names: list[str | None] | None = None,
     ) -> Op:
-        operands = list(operands or [])
+        operands = operands or []  # (read here; `Op` copies it)
         if result_types is None:
             result_types = infer_result_types(name, operands)
             if result_types is None:

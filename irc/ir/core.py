@@ -76,7 +76,9 @@ class OpResult(Value):
     __slots__ = ("op", "index")
 
     def __init__(self, op: Op, index: int, type: Type, name: str | None = None):
-        super().__init__(type, name)
+        self.type = type  # (Value.__init__ inline: every op result is made here)
+        self.uses: list[Op] = []
+        self.name = name
         self.op = op
         self.index = index
 

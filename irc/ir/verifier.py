@@ -146,6 +146,10 @@ def _check_op(cx: _Ctx, op: Op, block: Block) -> None:
             cx.err(f"missing attribute `{a}`", op, block)
     if op.name == "const" and len(op.results) == 1 and "value" in op.attrs:
         _check_const(cx, op, block)
+    if not op.successors and op.name not in ("br", "cbr"):  # (most ops: only this can be wrong below)
+        if op.succ_args:
+            cx.err("successor argument lists do not match successors", op, block)
+        return
     is_term = "terminator" in d.traits
     if is_term != bool(op.successors) and op.name in ("br", "cbr"):
         cx.err("branch without successors", op, block)
@@ -177,8 +181,28 @@ def _check_op(cx: _Ctx, op: Op, block: Block) -> None:
                 )
 
 
+_CONST_KIND: dict[str, tuple] = {}  # scalar type name -> ("bool",) | ("float",) | ("int", lo, hi)
+
+
+def _const_kind(t: ScalarType) -> tuple:
+    k = _CONST_KIND.get(t.name)
+    if k is None:
+        if t.is_bool:
+            k = ("bool",)
+        elif t.is_float:
+            k = ("float",)
+        else:
+            k = ("int", -(1 << (t.bits - 1)), 1 << t.bits)
+        _CONST_KIND[t.name] = k
+    return k
+
+
 def _check_const(cx: _Ctx, op: Op, block: Block) -> None:
     t, v = op.results[0].type, op.attrs["value"]
+    if t.__class__ is ScalarType and v.__class__ is int:  # the common case, as decided below
+        k = _const_kind(t)  # type: ignore[arg-type]
+        if k[0] == "float" or (k[0] == "int" and k[1] <= v < k[2]):
+            return
     if isinstance(t, ScalarType):
         if t.is_bool:
             ok = isinstance(v, bool)
