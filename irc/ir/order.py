@@ -16,17 +16,16 @@ def reverse_postorder(fn: Function) -> list[Block]:
     seen: set[int] = set()
     post: list[Block] = []
     entry = fn.entry
-    stack: list[tuple[Block, int]] = [(entry, 0)]
+    stack: list[tuple[Block, list[Block], int]] = [(entry, entry.successors, 0)]
     seen.add(id(entry))
     while stack:
-        b, i = stack[-1]
-        succs = b.successors
+        b, succs, i = stack[-1]
         if i < len(succs):
-            stack[-1] = (b, i + 1)
+            stack[-1] = (b, succs, i + 1)
             s = succs[i]
             if id(s) not in seen:
                 seen.add(id(s))
-                stack.append((s, 0))
+                stack.append((s, s.successors, 0))
         else:
             stack.pop()
             post.append(b)
