@@ -39,6 +39,26 @@ class Value:
         if not uses:
             return
         add = other.uses.append
+        if len(uses) == 1:  # (the common case: one user, one slot)
+            op = uses[0]
+            n = 0
+            ops = op.operands
+            for i, v in enumerate(ops):
+                if v is self:
+                    ops[i] = other
+                    add(op)
+                    n += 1
+            for args in op.succ_args:
+                for i, v in enumerate(args):
+                    if v is self:
+                        args[i] = other
+                        add(op)
+                        n += 1
+            if n > 1:
+                raise ValueError("use list out of step with the operands")
+            if n:
+                uses.clear()
+            return
         replaced: dict[int, int] = {}
         for op in dict.fromkeys(uses):
             n = 0

@@ -19,6 +19,12 @@ from irc.passes.util import const_value, int_type, is_const, rewrite_ops, wrap
 
 _RIGHT_ZERO = frozenset({"add", "sub", "or", "xor", "shl", "shr"})
 _LEFT_ZERO = frozenset({"add", "or", "xor"})
+_NAMES = _RIGHT_ZERO | _LEFT_ZERO | {"mul"}  # every op a rule below rewrites (besides ptradd)
+
+
+def _candidate(op: Op) -> bool:
+    """An op `simplify` may change (it leaves every other op alone)."""
+    return (op.name in _NAMES or op.name == "ptradd") and len(op.results) == 1 and op.has_trait("pure")
 
 
 def _is(v: Value, k: int) -> bool:
@@ -35,7 +41,7 @@ class Identities(Pass):
 
     def run(self, module: Module, ctx: PassContext) -> None:
         for fn in module.functions:
-            rewrite_ops(fn, lambda op: len(op.results) == 1 and op.has_trait("pure"), self.simplify)
+            rewrite_ops(fn, _candidate, self.simplify)
 
     def simplify(self, op: Op, scratch: Block) -> bool:
         """Simplify `op` (a new constant goes at the end of `scratch`); True when `op` is replaced by one
@@ -46,7 +52,13 @@ class Identities(Pass):
             if _is(off, 0) and p.type == t:
                 return self._replace(op, p)
             return False
-        if not int_type(t) or len(op.operands) != 2 or any(v.type != t for v in op.operands):
+        if n not in _NAMES:
+            return False  # (nothing below applies: most ops leave here)
+        if (
+            not int_type(t)
+            or len(op.operands) != 2
+            or any(v.type is not t and v.type != t for v in op.operands)
+        ):
             return False
         a, b = op.operands
         if (n in _RIGHT_ZERO and _is(b, 0)) or (n == "mul" and _is(b, 1)):

@@ -38,6 +38,8 @@ from .types import (
     round_to,
 )
 
+_UNTYPED = (UntypedInt, UntypedFloat)  # what `is_untyped` tests
+
 _ARITH = {
     "+": "add",
     "-": "sub",
@@ -187,25 +189,29 @@ class ExprLowering:
 
     def lower(self, e: ast.Expr, want: Type | None = None):
         """Lower `e` at the current insertion point; returns a Value, a list (register array) or None."""
-        saved = self.b.span
-        self.b.span = e.span
+        b = self.b
+        saved = b.span
+        b.span = e.span
+        typed = self.typed
         try:
-            t = self.fe_type(e, want)
-            if isinstance(t, Scalar) and (
-                e in self.typed.values
-                or e in self.typed.per_copy_const
-                or (
-                    isinstance(e, ast.Name)
-                    and self.typed.refs.get(e) is not None
-                    and self.typed.refs[e].kind == UNROLL
-                )
-            ):
-                v = self.cval(e)
-                if v is not None:
-                    return self.emit_const(v, t, e.span)
+            t = typed.types.get(e)  # `fe_type`, inline: this runs for every expression node
+            if t is None or isinstance(t, _UNTYPED):
+                t = want if isinstance(want, Scalar) else F32 if isinstance(t, UntypedFloat) else I32
+            if isinstance(t, Scalar):
+                if e in typed.values or e in typed.per_copy_const:
+                    const = True
+                elif e.__class__ is ast.Name:
+                    sym = typed.refs.get(e)
+                    const = sym is not None and sym.kind == UNROLL
+                else:
+                    const = False
+                if const:
+                    v = self.cval(e)
+                    if v is not None:
+                        return self.emit_const(v, t, e.span)
             return self._expr_handlers[type(e)](self, e, t)
         finally:
-            self.b.span = saved
+            b.span = saved
 
     # ------------------------------------------------------------------------------------ leaves
     def _lit(self, e: ast.Expr, t: Type) -> Value:
