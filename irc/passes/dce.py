@@ -38,6 +38,10 @@ class DCE(Pass):
                     queued.add(id(v.block))
                     blocks.append(v.block)
 
+        # erased ops leave their blocks' lists in one sweep at the end (a list search per erased op was
+        # quadratic in the size of a block); meanwhile `op.block is None` marks them
+        erased: set[int] = set()
+        touched: dict[int, Block] = {}
         while work or blocks:
             while work:
                 op = work.pop()
@@ -46,7 +50,10 @@ class DCE(Pass):
                 if any(r.uses for r in op.results):
                     continue
                 operands = list(op.all_operands())
-                op.erase()
+                op.drop_operands()
+                touched[id(op.block)] = op.block
+                erased.add(id(op))
+                op.block = None
                 for v in operands:
                     dropped(v)
             while blocks:
@@ -62,3 +69,5 @@ class DCE(Pass):
                     b.remove_arg(i, preds)
                     for v in incoming:
                         dropped(v)
+        for b in touched.values():
+            b.ops[:] = [op for op in b.ops if id(op) not in erased]

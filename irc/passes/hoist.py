@@ -169,7 +169,7 @@ class Hoist(Pass):
         # Shapes are hash-consed to small integers: a shape as a nested tuple is a tree, exponential in
         # the depth of a DAG that reuses values (`v = (c ? v : v) << (v & 31)` repeated), and hashing it
         # walked the whole tree (fuzz campaign: 10 such lines took 9 s).
-        memo: dict[int, int] = {}
+        memo: dict[Value, int] = {}  # (values hash by identity)
         interned: dict[tuple, int] = {}
         cheap_ops: dict[Op, bool] = {}  # `_cheap` of each op asked about (ops hash by identity)
 
@@ -180,20 +180,20 @@ class Hoist(Pass):
             return c
 
         def shape(v: Value) -> int:
-            got = memo.get(id(v))
+            got = memo.get(v)
             if got is None:
-                if isinstance(v, OpResult) and cheap(v.op):
-                    o = v.op
+                if v.__class__ is OpResult and cheap(v.op):  # type: ignore[attr-defined]
+                    o = v.op  # type: ignore[attr-defined]
                     key = (
                         o.name,
-                        repr(sorted(o.attrs.items())),
+                        repr(sorted(o.attrs.items())) if o.attrs else "[]",
                         str(v.type),
-                        *(shape(x) for x in o.operands),
+                        *map(shape, o.operands),
                     )
                     got = interned.setdefault(key, len(interned) + 1)
                 else:
                     got = -len(memo) - 1  # a value only equal to itself
-                memo[id(v)] = got
+                memo[v] = got
             return got
 
         arms: list[Block] = []
