@@ -192,9 +192,18 @@ class RegisterAllocator:
         ids = lv.ids
         pal = {c: _Palette(alloc.max_live[c]) for c in CLASSES}
         values = lv.values
-        for i in sorted(lv.live_in[b]):
+        cls_of, colour_of = alloc.cls, alloc.colour
+        taken: dict[str, list[int]] = {}
+        for i in lv.live_in[b]:  # the live-in values' colours are occupied (a set difference per class)
             v = values[i]
-            pal[alloc.cls[v]].take(alloc.colour[v])
+            c = cls_of[v]
+            got = taken.get(c)
+            if got is None:
+                taken[c] = [colour_of[v]]
+            else:
+                got.append(colour_of[v])
+        for c, cs in taken.items():
+            pal[c].free.difference_update(cs)
 
         def assign(v: Value, hints: list[Value]) -> None:
             p = pal[alloc.cls[v]]
