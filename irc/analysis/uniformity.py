@@ -434,8 +434,13 @@ class Solver:
         b = op.block
         best = _GRID
         why: Reason | None = None
+        lv_get = self.lv.get
         for v in vals:
-            lvl, lp = self.level_at(v, b)  # type: ignore[arg-type]
+            lvl = lv_get(v, _GRID)
+            if lvl == _THREAD:  # (what `level_at` answers first: no loop can lower it further)
+                lp = None
+            else:
+                lvl, lp = self.level_at(v, b)  # type: ignore[arg-type]
             if lvl < best:
                 best = lvl
                 if lp is not None:

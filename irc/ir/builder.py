@@ -91,7 +91,8 @@ class Builder:
         assert self.block is not None, "builder has no insertion block"
         self.created += 1
         if self.index is None:
-            self.block.append(op)
+            op.block = self.block  # (Block.append, inline)
+            self.block.ops.append(op)
         else:
             self.block.insert(self.index, op)
             self.index += 1

@@ -168,6 +168,8 @@ class Op:
         if result_types:
             if result_names:
                 self.results = [OpResult(self, i, t, result_names[i]) for i, t in enumerate(result_types)]
+            elif len(result_types) == 1:
+                self.results = [OpResult(self, 0, result_types[0])]
             else:
                 self.results = [OpResult(self, i, t) for i, t in enumerate(result_types)]
         else:
