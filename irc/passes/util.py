@@ -3,6 +3,7 @@ rewrites)."""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 
 from irc.ir.core import Block, Function, Op, OpResult, Value
@@ -39,9 +40,26 @@ def reachable(fn: Function) -> list[Block]:
     return reverse_postorder(fn)
 
 
+# function -> (its control-flow shape, dominator-tree preorder, idom map) from the last `dom_preorder`
+_DOMS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _cfg_shape(fn: Function) -> tuple:
+    """What the dominator tree depends on: the blocks and each one's successors, in order (identities:
+    the cached answer holds the blocks, so they cannot be reused while it lives)."""
+    return tuple([(id(b), tuple([id(s) for s in b.successors])) for b in fn.blocks])
+
+
 def dom_preorder(fn: Function) -> tuple[list[Block], dict[Block, Block | None]]:
-    """Dominator-tree preorder of the reachable blocks and the immediate-dominator map."""
-    return dominator_preorder(fn, reachable(fn))
+    """Dominator-tree preorder of the reachable blocks and the immediate-dominator map. Hoist and GVN
+    change no edges and run back to back (twice): they share one computation while the shape holds."""
+    shape = _cfg_shape(fn)
+    hit = _DOMS.get(fn)
+    if hit is not None and hit[0] == shape:
+        return list(hit[1]), dict(hit[2])
+    order, idom = dominator_preorder(fn, reachable(fn))
+    _DOMS[fn] = (shape, order, idom)
+    return list(order), dict(idom)
 
 
 def rewrite_ops(fn: Function, want: Callable[[Op], bool], rewrite: Callable[[Op, Block], bool]) -> None:
