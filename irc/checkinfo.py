@@ -9,7 +9,6 @@ renderers need them even where the docs are not installed (a non-editable instal
 
 from __future__ import annotations
 
-import difflib
 import re
 from pathlib import Path
 
@@ -185,6 +184,8 @@ def known(name: str) -> bool:
 
 def did_you_mean(name: str) -> str | None:
     """The closest check name, for typos in `allow(...)`, the config and `irc explain`."""
+    import difflib  # lazy: only for a suggestion in an error message
+
     m = difflib.get_close_matches(name, all_names(), n=1, cutoff=0.6)
     return m[0] if m else None
 

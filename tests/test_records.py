@@ -186,3 +186,23 @@ def test_compiled_inits_are_cached_across_processes(tmp_path, monkeypatch: pytes
     monkeypatch.setattr(records, "_codes", None)
     assert make()(4).x == 4
     assert records._codes_new[0] >= 1  # compiled afresh
+
+
+def test_irc_uses_records_not_dataclasses() -> None:
+    """Every class of irc/ is a record: one `@dataclass` on the import path costs ~0.4 ms of every
+    `irc compile` / `irc check` process (docs/performance.md)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(records.__file__).resolve().parent
+    bad = []
+    for p in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            if "dataclasses" in names:
+                bad.append(f"{p.relative_to(root.parent)}:{node.lineno}")
+    assert bad == []

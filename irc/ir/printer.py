@@ -18,7 +18,6 @@ source-name hint), blocks `^bbN` in layout order: ids are stable for a given mod
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from typing import Any
@@ -40,6 +39,8 @@ def format_attr(v: Any) -> str:
             return "inf" if v > 0 else "-inf"
         return repr(v)
     if isinstance(v, str):
+        import json  # lazy: string attributes are rare on the compile path
+
         return json.dumps(v)
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(format_attr(x) for x in v) + "]"
@@ -127,6 +128,8 @@ def print_function(fn: Function, locs: bool = False) -> str:
 def print_module(m: Module, locs: bool = False) -> str:
     head = "module"
     if m.source is not None:
+        import json
+
         head += " " + json.dumps(m.source)
     a = format_attrs(m.attrs)
     if a:

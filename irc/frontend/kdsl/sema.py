@@ -15,8 +15,6 @@ Design (expressions: `sema_expr.py`, calls: `sema_calls.py`, statements and flow
 
 from __future__ import annotations
 
-import difflib
-
 from irc.diagnostics import CompileError, Diagnostic, Label, Span, error
 from irc.ir.graphs import strongly_connected_components
 from irc.target import max_shared_any_target
@@ -154,6 +152,8 @@ class Analyzer(StmtMixin, ExprMixin, CallMixin, StaticAssertMixin):
                     t.span,
                 )
                 return ERROR
+            import difflib  # lazy: only for a suggestion in an error message
+
             close = _TYPE_ALIASES.get(t.name) or next(
                 iter(difflib.get_close_matches(t.name, [*SCALARS, "mbarrier"], n=1)), None
             )

@@ -9,8 +9,6 @@ Constant values are folded on the way up (`fold.py`) and range-checked when the 
 
 from __future__ import annotations
 
-import difflib
-
 from irc.diagnostics import Label
 from irc.target import FAMILY_TEXT
 
@@ -273,6 +271,8 @@ class ExprMixin:
             )
             return
         pool = (list(self.fn_items) + list(INTRINSICS)) if kind == "function" else self.visible_names()
+        import difflib  # lazy: only for a suggestion in an error message
+
         close = difflib.get_close_matches(name, pool, n=1)
         self.err(
             "name-error",
