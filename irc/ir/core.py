@@ -421,12 +421,9 @@ class Function:
             b = op.block
             if b is not None and b.function is not None:
                 continue
-            for r in op.results:
-                r.uses = []
+            for r in op.results:  # (their use lists are empty: deleting an op drops its operands)
                 r.op = None  # type: ignore[assignment]
             op.results = []
-            op.successors = []
-            op.succ_args = []
             op.block = None
         self.dropped = []
 
