@@ -220,13 +220,16 @@ class Op:
         """Remove this op from its operands' use lists (before deleting it). The op is remembered in its
         function's `dropped` list so that `Function.release_dropped` can break its reference cycles."""
         b = self.block
-        if b is not None and b.function is not None:
-            b.function.dropped.append(self)
+        if b is not None:
+            f = b.function
+            if f is not None:
+                f.dropped.append(self)
         for v in self.operands:
             v.uses.remove(self)
-        for args in self.succ_args:
-            for v in args:
-                v.uses.remove(self)
+        if self.succ_args:
+            for args in self.succ_args:
+                for v in args:
+                    v.uses.remove(self)
         self.operands = []
         self.succ_args = [[] for _ in self.successors]
 

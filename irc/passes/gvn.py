@@ -85,16 +85,24 @@ class GVN(Pass):
         return _key(op, num)
 
 
+# op name -> 0: never shared (impure, collective, a terminator), 1: shared, 2: shared and commutative
+_KIND: dict[str, int] = {}
+
+
 def _key(op: Op, num: dict[Value, int]) -> tuple | None:
     """What makes two ops equal, or None for an op never shared (impure, collective, a terminator)."""
-    tr = traits_of(op.name)
-    if "pure" not in tr or "warp_collective" in tr or "terminator" in tr:
+    kind = _KIND.get(op.name)
+    if kind is None:
+        tr = traits_of(op.name)
+        shareable = "pure" in tr and "warp_collective" not in tr and "terminator" not in tr
+        kind = _KIND[op.name] = 0 if not shareable else 2 if "commutative" in tr else 1
+    if not kind:
         return None
     try:
         ids = list(map(num.__getitem__, op.operands))
     except KeyError:  # a value defined outside the function (invalid IR): equal to nothing numbered
         ids = [num.get(v, -1) for v in op.operands]
-    if "commutative" in tr:
+    if kind == 2:
         ids.sort()
     attrs = op.attrs
     if not attrs:
