@@ -80,6 +80,7 @@ class KernelLowering(ExprLowering, IntrinsicLowering, PartialUnrollLowering):
         self.unroll_copies = 1  # copies the enclosing unrolled loops make of the current statement
         self.max_ir_ops = limits.get("max_ir_ops")
         self.shared_names: dict[Symbol, str] = {}
+        self._var_keys: dict[Symbol, list] = {}
         self.ssa.seal(self.fn.entry)
         for p, arg in zip(params, self.fn.params):
             self.ssa.declare(p, arg.type, p.name)
@@ -198,17 +199,24 @@ class KernelLowering(ExprLowering, IntrinsicLowering, PartialUnrollLowering):
 
     # ------------------------------------------------------------------------------------- variables
     def var_keys(self, sym: Symbol) -> list:
-        """SSA keys of a variable: the symbol, or one key per element of a register array."""
+        """SSA keys of a variable: the symbol, or one key per element of a register array (declared on
+        the first call; the list is made once per variable, as every access to one element of a
+        64-element array asks for it). Callers must not modify it."""
+        got = self._var_keys.get(sym)
+        if got is not None:
+            return got
         t = sym.type
         if isinstance(t, RegArray):
             keys = [(sym, i) for i in range(t.n)]
             for k in keys:
                 if k not in self.ssa.key_info:
                     self.ssa.declare(k, self.ir_type(t.elem), f"{sym.name}_{k[1]}")
-            return keys
-        if sym not in self.ssa.key_info:
-            self.ssa.declare(sym, self.ir_type(t), sym.name)
-        return [sym]
+        else:
+            if sym not in self.ssa.key_info:
+                self.ssa.declare(sym, self.ir_type(t), sym.name)
+            keys = [sym]
+        self._var_keys[sym] = keys
+        return keys
 
     def read_var(self, sym: Symbol) -> Value | list[Value]:
         assert self.cur is not None
