@@ -97,19 +97,6 @@ class SSABuilder:
         if self.dead_tick <= start:
             self.regions[join] = (head, start, self.tick)
 
-    def _skip(self, key: Key, block: Block) -> Block | None:
-        """The head of `block`'s region when the program wrote `key` nowhere in it."""
-        r = self.regions.get(block)
-        if r is None:
-            return None
-        head, start, end = r
-        ticks = self.write_ticks.get(key)
-        if ticks:
-            i = bisect_right(ticks, end)
-            if i and ticks[i - 1] > start:
-                return None
-        return head
-
     def read(self, key: Key, block: Block) -> Value:
         d = self.defs.get(key)
         if d is not None and block in d:
@@ -120,21 +107,30 @@ class SSABuilder:
         # otherwise recurse deeply).
         chain: list[Block] = []
         b = block
-        while b in self.sealed:
-            preds = self.preds.get(b, ())
+        sealed, preds_of, regions = self.sealed, self.preds, self.regions
+        ticks = self.write_ticks.get(key)
+        last = ticks[-1] if ticks else -1
+        while b in sealed:
+            preds = preds_of.get(b, ())
             if len(preds) == 1:
                 nxt = preds[0][0].block
             else:
-                up = self._skip(key, b)
-                if up is None:
+                # a region whose head dominates it and inside which the program never wrote `key`:
+                # the value at its head
+                r = regions.get(b)
+                if r is None:
                     break
-                nxt = up
+                if last > r[1]:  # written since the region began: inside it?
+                    i = bisect_right(ticks, r[2])  # type: ignore[arg-type]
+                    if i and ticks[i - 1] > r[1]:  # type: ignore[index]
+                        break
+                nxt = r[0]
             chain.append(b)
             b = nxt
             if d is not None and b in d:
                 v = self.resolve(d[b])
                 for c in chain:
-                    self._cache(key, c, v)
+                    d[c] = v
                 return v
             if b is block:  # a single-predecessor cycle (unreachable code)
                 break
