@@ -145,8 +145,13 @@ class AllocationChecker:
                 if old is None:
                     new = out
                 else:
-                    new = {r: old[r] & out[r] for r in old if r in out}
-                    new = {r: s for r, s in new.items() if s}
+                    new = {}
+                    for r, a in old.items():
+                        b = out.get(r)
+                        if b is not None:
+                            x = a if a is b else a & b  # (the same set: both paths put one value there)
+                            if x:
+                                new[r] = x
                 if old is None or new != old:
                     ins_state[j] = new
                     if j not in queued:
