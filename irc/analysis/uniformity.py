@@ -89,6 +89,8 @@ from irc.ir.core import Block, Function, Op, OpResult, Value
 from irc.ir.optable import OPS
 from irc.ir.types import PtrType, ScalarType
 
+_WARP_FORM_OPS = frozenset({"shr", "div", "and", "cmp"})  # the ops `Solver._warp_form` has rules for
+
 # The lattice's members as plain names: `Level.GRID` is a lookup through the enum's metaclass (about 70 ns),
 # in loops that run for every operand of every op of the fixpoint.
 _THREAD, _WARP, _BLOCK, _GRID = Level.THREAD, Level.WARP, Level.BLOCK, Level.GRID
@@ -564,11 +566,11 @@ class Solver:
 
     def _warp_form(self, op: Op) -> tuple[Level, Reason | None] | None:
         """Known-bits rules that prove WARP for functions of the warp index (see module docstring)."""
-        if len(op.operands) != 2:
+        n = op.name
+        if n not in _WARP_FORM_OPS or len(op.operands) != 2:  # (the rules below are for these only)
             return None
         if not self.f.warp_structure and not any(o in self.exact for o in op.operands):
             return None
-        n = op.name
         a, b = op.operands
         res = (_WARP, Reason("seed", "tid.x (uniform per warp: a function of the warp index)"))
         if n in ("shr", "div", "and"):
