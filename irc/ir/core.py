@@ -182,10 +182,15 @@ class Op:
             raise ValueError(f"op {self.name} has {len(self.results)} results")
         return self.results[0]
 
-    def all_operands(self) -> Iterator[Value]:
-        yield from self.operands
+    def all_operands(self) -> list[Value]:
+        """The operands, then the successor arguments. Without successor arguments (most ops) this is
+        `operands` itself, not a copy: do not modify it."""
+        if not self.succ_args:
+            return self.operands
+        out = list(self.operands)
         for args in self.succ_args:
-            yield from args
+            out.extend(args)
+        return out
 
     def set_operand(self, i: int, v: Value) -> None:
         old = self.operands[i]
