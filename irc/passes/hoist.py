@@ -215,7 +215,10 @@ class Hoist(Pass):
             arm = b in arm_set
             moved: list[Op] = []
             for op in b.ops:
-                if not cheap(op):
+                c = cheap_ops.get(op)  # (`cheap`, inline)
+                if c is None:
+                    c = cheap_ops[op] = _cheap(op)
+                if not c:
                     continue
                 lim = limit(op, b)
                 dest = dest_of(b, lim)
