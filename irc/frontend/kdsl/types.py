@@ -27,6 +27,9 @@ class Type:
         return isinstance(self, (Scalar, Ptr, RegArray))
 
 
+_BITS: dict[str, int] = {}  # scalar type name -> width in bits
+
+
 @record(frozen=True)
 class Scalar(Type):
     name: str  # bool i32 u32 i64 u64 f16 bf16 f32 f64
@@ -49,7 +52,10 @@ class Scalar(Type):
 
     @property
     def bits(self) -> int:
-        return 1 if self.name == "bool" else int(self.name.lstrip("biuf"))
+        b = _BITS.get(self.name)
+        if b is None:  # (asked for every constant and operator: each name parsed once)
+            b = _BITS[self.name] = 1 if self.name == "bool" else int(self.name.lstrip("biuf"))
+        return b
 
     @property
     def size(self) -> int:
@@ -167,8 +173,15 @@ def is_float(t: Type) -> bool:
 
 
 def int_range(t: Scalar) -> tuple[int, int]:
-    bits = t.bits
-    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if t.is_signed else (0, (1 << bits) - 1)
+    r = _RANGES.get(t.name)
+    if r is None:
+        bits = t.bits
+        r = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if t.is_signed else (0, (1 << bits) - 1)
+        _RANGES[t.name] = r
+    return r
+
+
+_RANGES: dict[str, tuple[int, int]] = {}  # integer type name -> its value range
 
 
 FLOAT_MAX = {
