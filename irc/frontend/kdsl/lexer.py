@@ -106,9 +106,8 @@ class Lexer:
                 pos = n
                 break
             kind = m.lastgroup
-            value = m.group(kind)
-            end = m.end()
-            pos = m.start(kind)
+            pos, end = m.span(kind)  # (the token ends the match: blanks only come before it)
+            value = text[pos:end]
             col = pos - line_start + 1
             if kind == "IDENT":
                 toks.append(Tok(keywords.get(value, "IDENT"), value, line, col, line, col + len(value)))
