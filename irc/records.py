@@ -272,11 +272,6 @@ def fields(obj: Any) -> tuple[Field, ...]:
         raise TypeError(f"{cls.__qualname__} is not a record") from None
 
 
-def is_record(obj: Any) -> bool:
-    cls = obj if isinstance(obj, type) else type(obj)
-    return hasattr(cls, "__record_fields__")
-
-
 def replace(obj: T, /, **changes: Any) -> T:
     """A copy of the record `obj` with `changes` (a new instance through `__init__`, as dataclasses does)."""
     for f in fields(obj):

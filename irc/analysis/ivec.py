@@ -16,7 +16,8 @@ never inverts a bool vector with it). `tests/test_ivec.py` runs both backends on
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import operator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -35,6 +36,18 @@ def _vals(x: Any, n: int) -> list:
     return x.v if isinstance(x, IVec) else [x] * n
 
 
+def _elementwise(f: Callable[[Any, Any], Any], *, wrap: bool = False, reflected: bool = False):  # type: ignore[no-untyped-def]
+    """The `IVec` method applying the binary operator `f` element by element to a vector and a vector or
+    scalar (`reflected`: the scalar or other vector on the left); `wrap`: the int64 wrap-around."""
+
+    def method(self: IVec, o: Any) -> IVec:
+        other = _vals(o, len(self.v))
+        r = list(map(f, other, self.v) if reflected else map(f, self.v, other))
+        return IVec(_wrap64(r) if wrap else r)
+
+    return method
+
+
 class IVec:
     """A 1-D vector of Python ints (or bools, for masks)."""
 
@@ -43,57 +56,31 @@ class IVec:
     def __init__(self, v: list) -> None:
         self.v = v
 
-    # ---------------------------------------------------------------- arithmetic (wrapping)
-    def _bin(self, other: Any, f) -> IVec:  # type: ignore[no-untyped-def]
-        return IVec([f(a, b) for a, b in zip(self.v, _vals(other, len(self.v)))])
-
-    def __add__(self, o: Any) -> IVec:
-        return IVec(_wrap64([a + b for a, b in zip(self.v, _vals(o, len(self.v)))]))
-
-    __radd__ = __add__
-
-    def __sub__(self, o: Any) -> IVec:
-        return IVec(_wrap64([a - b for a, b in zip(self.v, _vals(o, len(self.v)))]))
-
-    def __rsub__(self, o: Any) -> IVec:
-        return IVec(_wrap64([b - a for a, b in zip(self.v, _vals(o, len(self.v)))]))
-
-    def __mul__(self, o: Any) -> IVec:
-        return IVec(_wrap64([a * b for a, b in zip(self.v, _vals(o, len(self.v)))]))
-
-    __rmul__ = __mul__
-
-    def __lshift__(self, o: Any) -> IVec:
-        return IVec(_wrap64([a << b for a, b in zip(self.v, _vals(o, len(self.v)))]))
-
-    def __rshift__(self, o: Any) -> IVec:
-        return IVec([a >> b for a, b in zip(self.v, _vals(o, len(self.v)))])
-
-    def __floordiv__(self, o: Any) -> IVec:
-        return IVec([a // b for a, b in zip(self.v, _vals(o, len(self.v)))])
-
-    def __mod__(self, o: Any) -> IVec:
-        return IVec([a % b for a, b in zip(self.v, _vals(o, len(self.v)))])
-
-    def __and__(self, o: Any) -> IVec:
-        return IVec([a & b for a, b in zip(self.v, _vals(o, len(self.v)))])
-
-    __rand__ = __and__
-
-    def __or__(self, o: Any) -> IVec:
-        return IVec([a | b for a, b in zip(self.v, _vals(o, len(self.v)))])
-
-    __ror__ = __or__
-
-    def __xor__(self, o: Any) -> IVec:
-        return IVec([a ^ b for a, b in zip(self.v, _vals(o, len(self.v)))])
+    # ---------------------------------------------------------------- operators (see `_elementwise`)
+    __add__ = __radd__ = _elementwise(operator.add, wrap=True)
+    __sub__ = _elementwise(operator.sub, wrap=True)
+    __rsub__ = _elementwise(operator.sub, wrap=True, reflected=True)
+    __mul__ = __rmul__ = _elementwise(operator.mul, wrap=True)
+    __lshift__ = _elementwise(operator.lshift, wrap=True)
+    __rshift__ = _elementwise(operator.rshift)
+    __floordiv__ = _elementwise(operator.floordiv)
+    __mod__ = _elementwise(operator.mod)
+    __and__ = __rand__ = _elementwise(operator.and_)
+    __or__ = __ror__ = _elementwise(operator.or_)
+    __xor__ = _elementwise(operator.xor)
+    __eq__ = _elementwise(operator.eq)  # type: ignore[assignment]
+    __ne__ = _elementwise(operator.ne)  # type: ignore[assignment]
+    __lt__ = _elementwise(operator.lt)
+    __le__ = _elementwise(operator.le)
+    __gt__ = _elementwise(operator.gt)
+    __ge__ = _elementwise(operator.ge)
 
     def __iand__(self, o: Any) -> IVec:
-        self.v = [a & b for a, b in zip(self.v, _vals(o, len(self.v)))]
+        self.v = (self & o).v
         return self
 
     def __ior__(self, o: Any) -> IVec:
-        self.v = [a | b for a, b in zip(self.v, _vals(o, len(self.v)))]
+        self.v = (self | o).v
         return self
 
     def __neg__(self) -> IVec:
@@ -101,25 +88,6 @@ class IVec:
 
     def __invert__(self) -> IVec:
         return IVec([~a for a in self.v])
-
-    # ---------------------------------------------------------------- comparisons (bool vectors)
-    def __eq__(self, o: Any) -> IVec:  # type: ignore[override]
-        return IVec([a == b for a, b in zip(self.v, _vals(o, len(self.v)))])
-
-    def __ne__(self, o: Any) -> IVec:  # type: ignore[override]
-        return IVec([a != b for a, b in zip(self.v, _vals(o, len(self.v)))])
-
-    def __lt__(self, o: Any) -> IVec:
-        return IVec([a < b for a, b in zip(self.v, _vals(o, len(self.v)))])
-
-    def __le__(self, o: Any) -> IVec:
-        return IVec([a <= b for a, b in zip(self.v, _vals(o, len(self.v)))])
-
-    def __gt__(self, o: Any) -> IVec:
-        return IVec([a > b for a, b in zip(self.v, _vals(o, len(self.v)))])
-
-    def __ge__(self, o: Any) -> IVec:
-        return IVec([a >= b for a, b in zip(self.v, _vals(o, len(self.v)))])
 
     __hash__ = None  # type: ignore[assignment]
 

@@ -24,6 +24,7 @@ from a kernel parameter) is taken to run at least twice for some input; nothing 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from irc.analysis.cfg import CFG, Loop
@@ -654,21 +655,31 @@ def _product(choices: list[list[int]]):
             yield (h, *r)
 
 
-_EXPANDED: dict[tuple[int, int], tuple] = {}
+_DERIVED: dict[tuple, tuple] = {}
+
+
+def _derived(E, key: tuple, build: Callable[[], Any]) -> Any:
+    """`build()`, a value derived from the `entries` result E (one access is joined against many),
+    cached while E lives: E is kept beside the value, so its id cannot be reused meanwhile."""
+    k = (id(E), *key)
+    hit = _DERIVED.get(k)
+    if hit is not None and hit[0] is E:
+        return hit[1]
+    r = build()
+    if len(_DERIVED) > 12_288:
+        _DERIVED.clear()
+    _DERIVED[k] = (E, r)
+    return r
 
 
 def _expanded(E, size: int):
-    """(byte keys, entry index per key, sorted keys) of an `entries` result, cached while E lives."""
-    k = (id(E), size)
-    hit = _EXPANDED.get(k)
-    if hit is not None and hit[0] is E:
-        return hit[1]
-    keys = (E[1][:, None] + np.arange(size)).ravel()
-    r = (keys, np.repeat(np.arange(len(E[0])), size), np.sort(keys))
-    if len(_EXPANDED) > 4096:
-        _EXPANDED.clear()
-    _EXPANDED[k] = (E, r)
-    return r
+    """(byte keys, entry index per key, sorted keys) of an `entries` result on numpy."""
+
+    def build():  # type: ignore[no-untyped-def]
+        keys = (E[1][:, None] + np.arange(size)).ravel()
+        return keys, np.repeat(np.arange(len(E[0])), size), np.sort(keys)
+
+    return _derived(E, ("expanded", size), build)
 
 
 def find_witness(ev: ThreadEval, A, B, sa: int, sb: int, want_same_warp: bool, ranges=None):
@@ -739,17 +750,13 @@ def _witness_lists(A, B, sa: int, sb: int, want_same_warp: bool, ranges):
     return None
 
 
-_BYTE_INDEX: dict[tuple, tuple] = {}
-
-
 def _byte_index(E, size: int, ranges: tuple | None) -> dict[int, tuple]:
     """byte -> (the entries of an `entries` result (on lists) that touch it, in entry order; the lowest
-    and highest warp and thread among them), for the bytes inside `ranges` (all when None); cached while
-    E lives (one access is joined against many)."""
-    key = (id(E), size, ranges)
-    hit = _BYTE_INDEX.get(key)
-    if hit is not None and hit[0] is E:
-        return hit[1]
+    and highest warp and thread among them), for the bytes inside `ranges` (all when None)."""
+    return _derived(E, ("bytes", size, ranges), lambda: _build_byte_index(E, size, ranges))
+
+
+def _build_byte_index(E, size: int, ranges: tuple | None) -> dict[int, tuple]:
     _list_work[0] += len(E[1].v) * size
     idx: dict[int, list[int]] = {}
     for j, a in enumerate(E[1].v):
@@ -771,25 +778,21 @@ def _byte_index(E, size: int, ranges: tuple | None) -> dict[int, tuple]:
             xs = [ts[j] for j in js]
             x0, x1 = min(xs), max(xs)
             out[b] = (js, x0 // 32, x1 // 32, x0, x1)
-    if len(_BYTE_INDEX) > 4096:
-        _BYTE_INDEX.clear()
-    _BYTE_INDEX[key] = (E, out)
     return out
 
 
-_NUMPY_OF: dict[int, tuple] = {}
-
-
 def _as_numpy(E):
-    """An `entries` result on lists as numpy arrays, cached while E lives (a join too large for dicts)."""
-    hit = _NUMPY_OF.get(id(E))
-    if hit is not None and hit[0] is E:
-        return hit[1]
-    r = (np.asarray(E[0].v, np.int64), np.asarray(E[1].v, np.int64), np.asarray(E[2].v, np.int64), E[3])
-    if len(_NUMPY_OF) > 4096:
-        _NUMPY_OF.clear()
-    _NUMPY_OF[id(E)] = (E, r)
-    return r
+    """An `entries` result on lists as numpy arrays (a join too large for dicts)."""
+    return _derived(
+        E,
+        ("numpy",),
+        lambda: (
+            np.asarray(E[0].v, np.int64),
+            np.asarray(E[1].v, np.int64),
+            np.asarray(E[2].v, np.int64),
+            E[3],
+        ),
+    )
 
 
 def _in_ranges(keys, ranges):

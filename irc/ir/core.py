@@ -40,20 +40,7 @@ class Value:
             return
         add = other.uses.append
         if len(uses) == 1:  # (the common case: one user, one slot)
-            op = uses[0]
-            n = 0
-            ops = op.operands
-            for i, v in enumerate(ops):
-                if v is self:
-                    ops[i] = other
-                    add(op)
-                    n += 1
-            for args in op.succ_args:
-                for i, v in enumerate(args):
-                    if v is self:
-                        args[i] = other
-                        add(op)
-                        n += 1
+            n = self._swap_slots(uses[0], other, add)
             if n > 1:
                 raise ValueError("use list out of step with the operands")
             if n:
@@ -61,19 +48,7 @@ class Value:
             return
         replaced: dict[int, int] = {}
         for op in dict.fromkeys(uses):
-            n = 0
-            ops = op.operands
-            for i, v in enumerate(ops):
-                if v is self:
-                    ops[i] = other
-                    add(op)
-                    n += 1
-            for args in op.succ_args:
-                for i, v in enumerate(args):
-                    if v is self:
-                        args[i] = other
-                        add(op)
-                        n += 1
+            n = self._swap_slots(op, other, add)
             if n:
                 replaced[id(op)] = n
         keep: list[Op] = []  # each user's first n entries go, as n calls of `uses.remove(op)` would
@@ -86,6 +61,24 @@ class Value:
         if replaced and any(replaced.values()):
             raise ValueError("use list out of step with the operands")
         uses[:] = keep
+
+    def _swap_slots(self, op: Op, other: Value, add) -> int:  # type: ignore[no-untyped-def]
+        """Put `other` in every operand and successor-argument slot of `op` that holds this value,
+        recording one use of `other` per slot with `add`; the number of slots changed."""
+        n = 0
+        ops = op.operands
+        for i, v in enumerate(ops):
+            if v is self:
+                ops[i] = other
+                add(op)
+                n += 1
+        for args in op.succ_args:
+            for i, v in enumerate(args):
+                if v is self:
+                    args[i] = other
+                    add(op)
+                    n += 1
+        return n
 
     @property
     def defining_block(self) -> Block | None:

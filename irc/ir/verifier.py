@@ -266,6 +266,18 @@ def _check_dominance(cx: _Ctx) -> None:
             return db, pos_cache[id(db)].get(id(v.op), -2)
         return None, -2
 
+    def dominated_by(db: Block | None, b_pre: int | None, b_post: int | None) -> bool:
+        """The block numbered (b_pre, b_post) in the dominator tree's pre/post order is dominated by
+        `db`, a reachable block of this function."""
+        return (
+            db is not None
+            and db.function is fn
+            and id(db) in idom
+            and b_pre is not None
+            and pre.get(id(db), b_pre + 1) <= b_pre
+            and b_post <= post[id(db)]  # type: ignore[operator]
+        )
+
     for b in fn.blocks:
         if id(b) not in idom:
             continue  # unreachable: no dominance facts
@@ -283,12 +295,7 @@ def _check_dominance(cx: _Ctx) -> None:
                         if b_ok and -2 < pos.get(id(v.op), -2) < at:  # type: ignore[attr-defined]
                             continue
                     elif (
-                        db is not None
-                        and db.function is fn
-                        and id(db) in idom
-                        and b_pre is not None
-                        and pre.get(id(db), b_pre + 1) <= b_pre
-                        and b_post <= post[id(db)]
+                        dominated_by(db, b_pre, b_post)
                         and id(db) in pos_cache
                         and id(v.op) in pos_cache[id(db)]  # type: ignore[attr-defined]
                     ):
@@ -298,14 +305,7 @@ def _check_dominance(cx: _Ctx) -> None:
                     if db is b:
                         if b_ok:
                             continue
-                    elif (
-                        db is not None
-                        and db.function is fn
-                        and id(db) in idom
-                        and b_pre is not None
-                        and pre.get(id(db), b_pre + 1) <= b_pre
-                        and b_post <= post[id(db)]
-                    ):
+                    elif dominated_by(db, b_pre, b_post):
                         continue
                 db, di = def_site(v)
                 if db is None or db.function is not fn or di == -2:
