@@ -73,7 +73,7 @@ def irc_facts(example: str, arch: str, tmp: Path, cuobjdump: str | None) -> dict
     path = ROOT / "examples" / f"{example}.kdsl"
     # no compile cache: it is keyed by irc's version, not by the passes a working tree is measuring
     mod = irc.compile(path.read_text(encoding="utf-8"), arch=arch, path=str(path), cache=False)
-    src, cubin = tmp / f"{example}.{arch}.irc.ptx", tmp / f"{example}.{arch}.irc.cubin"
+    src, cubin = tmp / f"{example}.{arch}.irc.ptxisa", tmp / f"{example}.{arch}.irc.cubin"
     src.write_text(mod.ptx_text)
     exe = find_ptxas()
     assert exe, "ptxas not found"

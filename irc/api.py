@@ -343,7 +343,7 @@ def _to_cache(mod: CompiledModule) -> str:
         }
         for n, k in mod._kernels.items()
     }
-    from irc.render import diagnostic_to_json
+    from irc.tooling.render import diagnostic_to_json
 
     diags = [diagnostic_to_json(d) for d in mod.diagnostics]  # replayed on a hit (warnings survive)
     return json.dumps(
@@ -368,7 +368,7 @@ def _from_cache(blob: str, arch: str) -> CompiledModule:
         n: (k["names"], [_parse_type(t) for t in k["types"]], k["stats"]) for n, k in d["kernels"].items()
     }
     attrs = {n: k["attrs"] for n, k in d["kernels"].items()}
-    from irc.render import diagnostic_from_json
+    from irc.tooling.render import diagnostic_from_json
 
     diags = [diagnostic_from_json(x) for x in d.get("diagnostics", [])]
     return CompiledModule(d["ptx"], arch, kernels, diags, attrs)

@@ -259,7 +259,7 @@ def _emit_diags(
     docs_url: str | None = None,
     fps: dict[int, str] | None = None,
 ) -> None:
-    from irc import render
+    from irc.tooling import render
 
     diags = sorted(diags, key=Diagnostic.sort_key)
     fp_list = [fps[id(d)] for d in diags] if fps is not None else None
@@ -312,7 +312,7 @@ def cmd_compile(a: argparse.Namespace) -> int:
     except CompileError as e:
         _emit_diags(e.diagnostics, sources, a.format, 1, summary=False)
         return EXIT_ERRORS
-    from irc import checkinfo, suppress
+    from irc.tooling import checkinfo, suppress
 
     lint = suppress.lint(text, a.file, checkinfo.known, checkinfo.did_you_mean)  # allow(...) typos
     if res.diagnostics or lint:
@@ -338,8 +338,8 @@ def cmd_compile(a: argparse.Namespace) -> int:
 
 def _file_arch(text: str, path: str, fallback: str | None) -> str | None:
     """The target a `// arch: sm_90a` header names (validated), else `fallback`."""
-    from irc.config import header_arch
     from irc.target import parse_arch
+    from irc.tooling.config import header_arch
 
     h = header_arch(text)
     if h is None:
@@ -352,8 +352,8 @@ def _file_arch(text: str, path: str, fallback: str | None) -> str | None:
 
 def _emit_cfg(a: argparse.Namespace, text: str, opts) -> int:
     """`--emit cfg`: dot on stdout or -o; `--emit cfg-svg`: SVG, when `dot` or `graphviz` is present."""
-    from irc.cfgdot import dot_to_svg, module_to_dot
     from irc.compiler import frontend, optimize
+    from irc.tooling.cfgdot import dot_to_svg, module_to_dot
 
     module = frontend(text, a.file, defines=opts.defines, arch=a.arch)
     optimize(module, opts)
@@ -463,8 +463,8 @@ def check_one(
     """Check one file; returns (findings, source text). Used directly and by worker processes. The target
     of a .kdsl file: `arch` (an explicit --arch), else its `// arch:` header, else `fallback` (the
     configuration's), else sm_80."""
-    from irc import checkinfo, suppress
     from irc.compiler import check_kdsl, check_ptx
+    from irc.tooling import checkinfo, suppress
 
     text = _read(path)
     with suppress.recording() as used:
@@ -478,7 +478,7 @@ def check_one(
     if warn_unused and not any(d.check in _FRONTEND for d in diags):
         diags += suppress.unused(text, path, used, checkinfo.known)
     if why:
-        from irc.why import annotate
+        from irc.tooling.why import annotate
 
         diags = annotate(diags, text, path, target, defines)
     return diags, text
@@ -512,7 +512,7 @@ def _apply_config(diags: list[Diagnostic], config) -> list[Diagnostic]:
 
 
 def _load_config(a: argparse.Namespace):
-    from irc.config import Config, ConfigError, load_config
+    from irc.tooling.config import Config, ConfigError, load_config
 
     if a.no_config:
         return Config(root=Path.cwd().resolve())
@@ -524,7 +524,7 @@ def _load_config(a: argparse.Namespace):
 
 def cmd_check(a: argparse.Namespace) -> int:
     if a.list_checks:
-        from irc.checkinfo import list_checks
+        from irc.tooling.checkinfo import list_checks
 
         sys.stdout.write(list_checks())
         return EXIT_OK
@@ -577,17 +577,17 @@ def cmd_check(a: argparse.Namespace) -> int:
         raise _UsageError(usage[0].removeprefix("usage: "))
     diags = sorted(_apply_config(diags, config), key=Diagnostic.sort_key)
     if a.write_baseline:
-        from irc.baseline import write_baseline
+        from irc.tooling.baseline import write_baseline
 
         n = write_baseline(a.write_baseline, diags, sources, config.root)
         sys.stderr.write(f"irc: wrote {n} finding{'s' if n != 1 else ''} to {a.write_baseline}\n")
         return EXIT_ICE if ices else EXIT_OK
-    from irc.baseline import fingerprints
+    from irc.tooling.baseline import fingerprints
 
     fps = {id(d): fp for d, fp in zip(diags, fingerprints(diags, sources))}  # before any filtering
     baseline_file = a.baseline or config.baseline
     if baseline_file:
-        from irc.baseline import BaselineError, filter_new, read_baseline
+        from irc.tooling.baseline import BaselineError, filter_new, read_baseline
 
         path = Path(baseline_file)
         if not a.baseline and not path.is_absolute():
@@ -612,7 +612,7 @@ def cmd_check(a: argparse.Namespace) -> int:
 
 
 def cmd_explain(a: argparse.Namespace) -> int:
-    from irc.checkinfo import explain
+    from irc.tooling.checkinfo import explain
 
     try:
         sys.stdout.write(explain(a.check))
@@ -630,7 +630,7 @@ def _progress(on: bool, i: int, n: int) -> None:
 
 
 def cmd_run(a: argparse.Namespace) -> int:
-    from irc.run import run_cli
+    from irc.tooling.run import run_cli
 
     if a.device == "cuda":  # an environment problem, not a compiler error: exit 2 before compiling
         from irc.runtime.cuda import driver_available

@@ -37,7 +37,7 @@ class CompileOptions:
 class CompileResult:
     module: Module  # the optimized IR
     ptx_text: str
-    ptx: Any  # irc.ptx.model.Module
+    ptx: Any  # irc.ptxisa.model.Module
     stats: dict[str, dict]
     diagnostics: list[Diagnostic]  # warnings and notes (errors raise CompileError)
     path: str = "<kdsl>"
@@ -80,9 +80,9 @@ def optimize(module: Module, opts: CompileOptions, ctx=None):
 
 def analyze(module: Module, arch: str, sources: dict[str, str]) -> list[Diagnostic]:
     """Run the analyzer and apply `// irc: allow(...)` comments (kernel `@allow` is applied inside)."""
-    from irc import suppress
     from irc.analysis import check_module
     from irc.analysis.report import group, kernel_notes, map_to_source
+    from irc.tooling import suppress
 
     diags = check_module(module, arch=arch)
     src = module.source
@@ -108,8 +108,8 @@ def compile_kdsl(text: str, path: str, opts: CompileOptions | None = None) -> Co
 
 
 def _compile_kdsl(text: str, path: str, opts: CompileOptions | None) -> CompileResult:
-    from irc import suppress
     from irc.backends.ptx.emit import compile_module
+    from irc.tooling import suppress
 
     opts = opts or CompileOptions()
     sources = {path: text}
@@ -137,7 +137,7 @@ def check_kdsl(
     """All findings for a .kdsl file: exactly what `irc compile` would report (front-end errors, the
     analyzer's findings, and the backend's target checks: `unsupported-target`, `shared-overflow`,
     `register-pressure`), with `// irc: allow(...)` applied."""
-    from irc import suppress
+    from irc.tooling import suppress
 
     try:
         return compile_kdsl(text, path, CompileOptions(arch=arch, defines=dict(defines or {}))).diagnostics

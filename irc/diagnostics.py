@@ -3,7 +3,7 @@
 Every user-facing problem (a parse error, a type error, an analyzer finding) is a `Diagnostic` with a stable
 `check` name (spec section 8), a primary `Span`, optional labelled secondary spans and a help line. The
 renderers (text in the style of rustc, JSON per spec section 9, SARIF 2.1.0, GitHub annotations) live in
-`irc.render` so that this module stays a dependency-free data model that every layer can import.
+`irc.tooling.render` so that this module stays a dependency-free data model that every layer can import.
 """
 
 from __future__ import annotations

@@ -156,7 +156,7 @@ def previous_ptx_version(v: tuple[int, int]) -> tuple[int, int] | None:
 # ------------------------------------------------------------------------------------- gate families
 # A gate family names the set of targets that accept a group of instructions (ptxas-verified, see
 # /work/shared/ptx-reference/targets-table.txt). Every table that gates on a target (the op table, the
-# .kdsl intrinsic table, the PTX forms in irc.ptx.gates / irc.ptx.forms) names one of these families
+# .kdsl intrinsic table, the PTX forms in irc.ptxisa.gates / irc.ptxisa.forms) names one of these families
 # instead of spelling its own list, so the layers cannot disagree about which targets exist.
 
 

@@ -20,7 +20,7 @@ import pytest
 
 from irc.compiler import CompileOptions, check_kdsl, compile_kdsl
 from irc.diagnostics import CompileError, Severity
-from irc.render import render_text
+from irc.tooling.render import render_text
 
 DATA = Path(__file__).parent / "data" / "check_kdsl"
 FILES = sorted(DATA.glob("*.kdsl"))

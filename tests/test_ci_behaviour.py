@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 import irc
-from irc import baseline, suppress
 from irc.backends.ptx import cache as ptx_cache
 from irc.cli import main
-from irc.config import glob_match, header_arch
 from irc.diagnostics import Label, Span, error
+from irc.tooling import baseline, suppress
+from irc.tooling.config import glob_match, header_arch
 
 DATA = Path(__file__).parent / "data"
 

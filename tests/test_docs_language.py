@@ -79,7 +79,7 @@ needs_lowering = pytest.mark.skipif(
 
 
 def _show(diags) -> str:
-    from irc.render import render_text
+    from irc.tooling.render import render_text
 
     return render_text(diags, {})
 

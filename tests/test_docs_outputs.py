@@ -11,7 +11,7 @@ import pytest
 
 from irc.compiler import CompileOptions, check_kdsl, compile_kdsl
 from irc.diagnostics import CompileError, Diagnostic
-from irc.render import render_text
+from irc.tooling.render import render_text
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "language.md"
 PAT = re.compile(r"```kdsl-error\n(.*?)```\n(```\n(.*?)```\n)?", re.S)

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from pygments.token import Comment, Error, Keyword, Name, Number, String
 
-from irc import tmlanguage
 from irc.frontend.kdsl import vocabulary as v
-from irc.highlight import KdslLexer
+from irc.tooling import tmlanguage
+from irc.tooling.highlight import KdslLexer
 
 ROOT = Path(__file__).resolve().parent.parent
 GRAMMAR = ROOT / "editors" / "kdsl.tmLanguage.json"
@@ -71,7 +71,7 @@ def test_pygments_entry_point_is_declared_and_loads() -> None:
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     pp = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     target = pp["project"]["entry-points"]["pygments.lexers"]["kdsl"]
-    assert target == "irc.highlight:KdslLexer"
+    assert target == "irc.tooling.highlight:KdslLexer"
     eps = [e for e in metadata.entry_points(group="pygments.lexers") if e.name == "kdsl"]
     if eps:  # installed metadata predating the entry point (an old `pip install -e`) has none
         from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
@@ -88,7 +88,7 @@ def grammar() -> dict:
 
 def test_textmate_file_is_the_generated_grammar() -> None:
     assert GRAMMAR.read_text(encoding="utf-8") == tmlanguage.render(), (
-        "regenerate: python -m irc.tmlanguage > editors/kdsl.tmLanguage.json"
+        "regenerate: python -m irc.tooling.tmlanguage > editors/kdsl.tmLanguage.json"
     )
 
 

@@ -1,4 +1,4 @@
-"""The emulator's block structure comes from the PTX facts (`irc.ptx.facts`), not from opcode prefixes:
+"""The emulator's block structure comes from the PTX facts (`irc.ptxisa.facts`), not from opcode prefixes:
 terminators and barrier waits end a block, mbarrier wait tests start one; a barrier's arrive half, a warp
 barrier and a cluster arrive do not park the thread."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from irc.emu.cfg import ends_block, is_barrier, starts_block
-from irc.ptx.facts import opcode_info
-from irc.ptx.model import Instr
+from irc.ptxisa.facts import opcode_info
+from irc.ptxisa.model import Instr
 
 ENDS = ["bra", "bra.uni", "ret", "exit", "trap", "brkpt", "bar.sync", "barrier.sync.aligned", "bar.red.popc.u32",
         "barrier.cta.sync", "barrier.cluster.wait", "barrier.cluster.wait.aligned"]  # fmt: skip

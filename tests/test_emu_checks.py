@@ -257,7 +257,7 @@ $head:
 
 def test_hand_built_module_without_parser():
     """The emulator needs only the program model: build `out[tid] = tid * 3` from Instr objects."""
-    from irc.ptx.model import Addr, Function, Imm, Instr, Module, Param, Reg, RegDecl, Sym
+    from irc.ptxisa.model import Addr, Function, Imm, Instr, Module, Param, Reg, RegDecl, Sym
 
     body = [
         RegDecl(".b32", "%r", 4),

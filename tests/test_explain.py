@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from irc import checkinfo
 from irc.cli import main
+from irc.tooling import checkinfo
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "golden" / "explain"
@@ -122,7 +122,7 @@ def test_emit_cfg_accepted_by_dot_for_every_example(tmp_path: Path) -> None:
 
 
 def test_emit_cfg_svg(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from irc.cfgdot import dot_to_svg
+    from irc.tooling.cfgdot import dot_to_svg
 
     src = DATA / "check_kdsl" / "ok_parity114_fixed.kdsl"
     rc = main(["compile", str(src), "--emit", "cfg-svg", "-o", str(tmp_path / "k.svg")])

@@ -9,19 +9,19 @@ import numpy as np
 import pytest
 from emu_util import HEADER, REGS, ptx_kernel
 
-from irc.backends.ptx import isa
 from irc.compiler import check_ptx
 from irc.emu import run_kernel
 from irc.frontend.ptx.lift import lift_module
 from irc.frontend.ptx.parser import parse_ptx
-from irc.ptx.isa_list import ALL_STEMS, EXTRA_ROWS, ISA_STEMS
+from irc.ptxisa import facts
+from irc.ptxisa.isa_list import ALL_STEMS, EXTRA_ROWS, ISA_STEMS
 
 
 @pytest.mark.parametrize("stem", ALL_STEMS)
 def test_every_isa9_stem_has_facts(stem: str) -> None:
     """Each stem (and any modifier spelling of it) resolves to a row of the facts table."""
-    assert isa.opcode_info(stem).known
-    assert isa.opcode_info(stem + ".b32").known
+    assert facts.opcode_info(stem).known
+    assert facts.opcode_info(stem + ".b32").known
 
 
 def test_groups_are_disjoint_and_complete() -> None:

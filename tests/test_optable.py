@@ -19,8 +19,8 @@ from irc.frontend.ptx.lift_map import NOT_LIFTED, variants
 from irc.ir.optable import CUSTOM_PTX, OPS, ROUNDING, UNARY_MATH
 from irc.ir.parser import parse_module
 from irc.ir.types import ScalarType
-from irc.ptx.template import parse, placeholders
 from irc.ptxas import find_ptxas, run_ptxas
+from irc.ptxisa.template import parse, placeholders
 
 needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="ptxas not available")
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import irc
 from irc.diagnostics import CompileError
 from irc.frontend.kdsl.parse import parse_kdsl
-from irc.render import render_text
+from irc.tooling.render import render_text
 
 
 def failure(src: str) -> CompileError:

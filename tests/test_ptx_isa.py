@@ -8,9 +8,10 @@ import re
 
 import pytest
 
-from irc.backends.ptx import isa
+from irc import target
 from irc.frontend.ptx.parser import parse_ptx
-from irc.ptx.model import Addr, Imm, Instr, Pair, Reg, Sink, Sym
+from irc.ptxisa import facts, forms, gates
+from irc.ptxisa.model import Addr, Imm, Instr, Pair, Reg, Sink, Sym
 
 TABLE = "/work/shared/ptx-reference/targets-table.txt"
 FORMS = "/work/shared/ptx-reference/forms"
@@ -49,18 +50,18 @@ def one(text: str) -> Instr:
     ],
 )
 def test_dest_count(text, dests):
-    assert isa.dest_count(one(text)) == dests
+    assert facts.dest_count(one(text)) == dests
 
 
 def test_def_and_use_regs():
     i = one("@!%p3 st.global.u32 [%rd1+4], %r2;")
-    assert isa.def_regs(i) == [] and isa.use_regs(i) == [R("%p3"), R("%rd1"), R("%r2")]
+    assert facts.def_regs(i) == [] and facts.use_regs(i) == [R("%p3"), R("%rd1"), R("%r2")]
     i = one("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd6, {%r0, %r1}], [%r5];")
-    assert isa.use_regs(i) == [R("%rd6"), R("%r0"), R("%r1"), R("%r5")]
+    assert facts.use_regs(i) == [R("%rd6"), R("%r0"), R("%r1"), R("%r5")]
     i = one("shfl.sync.down.b32 %r3|%p1, %r0, 1, 0x1f, 0xffffffff;")
-    assert isa.def_regs(i) == [R("%r3"), R("%p1")] and isa.use_regs(i) == [R("%r0")]
+    assert facts.def_regs(i) == [R("%r3"), R("%p1")] and facts.use_regs(i) == [R("%r0")]
     i = one("selp.b32 %r1, %r2, %r3, !%p1;")
-    assert isa.use_regs(i) == [R("%r2"), R("%r3"), R("%p1")]
+    assert facts.use_regs(i) == [R("%r2"), R("%r3"), R("%p1")]
 
 
 @pytest.mark.parametrize(
@@ -91,46 +92,46 @@ def test_def_and_use_regs():
     ],
 )
 def test_traits(text, trait, value):
-    assert getattr(isa.info(one(text)), trait) is value
+    assert getattr(facts.info(one(text)), trait) is value
 
 
 def test_memory_effects_and_spaces():
     assert (
-        isa.info(one("ld.global.nc.f32 %f1, [%rd1];")).mem,
-        isa.info(one("ld.global.nc.f32 %f1, [%rd1];")).spaces,
+        facts.info(one("ld.global.nc.f32 %f1, [%rd1];")).mem,
+        facts.info(one("ld.global.nc.f32 %f1, [%rd1];")).spaces,
     ) == (
         "read",
         ("global",),
     )
-    st = isa.info(one("st.shared::cta.u32 [%r1], %r2;"))
+    st = facts.info(one("st.shared::cta.u32 [%r1], %r2;"))
     assert (st.mem, st.spaces) == ("write", ("shared::cta",))
-    assert isa.info(one("ld.u32 %r1, [%rd1];")).spaces == ("generic",)
-    assert isa.info(one("atom.shared.add.u32 %r1, [%r2], 1;")).mem == "readwrite"
-    assert isa.info(one("add.s32 %r1, %r2, 1;")).mem == "none"
+    assert facts.info(one("ld.u32 %r1, [%rd1];")).spaces == ("generic",)
+    assert facts.info(one("atom.shared.add.u32 %r1, [%r2], 1;")).mem == "readwrite"
+    assert facts.info(one("add.s32 %r1, %r2, 1;")).mem == "none"
 
 
 def test_unknown_opcode_default():
     i = Instr("frobnicate.b32", [Reg("%r1"), Reg("%r2")])
-    inf = isa.info(i)
+    inf = facts.info(i)
     assert (inf.known, inf.mem, inf.pure) == (False, "readwrite", False)
-    assert isa.def_regs(i) == [Reg("%r1")]
-    assert isa.dest_operands(Instr("frobnicate", [Addr(Reg("%rd1")), Reg("%r1")])) == 0
-    assert isa.dest_count(Instr("frobnicate", [Sink(), Imm(1, "1")])) == 0
-    assert isa.dest_count(Instr("frobnicate", [Pair(Reg("%r1"), Reg("%p1")), Sym("x")])) == 2
+    assert facts.def_regs(i) == [Reg("%r1")]
+    assert facts.dest_operands(Instr("frobnicate", [Addr(Reg("%rd1")), Reg("%r1")])) == 0
+    assert facts.dest_count(Instr("frobnicate", [Sink(), Imm(1, "1")])) == 0
+    assert facts.dest_count(Instr("frobnicate", [Pair(Reg("%r1"), Reg("%p1")), Sym("x")])) == 2
 
 
 def test_info_is_cached_per_opcode():
-    a = isa.opcode_info("add.s32")
-    assert isa.opcode_info("add.s32") is a
+    a = facts.opcode_info("add.s32")
+    assert facts.opcode_info("add.s32") is a
 
 
 def test_longest_prefix_wins():
-    assert isa.opcode_info("mbarrier.arrive.expect_tx.shared::cta.b64").key == "mbarrier.arrive.expect_tx"
-    assert isa.opcode_info("mbarrier.arrive.shared::cta.b64").key == "mbarrier.arrive"
-    assert isa.opcode_info("tcgen05.fence::before_thread_sync").key == "tcgen05.fence"
-    assert isa.opcode_info("cp.async.bulk.tensor.2d.shared::cluster.global").key == "cp.async.bulk.tensor"
-    assert isa.opcode_info("st.async.u32").key == "st.async"
-    assert isa.opcode_info("stmatrix.sync.aligned.m8n8.x4.shared.b16").key == "stmatrix"
+    assert facts.opcode_info("mbarrier.arrive.expect_tx.shared::cta.b64").key == "mbarrier.arrive.expect_tx"
+    assert facts.opcode_info("mbarrier.arrive.shared::cta.b64").key == "mbarrier.arrive"
+    assert facts.opcode_info("tcgen05.fence::before_thread_sync").key == "tcgen05.fence"
+    assert facts.opcode_info("cp.async.bulk.tensor.2d.shared::cluster.global").key == "cp.async.bulk.tensor"
+    assert facts.opcode_info("st.async.u32").key == "st.async"
+    assert facts.opcode_info("stmatrix.sync.aligned.m8n8.x4.shared.b16").key == "stmatrix"
 
 
 # ------------------------------------------------------------------ gates
@@ -145,11 +146,11 @@ def _table_rows() -> dict[str, tuple[str | None, tuple[str, ...]]]:
                 continue
             name, ver, targets = parts[:3]
             if targets.startswith("all"):
-                tl = tuple(isa.ARCHES)
+                tl = tuple(target.ARCHES)
             elif targets == "NONE":
                 tl = ()
             else:
-                tl = tuple(t for t in targets.split(",") if t in isa.ARCHES)
+                tl = tuple(t for t in targets.split(",") if t in target.ARCHES)
             rows[name] = (None if ver in ("(target min)", "-") else ver, tl)
     return rows
 
@@ -158,9 +159,9 @@ def _table_rows() -> dict[str, tuple[str | None, tuple[str, ...]]]:
 def test_gates_match_targets_table():
     rows = _table_rows()
     assert len(rows) > 100
-    assert set(rows) == set(isa.GATES)
+    assert set(rows) == set(gates.GATES)
     for name, (ver, targets) in rows.items():
-        g = isa.gate(name)
+        g = gates.gate(name)
         assert (g.min_version, g.targets) == (ver, targets), name
 
 
@@ -168,7 +169,7 @@ def test_gates_match_targets_table():
 def test_gate_versions_match_form_headers():
     """Each form's header lists target@min-version; `Gate.version_for` must agree for every arch."""
     checked = 0
-    for name in isa.GATES:
+    for name in gates.GATES:
         path = os.path.join(FORMS, name + ".ptx")
         if not os.path.exists(path):
             continue
@@ -176,19 +177,19 @@ def test_gate_versions_match_form_headers():
             head = fh.read(2000)
         m = re.search(r"accepted \(target@min \.version\): (.*)", head)
         accepted = dict(x.split("@") for x in m.group(1).split()) if m else {}
-        for arch in isa.ARCHES:
-            assert isa.gate(name).version_for(arch) == accepted.get(arch), (name, arch)
+        for arch in target.ARCHES:
+            assert gates.gate(name).version_for(arch) == accepted.get(arch), (name, arch)
         checked += 1
     assert checked > 50
 
 
 def test_gate_for_instruction_families():
-    g = isa.gate_for(Instr("tcgen05.mma.cta_group::1.kind::f16"))
+    g = gates.gate_for(Instr("tcgen05.mma.cta_group::1.kind::f16"))
     assert g is not None and g.targets == ("sm_100a", "sm_103a")
-    g = isa.gate_for(Instr("setmaxnreg.inc.sync.aligned.u32", [Imm(240, "240")]))
+    g = gates.gate_for(Instr("setmaxnreg.inc.sync.aligned.u32", [Imm(240, "240")]))
     assert g is not None and not g.accepts("sm_90", "8.0") and g.accepts("sm_90a", "8.0")
-    assert isa.gate_for(Instr("add.s32")) is None
-    assert isa.gate("elect_sync").accepts("sm_90", "8.0") and not isa.gate("elect_sync").accepts(
+    assert gates.gate_for(Instr("add.s32")) is None
+    assert gates.gate("elect_sync").accepts("sm_90", "8.0") and not gates.gate("elect_sync").accepts(
         "sm_90", "7.8"
     )
 
@@ -204,13 +205,13 @@ def _form_kernel(version: str, target: str, sample: str) -> str:
 
 
 def test_emitted_forms_match_their_own_samples():
-    assert len({f.name for f in isa.EMITTED_FORMS}) == len(isa.EMITTED_FORMS)
-    for f in isa.EMITTED_FORMS:
+    assert len({f.name for f in forms.EMITTED_FORMS}) == len(forms.EMITTED_FORMS)
+    for f in forms.EMITTED_FORMS:
         ops = [ln.split()[0].rstrip(";") for ln in f.sample.splitlines()]
-        assert any(isa.emitted_form(op) is f for op in ops), f.name
+        assert any(forms.emitted_form(op) is f for op in ops), f.name
         v = tuple(int(x) for x in f.gate.min_version.split("."))
-        assert all(isa.min_version_for(Instr(op)) == v for op in ops if isa.emitted_form(op) is f)
-        assert f.gate.min_version is not None and f.lowest_target in isa.ARCHES
+        assert all(forms.min_version_for(Instr(op)) == v for op in ops if forms.emitted_form(op) is f)
+        assert f.gate.min_version is not None and f.lowest_target in target.ARCHES
 
 
 @pytest.mark.parametrize(
@@ -239,10 +240,10 @@ def test_emitted_forms_match_their_own_samples():
     ],
 )
 def test_min_version_for_is_modifier_aware(opcode, version):
-    assert isa.min_version_for(Instr(opcode)) == version
+    assert forms.min_version_for(Instr(opcode)) == version
 
 
-@pytest.mark.parametrize("form", isa.EMITTED_FORMS, ids=lambda f: f.name)
+@pytest.mark.parametrize("form", forms.EMITTED_FORMS, ids=lambda f: f.name)
 def test_emitted_form_min_version_measured_with_ptxas(form):
     """The recorded minimum is accepted on the form's lowest target and the previous PTX version is not."""
     from irc.ptxas import find_ptxas, run_ptxas

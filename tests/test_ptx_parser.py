@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from irc.backends.ptx import isa
 from irc.diagnostics import CompileError
 from irc.frontend.ptx.parser import parse_ptx
-from irc.ptx.model import Addr, Imm, Loc, Neg, Pair, Reg, RegDecl, Scope, Sink, Sym, VarDecl, Vec
+from irc.ptxisa import facts
+from irc.ptxisa.model import Addr, Imm, Loc, Neg, Pair, Reg, RegDecl, Scope, Sink, Sym, VarDecl, Vec
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FORMS = sorted(glob.glob("/work/shared/ptx-reference/forms/*.ptx"))
@@ -54,7 +54,7 @@ def test_reference_forms_parse(path):
     assert "diagnostics" not in m.meta
     for f in m.functions:
         for i in f.instructions():
-            assert isa.info(i).known, i.opcode
+            assert facts.info(i).known, i.opcode
 
 
 @pytest.mark.skipif(not CORPUS, reason="tests/data/ptx corpus not present")
@@ -63,7 +63,7 @@ def test_corpus_parses_without_unknown_instructions(path):
     with open(path) as fh:
         m = parse_ptx(fh.read(), path)
     assert m.entries()
-    unknown = {i.opcode for f in m.functions for i in f.instructions() if not isa.info(i).known}
+    unknown = {i.opcode for f in m.functions for i in f.instructions() if not facts.info(i).known}
     assert unknown == set()
 
 
@@ -146,7 +146,7 @@ def test_warp_fixture():
     m = parse_ptx(fixture("warp.sm_80.ptx"))
     shfl = instr_at(m, 41)
     assert shfl.operands[0] == Pair(Reg("%r12"), Reg("%p2"))
-    assert isa.dest_count(shfl) == 2
+    assert facts.dest_count(shfl) == 2
     assert instr_at(m, 61).operands == [Reg("%r25"), Addr(Reg("%rd10")), Imm(1, "1")]
 
 
@@ -346,4 +346,4 @@ def test_fuzz_mutations_never_traceback(seed, edits):
     else:
         for f in m.functions:
             for i in f.instructions():
-                isa.info(i), isa.def_regs(i), isa.use_regs(i)
+                facts.info(i), facts.def_regs(i), facts.use_regs(i)

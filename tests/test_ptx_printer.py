@@ -12,7 +12,7 @@ import pytest
 
 from irc.backends.ptx.printer import format_instr, print_ptx
 from irc.frontend.ptx.parser import parse_ptx
-from irc.ptx.model import (
+from irc.ptxisa.model import (
     Addr,
     Function,
     Imm,

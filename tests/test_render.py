@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from irc.diagnostics import Diagnostic, Label, Severity, Span, error, note, warning
-from irc.render import (
+from irc.tooling.render import (
     render_github,
     render_json,
     render_sarif,

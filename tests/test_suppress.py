@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from irc.diagnostics import Span, error, warning
-from irc.suppress import Suppressions, filter
+from irc.tooling.suppress import Suppressions, filter
 
 KDSL = """\
 kernel k(x: ptr<f32>) {

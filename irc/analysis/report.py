@@ -1,7 +1,7 @@
 """Shaping the analyzer's findings for people: the user's source location, and one finding per bug.
 
 - `map_to_source`: for lifted PTX with `.file`/`.loc`, the primary span becomes the user's source line
-  (following `inlined_at` out of CUDA's headers, see `irc.ptx.lineinfo`); the PTX instruction
+  (following `inlined_at` out of CUDA's headers, see `irc.ptxisa.lineinfo`); the PTX instruction
   stays as a secondary label and in `Diagnostic.origin`.
 - `group`: unrolled loops and inlined helpers repeat one bug many times (16 copies of one barrier in an
   unrolled loop). Findings with the same check, kernel and primary location are one finding; the first
@@ -23,7 +23,7 @@ def map_to_source(diags: list[Diagnostic], text: str, path: str) -> list[Diagnos
     mine = [d for d in diags if d.span is not None and d.span.file == path and d.origin is None]
     if not mine or ".loc" not in text:
         return diags
-    from irc.ptx.lineinfo import LineInfo, resolve
+    from irc.ptxisa.lineinfo import LineInfo, resolve
 
     info = LineInfo(text)
     for d in mine:

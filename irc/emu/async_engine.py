@@ -29,7 +29,7 @@ import numpy as np
 
 from irc.emu.errors import AsyncRaceError, DeadlockError
 from irc.emu.registry import OPS
-from irc.ptx.model import Instr
+from irc.ptxisa.model import Instr
 from irc.records import field, record
 
 # per-step completion probability of pending work, indexed by seed % 4: right after the issuing step,

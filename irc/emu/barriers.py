@@ -12,7 +12,7 @@ import numpy as np
 
 from irc.emu.errors import BarrierError, EmuError
 from irc.emu.state import BIG, W_BAR, W_MBAR, W_NONE
-from irc.ptx.model import Instr
+from irc.ptxisa.model import Instr
 
 
 def release(m) -> bool:

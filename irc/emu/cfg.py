@@ -8,8 +8,8 @@ wait fails parks there and re-executes the wait when the barrier's phase changes
 
 from __future__ import annotations
 
-from irc.ptx.facts import opcode_info
-from irc.ptx.model import Function, Instr, Label, Scope, Stmt, Sym
+from irc.ptxisa.facts import opcode_info
+from irc.ptxisa.model import Function, Instr, Label, Scope, Stmt, Sym
 from irc.records import field, record
 
 

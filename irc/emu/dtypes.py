@@ -10,7 +10,7 @@ import struct
 
 import numpy as np
 
-from irc.ptx.model import Imm
+from irc.ptxisa.model import Imm
 
 TYPES = {
     "pred": np.dtype(np.bool_),

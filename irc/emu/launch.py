@@ -16,7 +16,7 @@ from irc.emu.async_engine import CHUNK_STRIDE
 from irc.emu.errors import EmuLaunchError
 from irc.emu.machine import Machine
 from irc.emu.memory import GlobalMemory
-from irc.ptx.model import Function, Module, Scope, VarDecl
+from irc.ptxisa.model import Function, Module, Scope, VarDecl
 from irc.records import field, record
 
 DEFAULT_MAX_STEPS = 2_000_000

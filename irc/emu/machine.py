@@ -26,7 +26,7 @@ from irc.emu.errors import (
 from irc.emu.ranges import wrap as range_checked
 from irc.emu.registry import lookup
 from irc.emu.state import BIG, GBASE, LWIN, PWIN, SHWIN, W_BAR, W_MBAR, W_NONE
-from irc.ptx.model import Addr, Function, Imm, Instr, Module, Neg, Reg, Sink, Sym, Vec
+from irc.ptxisa.model import Addr, Function, Imm, Instr, Module, Neg, Reg, Sink, Sym, Vec
 
 __all__ = ["Machine", "BIG", "W_NONE", "W_BAR", "W_MBAR", "GBASE", "SHWIN", "LWIN", "PWIN", "vec_items"]
 
@@ -118,7 +118,7 @@ class Machine:
 
     # ------------------------------------------------------------------ registers
     def _declare_regs(self) -> None:
-        from irc.ptx.model import RegDecl, Scope
+        from irc.ptxisa.model import RegDecl, Scope
 
         def walk(stmts) -> None:
             for s in stmts:

@@ -12,7 +12,7 @@ import numpy as np
 from irc.emu import dtypes as D
 from irc.emu.errors import UnsupportedInstructionError
 from irc.emu.registry import op
-from irc.ptx.model import Instr, Pair, Vec
+from irc.ptxisa.model import Instr, Pair, Vec
 
 M32 = np.uint64(0xFFFFFFFF)
 S32 = np.uint64(32)

@@ -16,7 +16,7 @@ from irc.emu.memory import load, locate, mark_written, store
 from irc.emu.registry import op
 from irc.emu.state import BIG, PWIN, W_MBAR
 from irc.emu.tensormap import decode_tensormap
-from irc.ptx.model import Instr
+from irc.ptxisa.model import Instr
 
 
 def mbar_keys(m, ad, idx, ids):
@@ -164,7 +164,7 @@ def _arrive_op(m, ins):
 
 
 def _is_addr(o) -> bool:
-    from irc.ptx.model import Addr
+    from irc.ptxisa.model import Addr
 
     return isinstance(o, Addr)
 
@@ -269,7 +269,7 @@ def _tensor(m, ins):
     ops = list(ins.operands)
     tm_op = ops[1] if load_dir else ops[0]
     sm_op = ops[0] if load_dir else ops[1]
-    from irc.ptx.model import Sym
+    from irc.ptxisa.model import Sym
 
     tmap_c = None
     tmap = None

@@ -19,7 +19,7 @@ from irc.emu.ops_alu import typ
 from irc.emu.ops_mbar import cp_async_mbarrier_arrive
 from irc.emu.registry import op
 from irc.emu.state import LWIN, PWIN, SHWIN
-from irc.ptx.model import Instr, Vec
+from irc.ptxisa.model import Instr, Vec
 
 SPACES = ("global", "shared", "local", "param", "const")
 

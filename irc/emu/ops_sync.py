@@ -15,7 +15,7 @@ from irc.emu import dtypes as D
 from irc.emu.errors import CollectiveMaskError
 from irc.emu.ops_alu import typ
 from irc.emu.registry import op
-from irc.ptx.model import Instr, Pair
+from irc.ptxisa.model import Instr, Pair
 
 
 @op("bar.arrive", "barrier.arrive", "bar.cta.arrive", "barrier.cta.arrive")

@@ -20,7 +20,7 @@ from irc.emu.errors import EmuError, UnsupportedInstructionError
 from irc.emu.memory import load, store
 from irc.emu.ops_mbar import mbar_arrive, mbar_keys
 from irc.emu.registry import op
-from irc.ptx.model import Addr, Instr, Reg, Vec
+from irc.ptxisa.model import Addr, Instr, Reg, Vec
 
 LANES, COLS = 128, 512
 

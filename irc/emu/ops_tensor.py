@@ -20,7 +20,7 @@ from irc.emu.memory import load, store
 from irc.emu.ops_mem import space_of
 from irc.emu.ops_sync import coll_prologue
 from irc.emu.registry import op
-from irc.ptx.model import Instr, Vec
+from irc.ptxisa.model import Instr, Vec
 
 
 def _warps(m, ins, idx):

@@ -12,7 +12,7 @@ import numpy as np
 
 from irc.emu.errors import EmuError
 from irc.ir.ranges import ptx_ranges
-from irc.ptx.model import Imm, Instr, Reg
+from irc.ptxisa.model import Imm, Instr, Reg
 
 
 class OperandRangeError(EmuError):

@@ -102,7 +102,7 @@ def _source_key(ctx: FunctionContext):  # type: ignore[no-untyped-def]
         return lambda sp: sp
     info = _LINEINFO.get(mod)
     if info is None:
-        from irc.ptx.lineinfo import LineInfo
+        from irc.ptxisa.lineinfo import LineInfo
 
         info = _LINEINFO[mod] = LineInfo(text)
 

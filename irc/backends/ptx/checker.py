@@ -13,7 +13,7 @@ put it there). Any violation is an InternalCompilerError naming the instruction 
 from __future__ import annotations
 
 from irc.diagnostics import InternalCompilerError
-from irc.ptx.model import Function, Instr, Label, Stmt
+from irc.ptxisa.model import Function, Instr, Label, Stmt
 
 State = dict[str, frozenset[int]]
 

@@ -4,8 +4,8 @@ checker -> PTX text.
 (The checker runs on the selected instructions because it checks what will actually be printed.)
 
 The `.version` is the lowest that both the target (`irc.target.min_ptx_version`) and every emitted
-instruction form need; form minima come from `irc.ptx.forms.min_version_for` (the emitted forms,
-measured with ptxas, live in `irc.ptx.forms.EMITTED_FORMS` next to the reference-form gates). The output is deterministic: values, blocks,
+instruction form need; form minima come from `irc.ptxisa.forms.min_version_for` (the emitted forms,
+measured with ptxas, live in `irc.ptxisa.forms.EMITTED_FORMS` next to the reference-form gates). The output is deterministic: values, blocks,
 registers and labels are numbered in layout order, never by id() or hash order.
 """
 
@@ -21,8 +21,8 @@ from irc.backends.ptx.regalloc import allocate
 from irc.diagnostics import CompileError, Span, warning
 from irc.ir.core import Module
 from irc.passes.manager import PassContext
-from irc.ptx import model as ptx
-from irc.ptx.forms import DIRECTIVE_VERSIONS, min_version_for
+from irc.ptxisa import model as ptx
+from irc.ptxisa.forms import DIRECTIVE_VERSIONS, min_version_for
 from irc.records import field, record
 from irc.target import min_ptx_version, parse_arch
 

@@ -22,7 +22,7 @@ from irc.floatbits import bf16_bits_truncated, f16_bits
 from irc.ir.core import Block, Function, Op, OpResult, Value
 from irc.ir.optable import OPS, Template
 from irc.ir.types import PtrType, ScalarType, TensorMapType, Type, bit_width
-from irc.ptx.model import (
+from irc.ptxisa.model import (
     Addr,
     Imm,
     Instr,
@@ -39,9 +39,9 @@ from irc.ptx.model import (
     VarDecl,
     Vec,
 )
-from irc.ptx.model import Function as PFunction
-from irc.ptx.template import Operand as TOperand
-from irc.ptx.template import parse as parse_template
+from irc.ptxisa.model import Function as PFunction
+from irc.ptxisa.template import Operand as TOperand
+from irc.ptxisa.template import parse as parse_template
 
 _MOV_TY = {"p": "pred", "rs": "b16", "r": "b32", "f": "f32", "rd": "b64", "fd": "f64"}
 _XOR_TY = {"p": "pred", "rs": "b16", "r": "b32", "f": "b32", "rd": "b64", "fd": "b64"}

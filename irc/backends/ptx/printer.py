@@ -16,7 +16,7 @@ from __future__ import annotations
 import struct
 
 from irc.diagnostics import InternalCompilerError
-from irc.ptx.model import (
+from irc.ptxisa.model import (
     Addr,
     Function,
     Imm,

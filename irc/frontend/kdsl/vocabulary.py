@@ -1,6 +1,6 @@
 """The words of .kdsl, by kind, derived from the front end itself: the grammar's keywords, the scalar
 types, the intrinsic and built-in tables, attribute names. Editor support (the Pygments lexer in
-`irc.highlight`, the TextMate grammar in `editors/`) reads these lists, so highlighting cannot drift from
+`irc.tooling.highlight`, the TextMate grammar in `editors/`) reads these lists, so highlighting cannot drift from
 what the compiler accepts; the tests check both against them.
 """
 

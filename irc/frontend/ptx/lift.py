@@ -1,4 +1,4 @@
-"""Lift a parsed PTX program (`irc.ptx.model.Module`) into irc's SSA IR, so that `irc check
+"""Lift a parsed PTX program (`irc.ptxisa.model.Module`) into irc's SSA IR, so that `irc check
 kernel.ptx` runs exactly the analyzer that runs on .kdsl, on PTX from any generator.
 
 Why it is shaped like this:
@@ -31,7 +31,7 @@ Uninitialized registers: reading a register with no write on some path reads `un
 predication (`@%p1 ld %f1` ... `@%p1 st %f1`) is recognized by `irc.analysis.benign_undef`.
 
 Instructions irc does not model become `opaque {text}` (conservative effects); those the PTX facts table
-(`irc.ptx.facts`) does not know produce one `unknown-instruction` warning per opcode per file.
+(`irc.ptxisa.facts`) does not know produce one `unknown-instruction` warning per opcode per file.
 
 The lifter is split by concern: `lift_cfg` (blocks, branches, predication), `lift_ssa` (SSA construction),
 `lift_ops` (op handlers), `lift_types` (type facts); the benign-undef dataflow is an analysis
@@ -75,8 +75,8 @@ from irc.ir.types import (
     ScalarType,
     Type,
 )
-from irc.ptx import facts as isa
-from irc.ptx import model as P
+from irc.ptxisa import facts as isa
+from irc.ptxisa import model as P
 
 __all__ = ["lift_module", "lift_ptx"]
 

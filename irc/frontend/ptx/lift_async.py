@@ -17,7 +17,7 @@ from typing import Any
 from irc.frontend.ptx.operands import int_imm
 from irc.ir.core import Value
 from irc.ir.types import BOOL, I32, MBARRIER, U32, U64, PtrType, TensorMapType
-from irc.ptx import model as P
+from irc.ptxisa import model as P
 
 _TMAP = TensorMapType(U32, ())  # a descriptor whose box is unknown (built by the host)
 

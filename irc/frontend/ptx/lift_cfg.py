@@ -14,7 +14,7 @@ from typing import Any
 from irc.diagnostics import error
 from irc.ir.core import Block, BlockArg
 from irc.ir.types import BOOL
-from irc.ptx import model as P
+from irc.ptxisa import model as P
 
 __all__ = ["LiftScope", "PBlock", "CfgMixin"]
 

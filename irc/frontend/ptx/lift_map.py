@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from irc.ir.optable import OPS, ROUNDING
 from irc.ir.types import Type
-from irc.ptx.template import opcode_key, parse
+from irc.ptxisa.template import opcode_key, parse
 
 __all__ = ["ARITH", "NOT_LIFTED", "ROUNDING_OPS", "arith_op", "match_positional", "variants"]
 

@@ -28,8 +28,8 @@ from irc.frontend.ptx.operands import int_imm
 from irc.ir.core import Value
 from irc.ir.optable import OPS
 from irc.ir.types import B32, BOOL, U32, U64, ScalarType
-from irc.ptx import facts as isa
-from irc.ptx import model as P
+from irc.ptxisa import facts as isa
+from irc.ptxisa import model as P
 
 if TYPE_CHECKING:
     from irc.frontend.ptx.lift import FnLifter

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from irc.diagnostics import Diagnostic, Span, error
-from irc.ptx import model as P
+from irc.ptxisa import model as P
 
 
 class OperandError(ValueError):

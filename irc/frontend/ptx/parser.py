@@ -1,4 +1,4 @@
-"""PTX text -> `irc.ptx.model.Module`, for PTX from any generator (nvcc, Triton/LLVM, builders).
+"""PTX text -> `irc.ptxisa.model.Module`, for PTX from any generator (nvcc, Triton/LLVM, builders).
 
 Design (why it is shaped like this):
   * Speed. `irc check` runs on whole Triton/nvcc dumps, so the body loop first tries a *fast path*: a
@@ -31,7 +31,7 @@ import re
 
 from irc.diagnostics import CompileError, Diagnostic, Span, error, note
 from irc.frontend.ptx.lexer import Lexer, Token, parse_number
-from irc.ptx.model import (
+from irc.ptxisa.model import (
     Addr,
     Function,
     Imm,

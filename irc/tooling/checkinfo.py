@@ -17,7 +17,7 @@ from irc.records import record
 #: Where `helpUri` points: the docs folder of the repository. Override with `[tool.irc] docs-url`.
 DOCS_URL = "https://github.com/irc-project/irc/blob/main/docs/"
 
-_DOCS_DIR = Path(__file__).resolve().parent.parent / "docs"
+_DOCS_DIR = Path(__file__).resolve().parent.parent.parent / "docs"
 _DOC_FILES = ("checks.md", "analyzer.md")
 
 

@@ -417,7 +417,7 @@ def _sarif_location(s: Span) -> dict:
 def _sarif_rule(rid: str, docs_url: str | None) -> dict:
     """A reportingDescriptor: short and full description, the docs section as help (markdown, shown by
     code-scanning UIs) and as `helpUri`, and the check's default level."""
-    from irc import checkinfo
+    from irc.tooling import checkinfo
 
     short = checkinfo.summary(rid)
     rule: dict = {"id": rid, "name": rid, "shortDescription": {"text": short}}
@@ -440,7 +440,7 @@ def render_sarif(
     """A SARIF 2.1.0 log with one run of tool "irc". Rules are the check names used, in first-use order;
     SARIF's endColumn is exclusive like `Span.end_col`, so columns map 1:1. Help and notes go to the
     result's `properties` because SARIF has no per-result help field. With `sources`, every result gets
-    its stable fingerprint (`irc.baseline`) in `partialFingerprints` (or the given `fingerprints`, one per
+    its stable fingerprint (`irc.tooling.baseline`) in `partialFingerprints` (or the given `fingerprints`, one per
     diagnostic, when the caller computed them before filtering the list)."""
     diags = list(diags)
     rule_ids: list[str] = []
@@ -448,11 +448,11 @@ def render_sarif(
         if d.check not in rule_ids:
             rule_ids.append(d.check)
     rules = [_sarif_rule(rid, docs_url) for rid in rule_ids]
-    from irc.baseline import FINGERPRINT_KEY
+    from irc.tooling.baseline import FINGERPRINT_KEY
 
     fps = list(fingerprints) if fingerprints is not None else None
     if fps is None and sources is not None:
-        from irc.baseline import fingerprints as compute
+        from irc.tooling.baseline import fingerprints as compute
 
         fps = compute(diags, sources)
     results = []

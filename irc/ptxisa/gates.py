@@ -8,8 +8,8 @@ from `irc.target.min_ptx_version`.
 
 from __future__ import annotations
 
-from irc.ptx.facts import opcode_info
-from irc.ptx.model import Instr
+from irc.ptxisa.facts import opcode_info
+from irc.ptxisa.model import Instr
 from irc.records import record
 from irc.target import GATE_FAMILIES, format_version, min_ptx_version, parse_version
 

@@ -2,7 +2,7 @@
 dedicated lowering in irc.
 
 Why a list: `irc check` must never meet valid PTX it cannot place. Every stem here either has a row in
-`irc.ptx.facts` (and lifts through a handler or generically) or is one of the deliberate opaque
+`irc.ptxisa.facts` (and lifts through a handler or generically) or is one of the deliberate opaque
 ops below with known effects; `tests/test_isa_coverage.py` enumerates the list and checks both. The stems
 follow the instruction chapters of the PTX ISA 9.0 manual (integer, extended-precision, float, half,
 comparison, logic, data movement, texture/surface, control flow, synchronization, warp/warpgroup MMA,
@@ -65,7 +65,7 @@ ISA_STEMS: dict[str, tuple[str, ...]] = {
 
 ALL_STEMS: tuple[str, ...] = tuple(s for group in ISA_STEMS.values() for s in group)
 
-# Rows for `irc.backends.ptx.isa._TABLE` (InstrInfo field values) of the stems without a dedicated one.
+# Rows for `irc.ptxisa.facts._TABLE` (InstrInfo field values) of the stems without a dedicated one.
 # Video instructions are pure register arithmetic (the SIMD forms work on packed bytes/halves). The
 # extended-precision forms read or write the carry flag, which is not a register: they are opaque, so
 # their results are never assumed uniform. `movmatrix` is a `.sync.aligned` warp collective.

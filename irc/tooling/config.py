@@ -171,7 +171,7 @@ def _str_list(v: Any, key: str, where: str) -> list[str]:
 
 
 def _known_check(name: str, key: str, where: str) -> None:
-    from irc import checkinfo
+    from irc.tooling import checkinfo
 
     if not checkinfo.known(name):
         dym = checkinfo.did_you_mean(name)

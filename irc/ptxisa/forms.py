@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from irc.ptx.gates import Gate
-from irc.ptx.model import Instr
+from irc.ptxisa.gates import Gate
+from irc.ptxisa.model import Instr
 from irc.records import record
 from irc.target import GATE_FAMILIES, parse_version
 

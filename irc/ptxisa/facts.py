@@ -8,13 +8,13 @@ refines `mbarrier`. Look-ups are cached per opcode string, so `info()` costs a d
 
 Operand conventions follow `irc.frontend.ptx.parser`: destinations come first; `%r|%p` is a `Pair`,
 `_` a `Sink`, `{...}` a `Vec`; in `call` the parenthesised lists are `Vec`s. Target gates of the
-reference forms are in `irc.ptx.gates`; the forms the backend emits are in `irc.ptx.forms`.
+reference forms are in `irc.ptxisa.gates`; the forms the backend emits are in `irc.ptxisa.forms`.
 """
 
 from __future__ import annotations
 
-from irc.ptx.isa_list import EXTRA_ROWS
-from irc.ptx.model import Addr, Instr, Neg, Operand, Pair, Reg, Sink, Vec
+from irc.ptxisa.isa_list import EXTRA_ROWS
+from irc.ptxisa.model import Addr, Instr, Neg, Operand, Pair, Reg, Sink, Vec
 from irc.records import record, replace
 
 __all__ = [
