@@ -97,8 +97,8 @@ def compile_kdsl(text: str, path: str, opts: CompileOptions | None = None) -> Co
     source, the analyzer or the target-dependent backend checks have errors. `// irc: allow(...)` comments
     apply to the analyzer's and the backend's findings alike. The cyclic garbage collector is paused
     meanwhile (see `gc_paused`): its re-scans of the growing IR made compile time superlinear in size."""
+    from irc.deep import run_deep
     from irc.diagnostics import Span
-    from irc.frontend.kdsl.deep import run_deep
 
     with gc_paused():
         # the passes, the analyzer and the backend walk def-use chains recursively; a chain as long as

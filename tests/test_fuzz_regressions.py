@@ -196,13 +196,30 @@ def _branch_chain(n: int) -> str:
 @pytest.mark.parametrize("n", [300, 20000])
 def test_a_long_chain_of_branches_is_lifted_and_its_analysis_bounded(n: int) -> None:
     """Fuzz hangs: 20,000 predicated branches to one label made SSA construction overflow the stack and
-    the dominator / sync-dependence facts quadratic. The chain is lifted (deep stack) and the function
+    the dominator / sync-dependence facts quadratic. The chain is lifted and the function
     is reported as not analysed (bounded work); a short chain is analysed as usual."""
     diags = check_ptx(_branch_chain(n), "chain.ptx")
     assert not [d for d in diags if d.severity == "error"], [str(d) for d in diags]
     notes = [d for d in diags if d.check == "not-analysed"]
     assert bool(notes) == (n > 1000)
     assert all(d.span is not None and d.span.line == 4 for d in notes)
+
+
+def test_lifting_a_long_chain_needs_no_deep_stack() -> None:
+    """SSA construction of 20,000 chained blocks is iterative: it runs within a recursion limit of 400
+    above the caller's depth (the recursive lookup needed one frame per block, on a deep-stack thread)."""
+    import inspect
+    import sys
+
+    from irc.frontend.ptx.lift import lift_ptx
+
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack(0)) + 400)
+    try:
+        mod, _ = lift_ptx(_branch_chain(20000), "chain.ptx")
+    finally:
+        sys.setrecursionlimit(old)
+    assert len(mod.functions[0].blocks) > 20000
 
 
 def test_mbarrier_parity_through_a_branch_to_the_entry_block_is_not_a_crash() -> None:

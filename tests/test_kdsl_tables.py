@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from irc.deep import run_deep
 from irc.diagnostics import CompileError
 from irc.frontend.kdsl import parse as parse_mod
 from irc.frontend.kdsl import tables
 from irc.frontend.kdsl.builder import AstBuilder
-from irc.frontend.kdsl.deep import run_deep
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted([*ROOT.glob("examples/*.kdsl"), *ROOT.glob("tests/data/**/*.kdsl")])

@@ -8,6 +8,7 @@ wait fails parks there and re-executes the wait when the barrier's phase changes
 
 from __future__ import annotations
 
+from irc.ir.graphs import weak_topological_order
 from irc.ptxisa.facts import opcode_info
 from irc.ptxisa.model import Function, Instr, Label, Scope, Stmt, Sym
 from irc.records import field, record
@@ -111,60 +112,9 @@ def _target(ins: Instr) -> str:
 
 def _rpo(blocks: list[Block]) -> list[int]:
     """Bourdoncle's weak topological order: a reverse post-order in which every loop is contiguous (header
-    first, exits after the whole body), so threads leaving a loop early wait for the rest of their warp."""
-    import sys
-
+    first, exits after the whole body), so threads leaving a loop early wait for the rest of their warp.
+    Blocks no path reaches come last, in text order."""
     succ = [sorted(set(b.succs), reverse=True) for b in blocks]  # later text first -> lands last
-    inf = 1 << 30
-    dfn = [0] * len(blocks)
-    stack: list[int] = []
-    num = 0
-
-    def visit(v: int, part: list) -> int:
-        nonlocal num
-        stack.append(v)
-        num += 1
-        dfn[v] = head = num
-        loop = False
-        for w in succ[v]:
-            mn = visit(w, part) if dfn[w] == 0 else dfn[w]
-            if mn <= head:
-                head, loop = mn, True
-        if head == dfn[v]:
-            dfn[v] = inf
-            e = stack.pop()
-            if loop:
-                while e != v:
-                    dfn[e] = 0
-                    e = stack.pop()
-                part.insert(0, component(v))
-            else:
-                part.insert(0, v)
-        return head
-
-    def component(v: int) -> list:
-        part: list = []
-        for w in succ[v]:
-            if dfn[w] == 0:
-                visit(w, part)
-        return [v, *part]
-
-    def flat(part: list, out: list[int]) -> None:
-        for x in part:
-            if isinstance(x, list):
-                flat(x, out)
-            else:
-                out.append(x)
-
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, 20 * len(blocks) + 1000))
-    try:
-        top: list = []
-        visit(0, top)
-    finally:
-        sys.setrecursionlimit(old)
-    order: list[int] = []
-    flat(top, order)
+    order = weak_topological_order(0, succ)
     seen = set(order)
-    order += [i for i in range(len(blocks)) if i not in seen]
-    return order
+    return order + [i for i in range(len(blocks)) if i not in seen]

@@ -4,8 +4,8 @@
 program = parse_kdsl(text, "softmax.kdsl")          # raises CompileError(parse-error, ...)
 typed = analyze(program, defines={"N": 64}, arch="sm_90a")   # raises CompileError(type-error, ...)
 
-The names are imported on first use (PEP 562): `irc check` of a .ptx file needs `deep.run_deep` from this
-package, and importing the whole front end for it would cost it about 50 ms.
+The names are imported on first use (PEP 562): importing the whole front end costs about 50 ms, which a
+process that needs only one part (the parser tables' cache, the lexer for highlighting) should not pay.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ shows it. Nodes compare by identity (`eq=False`): semantic analysis keys its sid
 values, resolved names) by node, and two textually equal expressions are different nodes.
 
 The tree can be as deep as the input nests (1,000 nested parentheses are legal input); code that walks it
-recursively should run under `irc.frontend.kdsl.deep.run_deep`.
+recursively should run under `irc.deep.run_deep`.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ Design:
 from __future__ import annotations
 
 from irc import limits
+from irc.deep import run_deep
 from irc.diagnostics import CompileError, Diagnostic, InternalCompilerError, Span, error
 from irc.ir.builder import Builder
 from irc.ir.core import Block, Function, Module, SharedDecl, Value
@@ -27,7 +28,6 @@ from irc.ir.verifier import verify
 from irc.records import field, record
 
 from . import ast, fold
-from .deep import run_deep
 from .lower_expr import ExprLowering
 from .lower_intr import IntrinsicLowering
 from .lower_ssa import SSABuilder

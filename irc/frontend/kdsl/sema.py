@@ -15,12 +15,12 @@ Design (expressions: `sema_expr.py`, calls: `sema_calls.py`, statements and flow
 
 from __future__ import annotations
 
+from irc.deep import run_deep
 from irc.diagnostics import CompileError, Diagnostic, Label, Span, error
 from irc.ir.graphs import strongly_connected_components
 from irc.target import max_shared_any_target
 
 from . import ast, attrs
-from .deep import run_deep
 from .intrinsics import BUILTIN_SCALARS, BUILTIN_VECTORS, INTRINSICS, TARGETS
 from .sema_calls import CallMixin
 from .sema_expr import MAX_REG_ARRAY, ExprMixin, default_type

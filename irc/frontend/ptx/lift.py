@@ -41,11 +41,9 @@ The lifter is split by concern: `lift_cfg` (blocks, branches, predication), `lif
 from __future__ import annotations
 
 import gc
-import sys
 from typing import Any
 
 from irc.diagnostics import CompileError, Diagnostic, Span, warning
-from irc.frontend.kdsl.deep import run_deep
 from irc.frontend.ptx import lift_async as _lift_async
 from irc.frontend.ptx.immediates import float_imm_bits
 from irc.frontend.ptx.lift_cfg import CfgMixin, LiftScope, PBlock
@@ -134,7 +132,6 @@ def shared_bytes(f: P.Function, gvars) -> dict[str, int]:  # type: ignore[no-unt
 
 
 #: Statements above which lifting runs on a deep stack (`run_deep`).
-_DEEP_STATEMENTS = 4000
 
 
 class FnLifter(CfgMixin, SsaMixin):
@@ -527,9 +524,6 @@ def lift_module(ptx: P.Module, source: str | None = None) -> tuple[Module, list[
     mod = Module(ptx.path)
     mod.attrs["target"] = ptx.target
     mod.attrs["ptx_version"] = ptx.version
-    old = sys.getrecursionlimit()
-    if old < 20000:
-        sys.setrecursionlimit(20000)
     # The IR is cyclic (ops <-> values <-> blocks) and lifting allocates only live objects: pausing the
     # cyclic collector while building avoids repeated full scans of the growing module (~1.5x faster).
     gc_was = gc.isenabled()
@@ -545,19 +539,10 @@ def lift_module(ptx: P.Module, source: str | None = None) -> tuple[Module, list[
             mod.add_function(fn)
 
     try:
-        # SSA construction recurses along chains of blocks (20,000 branches in a row is legal PTX): run it
-        # with a deep stack; deeper still is a limit-error, not a RecursionError. A thread with a big
-        # stack costs ~2 ms, which per-function checking of a 30 MB file pays thousands of times: small
-        # modules (the recursion limit above covers their chains) run inline.
-        if sum(len(f.body or ()) for f in ptx.functions) > _DEEP_STATEMENTS:
-            run_deep(lift_all, span=Span.point(ptx.path, 1, 1))
-        else:
-            lift_all()
+        lift_all()
     finally:
         if gc_was:
             gc.enable()
-        if old < 20000:
-            sys.setrecursionlimit(old)
     return mod, mc.notes
 
 

@@ -43,9 +43,34 @@ class SsaMixin:
             f = self.fwd.get(d)
             return d if f is None else self.find(d)
         root = self.join_root.get(block)
-        return self._read_rec(key, block if root is None else root)
+        return self._resolve(self._read_rec(key, block if root is None else root))
 
-    def _read_rec(self, key: str, block: Block) -> Value:
+    def _resolve(self, gen) -> Value:  # type: ignore[no-untyped-def]
+        """Drive Braun et al.'s recursive lookup with an explicit stack: `_read_rec` yields each
+        `(key, block)` it needs read, and gets the value back. A chain of 20,000 blocks (legal PTX) is as
+        deep as the lookup goes, so recursion would need a deep stack; this needs none."""
+        stack = [gen]
+        value: Value | None = None
+        while True:
+            try:
+                key, b = stack[-1].send(value)
+            except StopIteration as done:
+                stack.pop()
+                if not stack:
+                    return done.value
+                value = done.value
+                continue
+            d = self.defs[b].get(key)
+            if d is not None:
+                f = self.fwd.get(d)
+                value = d if f is None else self.find(d)
+                continue
+            root = self.join_root.get(b)
+            stack.append(self._read_rec(key, b if root is None else root))
+            value = None
+
+    def _read_rec(self, key: str, block: Block):  # type: ignore[no-untyped-def]
+        """The value of `key` at the start of `block` (no definition in it): a generator for `_resolve`."""
         if block not in self.sealed:
             phi = self._new_phi(key, block)
             self.incomplete.setdefault(block, []).append((key, phi))
@@ -53,13 +78,13 @@ class SsaMixin:
         else:
             ps = self.preds[block]
             if len(ps) == 1:
-                val = self.read(key, ps[0][0])
+                val = yield (key, ps[0][0])
             elif not ps:
                 val = self.undef(key)
             else:
                 phi = self._new_phi(key, block)
                 self.defs[block][key] = phi
-                val = self._add_phi_operands(key, phi)
+                val = yield from self._phi_operands(key, phi)
         self.defs[block][key] = val
         return val
 
@@ -69,15 +94,20 @@ class SsaMixin:
         self.phi_users[a] = []
         return a
 
-    def _add_phi_operands(self, key: str, phi: BlockArg) -> Value:
+    def _phi_operands(self, key: str, phi: BlockArg):  # type: ignore[no-untyped-def]
+        """Read `key` in every predecessor of `phi`'s block (yielding each read to `_resolve`), record the
+        operands, and remove `phi` if it is trivial."""
         ops = []
         for pb, _ in self.preds[phi.block]:
-            v = self.read(key, pb)
+            v = yield (key, pb)
             ops.append(v)
             if isinstance(v, BlockArg) and v in self.phi_users:
                 self.phi_users[v].append(phi)
         self.phi_ops[phi] = ops
         return self._try_remove_trivial(phi)
+
+    def _add_phi_operands(self, key: str, phi: BlockArg) -> Value:
+        return self._resolve(self._phi_operands(key, phi))
 
     def _try_remove_trivial(self, phi0: BlockArg) -> Value:
         result: Value | None = None

@@ -7,6 +7,10 @@ with a large stack (`threading.stack_size`) and a raised recursion limit. The li
 CPython, so it is raised only while a deep walk runs (reference-counted across concurrent callers) and
 restored afterwards; the calling thread just waits. If the input is deeper still, the walk's
 `RecursionError` becomes a `limit-error` diagnostic instead of a traceback.
+
+Who uses it: the .kdsl compile (`irc.compiler.compile_kdsl`, and the front end's `analyze`/`lower` when
+called on their own). It sits at the bottom of the package, not in the front end, because the compile
+driver owns it. Lifting PTX does not need it: its SSA construction is iterative (`lift_ssa._resolve`).
 """
 
 from __future__ import annotations
