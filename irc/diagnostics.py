@@ -59,6 +59,9 @@ class Diagnostic:
     notes: list[str] = field(default_factory=list)
     kernel: str | None = None  # the kernel (or function) the finding is in, when it comes from the analyzer
     origin: Span | None = None  # the PTX instruction, when `span` was mapped to the user's source (.loc)
+    # the concrete launch that shows the finding (the analyzer's solver model): a JSON-able dict whose
+    # "text" is the sentence renderers print (`irc.analysis.symbolic.witness.Witness.to_json`)
+    witness: dict | None = None
 
     @property
     def is_error(self) -> bool:

@@ -37,6 +37,18 @@ def map_to_source(diags: list[Diagnostic], text: str, path: str) -> list[Diagnos
         d.origin = s
         d.span = Span(resolve(f, path), line, col, line, col + 1)
         d.labels = [*d.labels, Label(s, "the PTX instruction")]
+    for d in diags:
+        w = d.witness
+        if w and w.get("template") and w.get("refs"):
+            from irc.analysis.symbolic.witness import fill
+
+            def where(f: str, ln: int) -> tuple[str, int] | None:
+                if f != path:
+                    return None
+                at = info.at(ln)
+                return None if at is None else (resolve(at[0], path), at[1])
+
+            w["text"] = fill(w["template"], w["refs"], where)
     return diags
 
 

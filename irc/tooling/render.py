@@ -164,6 +164,8 @@ def _strip_ansi(s: str) -> str:
 def _footer(diag: Diagnostic, pad: str, paint: _Paint) -> list[str]:
     out: list[str] = []
     items = [("note", n) for n in diag.notes] + ([("help", diag.help)] if diag.help else [])
+    if diag.witness and diag.witness.get("text"):
+        items.insert(0, ("witness", diag.witness["text"]))
     for kind, text in items:
         head = f"{pad} = {paint(kind, _BOLD)}: "
         cont = " " * (len(pad) + 3 + len(kind) + 2)
@@ -363,6 +365,8 @@ def diagnostic_to_json(d: Diagnostic) -> dict:
     }
     if d.kernel:
         obj["kernel"] = d.kernel
+    if d.witness:
+        obj["witness"] = d.witness
     return obj
 
 
@@ -379,6 +383,8 @@ def diagnostic_from_json(obj: dict) -> Diagnostic:
     ]
     d = Diagnostic(obj["check"], Severity(obj["severity"]), obj["message"], span, labels, obj.get("help"))
     d.kernel = obj.get("kernel")
+    w = obj.get("witness")
+    d.witness = w if isinstance(w, dict) else None
     return d
 
 
@@ -479,6 +485,8 @@ def render_sarif(
             props["help"] = d.help
         if d.notes:
             props["notes"] = list(d.notes)
+        if d.witness:
+            props["witness"] = d.witness
         if props:
             res["properties"] = props
         results.append(res)
@@ -536,6 +544,8 @@ def render_github(diags: Iterable[Diagnostic]) -> str:
         text = d.message
         for lab in d.labels:  # the cause ("this condition depends on `tid.x`...") and where it is
             text += f"\n{lab.span.file}:{lab.span.line}:{lab.span.col}: {lab.message}" if lab.message else ""
+        if d.witness and d.witness.get("text"):
+            text += f"\nwitness: {d.witness['text']}"
         for n in d.notes:
             text += f"\nnote: {n}"
         if d.help:
