@@ -185,7 +185,11 @@ def divergence(
             return f"{v('take')} the {side} arm"
         exits = [b for b in ctx.cfg.rpo if ctx.cfg.exits_thread(b) and _arm_reaches(ctx, d, i, b)]
         if exits and exits[0].terminator is not None and exits[0].terminator.span is not None:
-            where = w.ref(exits[0].terminator.span)
+            e = exits[0]
+            # a lone `ret` many paths jump to (nvcc's shared exit) sits at the closing brace: name the
+            # branch that sends these threads there instead
+            shared = len(e.ops) == 1 and len(ctx.cfg.preds.get(e, ())) > 1 and t.span is not None
+            where = w.ref(t.span if shared else e.terminator.span)
             return f"{v('take')} the {side} arm and {v('exit')} at {where} without reaching {what}"
         return f"{v('take')} the {side} arm and {v('do')} not reach {what}"
 
