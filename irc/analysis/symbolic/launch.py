@@ -36,10 +36,23 @@ class Launch:
         fixed = fn.attrs.get("launch")
         bound = fn.attrs.get("max_threads")
         self.fixed_block: tuple[int, int, int] | None = None
+        self.one_d = False
         if isinstance(fixed, (list, tuple)) and fixed and all(isinstance(x, int) for x in fixed):
             dims = (list(fixed) + [1, 1, 1])[:3]
             self.fixed_block = (dims[0], dims[1], dims[2])
             cs += [n == bv(d, 32) for n, d in zip(self.ntid, dims)]
+        elif not reads_yz(fn):
+            # a kernel that reads no y or z coordinate of its threads is written for 1-D blocks
+            # (`lane = threadIdx.x & 31` is its lane only then): docs/analyzer.md, "The launch"
+            self.one_d = True
+            cs += [
+                z.UGE(self.ntid[0], 1),
+                z.ULE(self.ntid[0], MAX_BLOCK[0]),
+                self.ntid[1] == 1,
+                self.ntid[2] == 1,
+            ]
+            if isinstance(bound, (list, tuple)) and bound and isinstance(bound[0], int):
+                cs.append(z.ULE(self.ntid[0], bv(max(1, bound[0] * max(1, _prod(bound[1:]))), 32)))
         else:
             for n, hi in zip(self.ntid, MAX_BLOCK):
                 cs += [z.UGE(n, 1), z.ULE(n, hi)]
@@ -66,3 +79,25 @@ class Launch:
             name = self.fn.params[index].name or f"param{index}"
             p = self.params[index] = z.BitVec(f"param:{index}:{name}", bits)
         return p
+
+
+def _prod(xs: object) -> int:
+    out = 1
+    for x in xs:  # type: ignore[attr-defined]
+        if isinstance(x, int):
+            out *= x
+    return out
+
+
+_YZ = frozenset({"tid.y", "tid.z", "ntid.y", "ntid.z"})
+
+
+def reads_yz(fn: Function) -> bool:
+    """Whether `fn` or any function of its module reads a y/z thread coordinate or block extent."""
+    mod = fn.module
+    fns = mod.functions if mod is not None else [fn]
+    for f in fns:
+        for op in f.ops():
+            if op.name == "sreg" and str(op.attrs.get("name")) in _YZ:
+                return True
+    return False

@@ -145,7 +145,13 @@ def _arm_reaches(ctx: Any, d: Block, i: int, target: Block) -> bool:
 
 
 def divergence(
-    ctx: Any, d: Block, target: Block, scope: str = "block", what: str = "the barrier", at_span: Any = None
+    ctx: Any,
+    d: Block,
+    target: Block,
+    scope: str = "block",
+    what: str = "the barrier",
+    at_span: Any = None,
+    extra: Any = None,
 ) -> tuple[Outcome, Witness | None]:
     """Can two threads of one block (or lanes of one warp), both at the branch ending `d` in the same
     iterations of the loops around it, decide it differently while one of them goes on to `target`?
@@ -166,6 +172,8 @@ def divergence(
     q += _same_iterations(sym, d, ta, tb)
     if scope == "warp":
         q.append(enc.warp_of(ta) == enc.warp_of(tb))
+    if extra is not None:
+        q += extra(enc, ta, tb)
     out = sym.solve(q)
     if not out.sat:
         return out, None
@@ -213,3 +221,43 @@ def divergence(
 
 def _c(t: tuple) -> str:
     return f"({t[0]}, {t[1]}, {t[2]})"
+
+
+def lane_in(enc: Any, th: Any, mask: int) -> Any:
+    """Lane of `th` is a member of the constant `mask`."""
+    z = z3()
+    return (z.LShR(z.BitVecVal(mask & 0xFFFFFFFF, 32), enc.lane_of(th)) & 1) == 1
+
+
+def lane_outside_mask(
+    ctx: Any, b: Block, mask: int, what: str, at_span: Any
+) -> tuple[Outcome, Witness | None]:
+    """Can a lane whose bit is not in the constant member `mask` execute the collective in `b`? (PTX: the
+    executing thread must be in the mask.)"""
+    sym = symbolic(ctx)
+    if sym is None:
+        return Outcome("unknown", reason="solver unavailable (pip install z3-solver)"), None
+    z = z3()
+    enc = sym.enc
+    ta = enc.thread("a")
+    out = sym.solve([enc.reach(b, ta), z.Not(lane_in(enc, ta, mask))], ("a",))
+    if not out.sat:
+        return out, None
+    w = from_model(out.model, enc, ["a"], sym.contract_text)
+    split = enumerate_threads(
+        out.model, enc, lambda th: z.And(enc.reach(b, th), z.Not(lane_in(enc, th, mask)))
+    )
+    lin = w.threads[0][0] + w.block_dim[0] * (w.threads[0][1] + w.block_dim[1] * w.threads[0][2])
+    at = w.ref(at_span) if at_span is not None else "it"
+    if split is not None:
+        lanes = [i % 32 for i in split[True] if i // 32 == lin // 32]
+        w.story = (
+            f"lanes {ranges(lanes)} of warp {lin // 32} of {{block}} execute {what} at {at}, "
+            f"but the member mask 0x{mask & 0xFFFFFFFF:08x} leaves them out"
+        )
+    else:
+        w.story = (
+            f"lane {lin % 32} of warp {lin // 32} of {{block}} executes {what} at {at}, "
+            f"but the member mask 0x{mask & 0xFFFFFFFF:08x} leaves it out"
+        )
+    return out, w
