@@ -28,7 +28,7 @@ from typing import Any
 
 from irc.analysis.cfg import Loop
 from irc.analysis.symbolic.launch import AXES, Launch
-from irc.analysis.symbolic.solver import z3
+from irc.analysis.symbolic.solver import z3 as _z3
 from irc.analysis.uniformity import Level
 from irc.ir.core import Block, BlockArg, Function, Op, OpResult, Value
 from irc.ir.types import PtrType, ScalarType, Type, bit_width
@@ -57,8 +57,7 @@ def _is_int(t: Type) -> bool:
 class Thread:
     """One symbolic thread: its coordinates, its iteration counters and its memo of terms."""
 
-    def __init__(self, name: str):
-        z = z3()
+    def __init__(self, name: str, z: Any):
         self.name = name
         self.tid = [z.ZeroExt(32 - w, z.BitVec(f"tid.{a}@{name}", w)) for a, w in zip(AXES, (10, 10, 6))]
         self.iters: dict[int, Any] = {}
@@ -76,6 +75,7 @@ class Encoder:
         self.fn: Function = ctx.fn
         self.cfg = ctx.cfg
         self.launch = launch
+        self.z = launch.z
         self.threads: dict[str, Thread] = {}
         self._loop_of: dict[Block, Loop] = {}
         self._loop_ids: dict[int, int] = {}
@@ -92,8 +92,8 @@ class Encoder:
     def thread(self, name: str) -> Thread:
         th = self.threads.get(name)
         if th is None:
-            z = z3()
-            th = self.threads[name] = Thread(name)
+            z = self.z
+            th = self.threads[name] = Thread(name, self.z)
             for t, n in zip(th.tid, self.launch.ntid):
                 th.side.append(z.ULT(t, n))
         return th
@@ -107,17 +107,17 @@ class Encoder:
 
     def linear_tid(self, th: Thread) -> Any:
         """tid.x + ntid.x * (tid.y + ntid.y * tid.z), computed in 16 bits (it is below 1024)."""
-        z = z3()
+        z = self.z
         n16 = [z.Extract(15, 0, n) for n in self.launch.ntid]
         t16 = [z.Extract(15, 0, t) for t in th.tid]
         return z.ZeroExt(16, t16[0] + n16[0] * (t16[1] + n16[1] * t16[2]))
 
     def distinct(self, a: Thread, b: Thread) -> Any:
         """`a` and `b` are different threads of the block."""
-        return z3().Or(*[x != y for x, y in zip(a.tid, b.tid)])
+        return self.z.Or(*[x != y for x, y in zip(a.tid, b.tid)])
 
     def warp_of(self, th: Thread) -> Any:
-        return z3().LShR(self.linear_tid(th), 5)
+        return self.z.LShR(self.linear_tid(th), 5)
 
     def lane_of(self, th: Thread) -> Any:
         return self.linear_tid(th) & 31
@@ -126,7 +126,7 @@ class Encoder:
         """The iteration counter of loop `lp` for thread `th` (0 at the first iteration)."""
         k = th.iters.get(id(lp))
         if k is None:
-            k = th.iters[id(lp)] = z3().BitVec(f"k{self._loop_ids[id(lp)]}@{th.name}", 32)
+            k = th.iters[id(lp)] = self.z.BitVec(f"k{self._loop_ids[id(lp)]}@{th.name}", 32)
         return k
 
     def loops_of(self, b: Block | None) -> list[Loop]:
@@ -137,19 +137,19 @@ class Encoder:
 
     # ---------------------------------------------------------------------------- opaque values
     def _sort(self, t: Type) -> Any:
-        z = z3()
+        z = self.z
         return z.BoolSort() if _is_bool(t) else z.BitVecSort(_width(t))
 
     def fresh(self, t: Type, hint: str, th: Thread) -> Any:
         self._fresh += 1
-        z = z3()
+        z = self.z
         name = f"{hint}#{self._fresh}@{th.name}"
         return z.Const(name, self._sort(t))
 
     def opaque(self, v: Value, th: Thread, level: Level | None = None) -> Any:
         """An unknown value: shared by the threads for which the lattice says it is equal (block- or
         warp-uniform), a function of the iterations of the loops around its definition."""
-        z = z3()
+        z = self.z
         if level is None:
             try:
                 level = self.ctx.facts.level(v)
@@ -166,7 +166,8 @@ class Encoder:
         key = (id(v), len(args))
         f = self._ufs.get(key)
         if f is None:
-            nm = f"{v.name or 'u'}#u{id(v)}"
+            self._fresh += 1
+            nm = f"{v.name or 'u'}#u{self._fresh}"
             f = self._ufs[key] = (
                 z.Function(nm, *doms, self._sort(v.type)) if doms else z.Const(nm, self._sort(v.type))
             )
@@ -217,7 +218,7 @@ class Encoder:
         return memo[mk]  # type: ignore[index]
 
     def _cycle_breaker(self, req: tuple, th: Thread) -> Any:
-        z = z3()
+        z = self.z
         if req[0] == "v":
             return self.fresh(req[1].type, "cyc", th)
         self._fresh += 1
@@ -256,7 +257,7 @@ class Encoder:
         return uniq
 
     def _pc(self, b: Block, th: Thread):  # type: ignore[no-untyped-def]
-        z = z3()
+        z = self.z
         if b is self.fn.entry:
             return z.BoolVal(True)
         if not self.cfg.is_reachable(b):
@@ -271,7 +272,7 @@ class Encoder:
         return terms[0] if len(terms) == 1 else z.Or(*terms)
 
     def _edge(self, p: Block, i: int, th: Thread):  # type: ignore[no-untyped-def]
-        z = z3()
+        z = self.z
         pc = yield ("pc", p)
         t = p.terminator
         if t is None or t.name != "cbr" or len(t.successors) < 2 or t.successors[0] is t.successors[1]:
@@ -283,7 +284,7 @@ class Encoder:
 
     # ---------------------------------------------------------------------------- block arguments
     def _arg(self, a: BlockArg, th: Thread):  # type: ignore[no-untyped-def]
-        z = z3()
+        z = self.z
         b = a.block
         if b is self.fn.entry:
             if not self.fn.is_kernel:
@@ -322,7 +323,7 @@ class Encoder:
     def _join(self, a: BlockArg, incoming: list, th: Thread):  # type: ignore[no-untyped-def]
         """The value of `a` over the edges `incoming`: the edge's value when there is one edge, else a
         fresh symbol equal to the value of whichever edge was taken."""
-        z = z3()
+        z = self.z
         if not incoming:
             return None
         if len(incoming) == 1 or all(v is incoming[0][2] for _, _, v in incoming):
@@ -397,7 +398,8 @@ def _same(x: Value, y: Value) -> bool:
 
 
 def _resize(t: Any, w: int, signed: bool) -> Any:
-    z = z3()
+    import z3 as z  # operations on existing terms: the context comes with them
+
     n = t.size()
     if n == w:
         return t
@@ -411,7 +413,7 @@ def _resize(t: Any, w: int, signed: bool) -> Any:
 
 
 def _const(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
-    z = z3()
+    z = e.z
     val = op.attrs.get("value")
     t = r.type
     if _is_bool(t):
@@ -432,7 +434,7 @@ def _const(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
 
 
 def _sreg(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
-    z = z3()
+    z = e.z
     name = str(op.attrs.get("name"))
     base, _, axis = name.partition(".")
     L = e.launch
@@ -453,7 +455,7 @@ def _sreg(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
 
 
 def _bitcast(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
-    z = z3()
+    z = e.z
     x = xs[0]
     if _is_bool(r.type):
         return x if z.is_bool(x) else x != 0
@@ -466,7 +468,7 @@ def _bitcast(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
 
 
 def _cvt(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
-    z = z3()
+    z = e.z
     src = op.operands[0].type
     x = xs[0]
     if _is_bool(r.type):
@@ -484,7 +486,7 @@ def _cvt(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
 
 def _bin(fn_int, fn_bool=None):  # type: ignore[no-untyped-def]
     def rule(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
-        z = z3()
+        z = e.z
         if len(xs) != 2:
             return None
         a, b = xs
@@ -509,7 +511,7 @@ def _minmax(lt: bool):  # type: ignore[no-untyped-def]
 
 def _shift(left: bool):  # type: ignore[no-untyped-def]
     def rule(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
-        z = z3()
+        z = e.z
         if len(xs) != 2 or not _is_int(r.type) or z.is_bool(xs[0]) or z.is_bool(xs[1]):
             return None
         w = _width(r.type)
@@ -529,7 +531,7 @@ def _shift(left: bool):  # type: ignore[no-untyped-def]
 
 
 def _cmp(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
-    z = z3()
+    z = e.z
     if len(xs) != 2:
         return None
     a, b = xs
@@ -560,7 +562,7 @@ def _cmp(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
 
 
 def _select(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
-    z = z3()
+    z = e.z
     if len(xs) != 3:
         return None
     c, a, b = xs
@@ -573,7 +575,7 @@ def _select(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
 
 def _unary(fn):  # type: ignore[no-untyped-def]
     def rule(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
-        z = z3()
+        z = e.z
         if len(xs) != 1:
             return None
         a = xs[0]
@@ -587,7 +589,7 @@ def _unary(fn):  # type: ignore[no-untyped-def]
 
 
 def _mulwide(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
-    z = z3()
+    z = e.z
     if len(xs) != 2 or z.is_bool(xs[0]) or z.is_bool(xs[1]) or not _is_int(r.type):
         return None
     w = _width(r.type)
@@ -596,7 +598,7 @@ def _mulwide(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
 
 
 def _mulhi(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
-    z = z3()
+    z = e.z
     if len(xs) != 2 or z.is_bool(xs[0]) or z.is_bool(xs[1]) or not _is_int(r.type):
         return None
     w = _width(r.type)
@@ -615,7 +617,7 @@ def _divrem(rem: bool):  # type: ignore[no-untyped-def]
 
 
 def _shared_addr(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
-    z = z3()
+    z = e.z
     return z.BitVec(f"&{op.attrs.get('sym')}", _width(r.type))
 
 
@@ -629,9 +631,9 @@ _RULES = {
     "ptradd": _bin(lambda a, b, s, z: a + b),
     "sub": _bin(lambda a, b, s, z: a - b),
     "mul": _bin(lambda a, b, s, z: a * b),
-    "and": _bin(lambda a, b, s, z: a & b, lambda a, b: z3().And(a, b)),
-    "or": _bin(lambda a, b, s, z: a | b, lambda a, b: z3().Or(a, b)),
-    "xor": _bin(lambda a, b, s, z: a ^ b, lambda a, b: z3().Xor(a, b)),
+    "and": _bin(lambda a, b, s, z: a & b, lambda a, b: _z3().And(a, b)),
+    "or": _bin(lambda a, b, s, z: a | b, lambda a, b: _z3().Or(a, b)),
+    "xor": _bin(lambda a, b, s, z: a ^ b, lambda a, b: _z3().Xor(a, b)),
     "min": _bin(_minmax(True)),
     "max": _bin(_minmax(False)),
     "div": _bin(_divrem(False)),

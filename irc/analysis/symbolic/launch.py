@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from irc.analysis.symbolic.solver import z3
+from irc.analysis.symbolic.solver import Z3Context
 from irc.ir.core import Function
 
 AXES = ("x", "y", "z")
@@ -24,7 +24,7 @@ class Launch:
     parameters, and the constraints that bound them."""
 
     def __init__(self, fn: Function, contract: Any = None):
-        z = z3()
+        z = self.z = Z3Context()
         self.fn = fn
         bv = z.BitVecVal
         # narrow symbols, zero-extended: the solver then knows the high bits are 0 (multiplications by
@@ -75,7 +75,7 @@ class Launch:
         """The symbol of parameter `index` (one per parameter; both threads see the same value)."""
         p = self.params.get(index)
         if p is None:
-            z = z3()
+            z = self.z
             name = self.fn.params[index].name or f"param{index}"
             p = self.params[index] = z.BitVec(f"param:{index}:{name}", bits)
         return p

@@ -16,7 +16,7 @@ from typing import Any
 
 from irc.analysis.symbolic.encode import Encoder
 from irc.analysis.symbolic.launch import Launch
-from irc.analysis.symbolic.solver import Budget, Outcome, solve, z3
+from irc.analysis.symbolic.solver import Budget, Outcome, solve
 from irc.analysis.symbolic.witness import Witness, enumerate_threads, from_model, ranges
 from irc.ir.core import Block
 
@@ -40,7 +40,7 @@ class Symbolic:
 
     def preferences(self, threads: list) -> list[list]:
         """What makes a witness read like a real launch, in tiers, most important first (see `solve`)."""
-        z = z3()
+        z = self.enc.z
         L = self.launch
         bv = z.BitVecVal
         tiers = [[L.ntid[1] == 1, L.ntid[2] == 1, L.nctaid[1] == 1, L.nctaid[2] == 1, L.ctaid[0] == 0]]
@@ -78,8 +78,8 @@ def branch_diverges(ctx: Any, d: Block, scope: str = "block") -> tuple[Outcome, 
     sym = symbolic(ctx)
     if sym is None:
         return Outcome("unknown", reason="solver unavailable (pip install z3-solver)"), None
-    z = z3()
     enc = sym.enc
+    z = enc.z
     t = d.terminator
     if t is None or t.name != "cbr" or len(t.successors) < 2:
         return Outcome("unsat"), None
@@ -159,8 +159,8 @@ def divergence(
     sym = symbolic(ctx)
     if sym is None:
         return Outcome("unknown", reason="solver unavailable (pip install z3-solver)"), None
-    z = z3()
     enc = sym.enc
+    z = enc.z
     t = d.terminator
     if t is None or t.name != "cbr" or len(t.successors) < 2:
         return Outcome("unsat"), None
@@ -225,7 +225,7 @@ def _c(t: tuple) -> str:
 
 def lane_in(enc: Any, th: Any, mask: int) -> Any:
     """Lane of `th` is a member of the constant `mask`."""
-    z = z3()
+    z = enc.z
     return (z.LShR(z.BitVecVal(mask & 0xFFFFFFFF, 32), enc.lane_of(th)) & 1) == 1
 
 
@@ -237,8 +237,8 @@ def lane_outside_mask(
     sym = symbolic(ctx)
     if sym is None:
         return Outcome("unknown", reason="solver unavailable (pip install z3-solver)"), None
-    z = z3()
     enc = sym.enc
+    z = enc.z
     ta = enc.thread("a")
     out = sym.solve([enc.reach(b, ta), z.Not(lane_in(enc, ta, mask))], ("a",))
     if not out.sat:

@@ -33,6 +33,40 @@ def z3() -> ModuleType:
     return _Z3
 
 
+class Z3Context:
+    """z3's API bound to a context of its own. Each function's queries get a fresh one, so a witness
+    depends only on that function (not on what the process checked before): serial and parallel runs,
+    and two runs of CI, print the same launch."""
+
+    def __init__(self) -> None:
+        self.m = z3()
+        self.ctx = self.m.Context()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.m, name)
+
+    def BitVec(self, name: str, bits: int) -> Any:  # noqa: N802 - z3's names
+        return self.m.BitVec(name, bits, ctx=self.ctx)
+
+    def BitVecVal(self, v: int, bits: int) -> Any:  # noqa: N802
+        return self.m.BitVecVal(v, bits, ctx=self.ctx)
+
+    def BitVecSort(self, bits: int) -> Any:  # noqa: N802
+        return self.m.BitVecSort(bits, ctx=self.ctx)
+
+    def BoolSort(self) -> Any:  # noqa: N802
+        return self.m.BoolSort(ctx=self.ctx)
+
+    def Bool(self, name: str) -> Any:  # noqa: N802
+        return self.m.Bool(name, ctx=self.ctx)
+
+    def BoolVal(self, v: bool) -> Any:  # noqa: N802
+        return self.m.BoolVal(v, ctx=self.ctx)
+
+    def SolverFor(self, logic: str) -> Any:  # noqa: N802
+        return self.m.SolverFor(logic, ctx=self.ctx)
+
+
 def available() -> bool:
     try:
         z3()
@@ -88,7 +122,8 @@ def solve(constraints: list, budget: Budget | None = None, prefer: list[list] | 
         z = z3()
     except ImportError:
         return Outcome("unknown", reason="solver unavailable (pip install z3-solver)")
-    s = z.SolverFor("QF_UFBV")
+    s = z.SolverFor("QF_UFBV", ctx=constraints[0].ctx) if constraints else z.SolverFor("QF_UFBV")
+    s.set("random_seed", 0)
     tmo = _timeout_ms()
     if budget is not None:
         tmo = max(1, min(tmo, int(budget.left)))

@@ -193,7 +193,7 @@ def enumerate_threads(
     """Evaluate a boolean `make_term(thread)` for every thread of the witness's block (linear ids), with
     the launch, parameters, iteration counters and shared unknowns of `model`. None when the term depends
     on something per thread the model does not fix (a loaded value), or the block is too large."""
-    z = z3()
+    z = enc.z
     th = enc.thread("enum")
     term = make_term(th)
     dims = [_int(model, n) for n in enc.launch.ntid]
