@@ -459,6 +459,7 @@ def check_one(
     warn_unused: bool = False,
     why: bool = False,
     fallback: str | None = None,
+    contracts: object | None = None,
 ) -> tuple[list[Diagnostic], str]:
     """Check one file; returns (findings, source text). Used directly and by worker processes. The target
     of a .kdsl file: `arch` (an explicit --arch), else its `// arch:` header, else `fallback` (the
@@ -469,11 +470,11 @@ def check_one(
     text = _read(path)
     with suppress.recording() as used:
         if path.endswith(".ptx"):
-            diags = suppress.filter(check_ptx(text, path), {path: text})
+            diags = suppress.filter(check_ptx(text, path, contracts), {path: text})
             target = arch or "sm_80"
         else:
             target = arch or _file_arch(text, path, fallback) or "sm_80"
-            diags = check_kdsl(text, path, arch=target, defines=defines)
+            diags = check_kdsl(text, path, arch=target, defines=defines, contracts=contracts)
     diags = diags + suppress.lint(text, path, checkinfo.known, checkinfo.did_you_mean)
     if warn_unused and not any(d.check in _FRONTEND for d in diags):
         diags += suppress.unused(text, path, used, checkinfo.known)
@@ -549,7 +550,7 @@ def cmd_check(a: argparse.Namespace) -> int:
     diags: list[Diagnostic] = []
     sources: dict[str, str] = {}
     ices: list[str] = []
-    jobs = [(f, a.arch, defines, warn_unused, a.why, config.arch_for(f)) for f in files]
+    jobs = [(f, a.arch, defines, warn_unused, a.why, config.arch_for(f), config.contracts) for f in files]
     show_progress = sys.stderr.isatty() and len(files) > 8 and a.format == "text"
     if a.jobs > 1 and len(files) > 1:
         from concurrent.futures import ProcessPoolExecutor

@@ -57,6 +57,7 @@ _KEYS = {
     "severity",
     "warn-unused-allow",
     "docs-url",
+    "contract",
 }
 
 
@@ -79,6 +80,7 @@ class Config:
     severity: dict[str, str] = field(default_factory=dict)
     warn_unused_allow: bool = False
     docs_url: str | None = None
+    contracts: Any = None  # `[[tool.irc.contract]]` (irc.tooling.contracts.Contracts)
 
     def rel(self, path: str | Path) -> str | None:
         """`path` relative to the config root in posix form, or None when it lies outside."""
@@ -227,6 +229,13 @@ def parse_config(table: dict[str, Any], root: Path, where: str, path: Path | Non
     if not isinstance(targets, dict):
         raise ConfigError(f'{where}: `targets` must be a table of "glob" = "arch"')
     cfg.targets = [(g, _arch(a, f"targets.{g}", where)) for g, a in targets.items()]
+    if "contract" in table:
+        from irc.tooling.contracts import ContractConfigError, parse_rules
+
+        try:
+            cfg.contracts = parse_rules(table["contract"], where)
+        except ContractConfigError as e:
+            raise ConfigError(str(e)) from None
     sev = table.get("severity", {})
     if not isinstance(sev, dict):
         raise ConfigError(f'{where}: `severity` must be a table of check = "error|warning|note|off"')
