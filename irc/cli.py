@@ -164,6 +164,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="add the uniformity chain from the seed (tid.x) to each divergent branch",
     )
+    k.add_argument(
+        "--confirm",
+        action="store_true",
+        help="replay each finding's witness launch in the emulator and say whether the bug happened",
+    )
     k.add_argument("--list-checks", action="store_true", help="list every check with its default severity")
 
     e = sub.add_parser(
@@ -460,6 +465,7 @@ def check_one(
     why: bool = False,
     fallback: str | None = None,
     contracts: object | None = None,
+    confirm: bool = False,
 ) -> tuple[list[Diagnostic], str]:
     """Check one file; returns (findings, source text). Used directly and by worker processes. The target
     of a .kdsl file: `arch` (an explicit --arch), else its `// arch:` header, else `fallback` (the
@@ -482,6 +488,10 @@ def check_one(
         from irc.tooling.why import annotate
 
         diags = annotate(diags, text, path, target, defines)
+    if confirm:
+        from irc.tooling.confirm import confirm_all
+
+        confirm_all(diags, text, path, target, defines)
     return diags, text
 
 
@@ -550,7 +560,10 @@ def cmd_check(a: argparse.Namespace) -> int:
     diags: list[Diagnostic] = []
     sources: dict[str, str] = {}
     ices: list[str] = []
-    jobs = [(f, a.arch, defines, warn_unused, a.why, config.arch_for(f), config.contracts) for f in files]
+    jobs = [
+        (f, a.arch, defines, warn_unused, a.why, config.arch_for(f), config.contracts, a.confirm)
+        for f in files
+    ]
     show_progress = sys.stderr.isatty() and len(files) > 8 and a.format == "text"
     if a.jobs > 1 and len(files) > 1:
         from concurrent.futures import ProcessPoolExecutor

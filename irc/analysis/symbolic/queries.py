@@ -46,7 +46,7 @@ class Symbolic:
         tiers = [[L.ntid[1] == 1, L.ntid[2] == 1, L.nctaid[1] == 1, L.nctaid[2] == 1, L.ctaid[0] == 0]]
         if L.fixed_block is None:
             tiers += [[L.ntid[0] == bv(n, 32)] for n in (256, 128, 512, 64, 32, 1024)]
-        tiers.append([z.ULE(L.nctaid[0], 8)])
+        tiers += [[L.nctaid[0] == 1], [z.ULE(L.nctaid[0], 8)]]
         small = [z.ULE(p, bv(512, p.size())) for p in L.params.values()]
         if small:
             tiers.append(small)

@@ -23,6 +23,7 @@ class Witness:
     block: tuple[int, int, int]
     threads: list[tuple[int, int, int]]
     params: dict[str, int] = field(default_factory=dict)
+    param_index: dict[str, int] = field(default_factory=dict)  # parameter position (as a string) -> value
     iterations: dict[str, int] = field(default_factory=dict)
     groups: list[tuple[str, str]] = field(default_factory=list)  # (thread ranges, what they do)
     story: str = ""  # one sentence: what happens to whom
@@ -46,6 +47,7 @@ class Witness:
             "block": list(self.block),
             "threads": [list(t) for t in self.threads],
             "params": dict(self.params),
+            "param_index": dict(self.param_index),
             "iterations": dict(self.iterations),
         }
         if self.groups:
@@ -152,11 +154,12 @@ def from_model(model: Any, enc: Any, thread_names: list[str], contract: str = ""
         th = enc.thread(nm)
         threads.append(tuple(_int(model, t) for t in th.tid))
     params: dict[str, int] = {}
+    by_index: dict[str, int] = {}
     for idx, sym in sorted(L.params.items()):
         a = enc.fn.params[idx]
         signed = bool(getattr(a.type, "is_signed", False))
-        params[_param_name(enc, idx)] = _int(model, sym, signed)
-    w = Witness(bd, gd, blk, threads, params, {}, contract=contract)  # type: ignore[arg-type]
+        params[_param_name(enc, idx)] = by_index[str(idx)] = _int(model, sym, signed)
+    w = Witness(bd, gd, blk, threads, params, by_index, {}, contract=contract)  # type: ignore[arg-type]
     for lp in enc.cfg.loops:
         for nm in thread_names:
             k = enc.threads[nm].iters.get(id(lp))
