@@ -140,9 +140,7 @@ def witness_json(w: object | None) -> dict | None:
     """A solver witness as the finding carries it (JSON, plus the sentence renderers print)."""
     if w is None:
         return None
-    out = w.to_json()  # type: ignore[attr-defined]
-    out["text"] = w.text()  # type: ignore[attr-defined]
-    return out
+    return w.to_json()  # type: ignore[attr-defined]
 
 
 def not_decided(check: str, op: Op, reason: str) -> Diagnostic:
