@@ -64,6 +64,10 @@ def check_function(
     for d in out:
         if d.kernel is None:
             d.kernel = fn.name
+    if fn.is_kernel and any(d.witness is None and d.severity != "note" for d in out):
+        from irc.analysis.symbolic.queries import attach_reach_witnesses
+
+        attach_reach_witnesses(ctx, out)
     return out
 
 

@@ -261,3 +261,31 @@ def lane_outside_mask(
             f"but the member mask 0x{mask & 0xFFFFFFFF:08x} leaves it out"
         )
     return out, w
+
+
+def attach_reach_witnesses(ctx: Any, diags: list) -> None:
+    """Give every error or warning that has no witness of its own a launch in which a thread executes
+    the offending instruction (its block's path condition, with the loop iterations), so every finding
+    shows a concrete launch. Findings whose instruction no thread of any launch (within the contract) can
+    reach are dropped: they describe code that never runs (`if (threadIdx.x == 2147483647)`)."""
+    by_span: dict = {}
+    for b in ctx.cfg.rpo:
+        for op in b.ops:
+            if op.span is not None and op.span not in by_span:
+                by_span[op.span] = b
+    drop = []
+    for d in diags:
+        if d.witness is not None or d.severity == "note" or d.span is None:
+            continue
+        b = by_span.get(d.span)
+        if b is None:
+            continue
+        out, w = reachable_by(ctx, b)
+        if out.unsat:
+            drop.append(d)
+            continue
+        if w is not None:
+            w.story = f"thread {_c(w.threads[0])} of {{block}} executes it"
+            d.witness = w.to_json()
+    for d in drop:
+        diags.remove(d)
