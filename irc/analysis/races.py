@@ -244,6 +244,25 @@ def _transition(cfg, b, s, d: Delta, loop_index, start_loops, stop_loops) -> Del
 
 
 # ---------------------------------------------------------------------------------------- evaluation
+def shared_layout(fn: Function) -> tuple[dict[str, int], dict[str, int]]:
+    """Where the analysis places each shared allocation: name -> base address and name -> size in bytes.
+    Allocations sit `SYM_SPACING` apart in name order, so addresses of two allocations never meet; dynamic
+    shared memory (size 0: set at launch) gets half the spacing. The numeric evaluation and the symbolic
+    encoding (`irc.analysis.symbolic`) use this one layout, so their witnesses name the same bytes."""
+    sizes: dict[str, int] = {}
+    for sd in fn.shared:
+        try:
+            sizes[sd.name] = size_of(sd.type)
+        except TypeError:
+            sizes[sd.name] = 0
+    sizes.update(getattr(fn, "ptx_shared_bytes", {}) or {})
+    for name, size in sizes.items():
+        if size <= 0:  # dynamic shared memory: sized at launch, any offset may exist
+            sizes[name] = SYM_SPACING // 2
+    bases = {name: (i + 1) * SYM_SPACING for i, name in enumerate(sorted(sizes))}
+    return bases, sizes
+
+
 class ThreadEval:
     """IR values for every thread of one block (numpy vectors), per loop-iteration context."""
 
@@ -258,19 +277,7 @@ class ThreadEval:
         lin = xp.arange(self.n, dtype=xp.int64)
         self.lin = lin
         self.tids = (lin % bx, (lin // bx) % by, lin // (bx * by))
-        self.bases: dict[str, int] = {}
-        self.sizes: dict[str, int] = {}
-        for sd in fn.shared:
-            try:
-                self.sizes[sd.name] = size_of(sd.type)
-            except TypeError:
-                self.sizes[sd.name] = 0
-        self.sizes.update(getattr(fn, "ptx_shared_bytes", {}) or {})
-        for name, size in self.sizes.items():
-            if size <= 0:  # dynamic shared memory: sized at launch, any offset may exist
-                self.sizes[name] = SYM_SPACING // 2
-        for i, name in enumerate(sorted(self.sizes)):
-            self.bases[name] = (i + 1) * SYM_SPACING
+        self.bases, self.sizes = shared_layout(fn)
         self.memo: dict[tuple, Vector | None] = {}
         self.gmemo: dict[tuple, Vector | None] = {}
         self.emem: dict[tuple, Vector | None] = {}

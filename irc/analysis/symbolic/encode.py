@@ -87,6 +87,7 @@ class Encoder:
                     self._loop_of[h] = lp
         self._fresh = 0
         self._ufs: dict[tuple, Any] = {}
+        self._layout: tuple[dict[str, int], dict[str, int]] | None = None
 
     # ---------------------------------------------------------------------------- threads and launch
     def thread(self, name: str) -> Thread:
@@ -134,6 +135,41 @@ class Encoder:
         if b is None:
             return []
         return list(reversed(self.cfg.loops_containing(b)))
+
+    def shared_bases(self) -> dict[str, int]:
+        """The shared allocations' addresses (`irc.analysis.races.shared_layout`, the one layout)."""
+        if self._layout is None:
+            from irc.analysis.races import shared_layout
+
+            self._layout = shared_layout(self.fn)
+        return self._layout[0]
+
+    def shared_sizes(self) -> dict[str, int]:
+        self.shared_bases()
+        return self._layout[1]  # type: ignore[index]
+
+    def exists(self, lp: Loop, th: Thread) -> Any:
+        """A necessary condition for `th` to be in iteration `k` of `lp`: k is 0, or some back edge was
+        taken in iteration k-1 (its condition with the loop's counter one lower). Only added when that
+        condition is a function of the counters, coordinates and parameters (a fresh unknown in it would
+        stand for its value in iteration k, not k-1): else just True."""
+        z = self.z
+        k = self.iteration(lp, th)
+        conts = []
+        for h in lp.headers:
+            for p, i in self._in_edges(h):
+                if p in lp.blocks:
+                    conts.append(self.edge(p, i, th))
+        if not conts:
+            return z.BoolVal(True)
+        cont = conts[0] if len(conts) == 1 else z.Or(*conts)
+        from irc.analysis.symbolic.witness import _free_consts
+
+        for c in _free_consts(cont):
+            if "#" in str(c):
+                return z.BoolVal(True)
+        prev = z.substitute(cont, (k, k - 1))
+        return z.Or(k == 0, prev)
 
     # ---------------------------------------------------------------------------- opaque values
     def _sort(self, t: Type) -> Any:
@@ -617,8 +653,10 @@ def _divrem(rem: bool):  # type: ignore[no-untyped-def]
 
 
 def _shared_addr(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
-    z = e.z
-    return z.BitVec(f"&{op.attrs.get('sym')}", _width(r.type))
+    base = e.shared_bases().get(str(op.attrs.get("sym")))
+    if base is None:
+        return e.z.BitVec(f"&{op.attrs.get('sym')}", _width(r.type))
+    return e.z.BitVecVal(base, _width(r.type))
 
 
 _RULES = {

@@ -70,8 +70,12 @@ def symbolic(ctx: Any) -> Symbolic | None:
 
 
 def _same_iterations(sym: Symbolic, b: Block, ta: Any, tb: Any) -> list:
+    """Both threads are in the same, existing iteration of every loop around `b`."""
     enc = sym.enc
-    return [enc.iteration(lp, ta) == enc.iteration(lp, tb) for lp in enc.cfg.loops_containing(b)]
+    out = []
+    for lp in enc.cfg.loops_containing(b):
+        out += [enc.iteration(lp, ta) == enc.iteration(lp, tb), enc.exists(lp, ta)]
+    return out
 
 
 def branch_diverges(ctx: Any, d: Block, scope: str = "block") -> tuple[Outcome, Witness | None]:
