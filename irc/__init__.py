@@ -8,8 +8,23 @@ from irc.diagnostics import CompileError, Diagnostic, InternalCompilerError
 from irc.version import __version__
 
 
+_API = (
+    "compile",
+    "compile_file",
+    "load_ptx",
+    "load_ptx_file",
+    "CompiledModule",
+    "Kernel",
+    "PtxModule",
+    "PtxKernel",
+    "TensorMap",
+    "LaunchError",
+    "UnknownKernelError",
+)
+
+
 def __getattr__(name: str):  # lazy: `import irc` stays cheap for the CLI
-    if name in ("compile", "compile_file", "CompiledModule", "Kernel", "TensorMap", "LaunchError"):
+    if name in _API:
         from irc import api
 
         return getattr(api, name)
@@ -21,10 +36,5 @@ __all__ = [
     "CompileError",
     "Diagnostic",
     "InternalCompilerError",
-    "compile",
-    "compile_file",
-    "CompiledModule",
-    "Kernel",
-    "TensorMap",
-    "LaunchError",
+    *_API,
 ]

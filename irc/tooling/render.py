@@ -266,12 +266,12 @@ def _render_one(diag: Diagnostic, sources: Mapping[str, str], paint: _Paint) -> 
             out.append(f"{pad}{paint('-->', _BLUE)} {span}")
         else:
             out.append(empty_bar)
-            out.append(f"{pad}{paint(':::', _BLUE)} {fs.file}:{fs.line}:{fs.col}")
+            out.append(f"{pad}{paint(':::', _BLUE)} {fs}")
         lines = lines_of(f)
         for s, msg in unshown.get(f, []):
             if s is span and not msg:
                 continue
-            out.append(f"{pad} = {paint('note', _BOLD)}: {s.file}:{s.line}:{s.col}: {msg}".rstrip())
+            out.append(f"{pad} = {paint('note', _BOLD)}: {s}: {msg}".rstrip())
         if not shown[f]:
             continue
         out.append(empty_bar)
