@@ -295,29 +295,31 @@ NPY_MAGIC = b"\x93NUMPY"
 def load_npy(name: str, raw: str) -> np.ndarray:
     """Load a `.npy` file without pickle, with a clear message for every way it can be wrong."""
     p = Path(raw)
-    where = f"--arg {name}: {raw}"
+    where = f"--arg {name}"
     try:
         with p.open("rb") as fh:
             head = fh.read(len(NPY_MAGIC))
     except FileNotFoundError:
-        raise LaunchError(f"{where}: no such file") from None
+        raise LaunchError(f"{where}: no such file {raw}") from None
     except IsADirectoryError:
-        raise LaunchError(f"{where} is a directory, not a .npy file") from None
+        raise LaunchError(f"{where}: {raw} is a directory, not a .npy file") from None
     except OSError as e:
-        raise LaunchError(f"{where}: cannot read it ({e.strerror})") from None
+        raise LaunchError(f"{where}: cannot read {raw} ({e.strerror})") from None
     if head != NPY_MAGIC:
-        raise LaunchError(f"{where} is not a .npy file (it does not start with the NumPy format's magic bytes)")
+        raise LaunchError(
+            f"{where}: {raw} is not a .npy file (it does not start with the NumPy format's magic bytes)"
+        )
     try:
         arr = np.load(p, allow_pickle=False)
     except ValueError as e:
         if "allow_pickle" in str(e) or "pickled" in str(e):
             raise LaunchError(
-                f"{where} holds an object array, which irc does not load (it would need pickle); "
+                f"{where}: {raw} holds an object array, which irc does not load (it would need pickle); "
                 "save a numeric array (np.save with a numeric dtype)"
             ) from None
-        raise LaunchError(f"{where} is not a valid .npy file ({e})") from None
+        raise LaunchError(f"{where}: {raw} is not a valid .npy file ({e})") from None
     except (OSError, EOFError) as e:
-        raise LaunchError(f"{where} is not a valid .npy file ({e})") from None
+        raise LaunchError(f"{where}: {raw} is not a valid .npy file ({e})") from None
     if not isinstance(arr, np.ndarray):  # pragma: no cover - the magic check rules out .npz archives
         raise LaunchError(f"{where} is not a single array")
     return arr
@@ -375,6 +377,12 @@ def demangle_base(name: str) -> tuple[str, ...]:
     return (qualified,) if len(parts) == 1 else (qualified, parts[-1])
 
 
+def describe(kernel: str) -> str:
+    """A kernel name for messages: `_Z5saxpyfPKfPfi (saxpy)`, or the name as it is."""
+    d = demangle_base(kernel)
+    return f"{kernel} ({d[0]})" if d else kernel
+
+
 def find_kernel(kernels: Sequence[str], wanted: str) -> str:
     """The kernel `wanted` names: its exact (possibly mangled) name, or the demangled name when exactly one
     kernel has it. Raises UnknownKernelError listing the kernels otherwise."""
@@ -384,14 +392,10 @@ def find_kernel(kernels: Sequence[str], wanted: str) -> str:
     if len(hits) == 1:
         return hits[0]
 
-    def shown(k: str) -> str:
-        d = demangle_base(k)
-        return f"{k} ({d[0]})" if d else k
-
     if hits:
         raise UnknownKernelError(
             f"`{wanted}` names {len(hits)} kernels (overloads or template instances): "
             f"{', '.join(hits)}; pass the mangled name"
         )
-    listed = ", ".join(shown(k) for k in kernels) or "(none)"
+    listed = ", ".join(describe(k) for k in kernels) or "(none)"
     raise UnknownKernelError(f"no kernel `{wanted}`; kernels: {listed}")

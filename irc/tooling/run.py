@@ -18,7 +18,7 @@ import numpy as np
 
 from irc.api import compile, load_ptx
 from irc.diagnostics import CompileError, show_path
-from irc.runtime.args import LaunchError, UnknownKernelError, parse_arg_specs, value_from_text
+from irc.runtime.args import LaunchError, UnknownKernelError, describe, parse_arg_specs, value_from_text
 
 
 class RunUsageError(Exception):
@@ -117,8 +117,10 @@ def run_cli(a: argparse.Namespace, emit_diags: Callable[..., object]) -> int:
         name = a.kernel or (mod.kernels[0] if len(mod.kernels) == 1 else None)
         if name is None:
             raise LaunchError(
-                f"the file has {len(mod.kernels)} kernels ({', '.join(mod.kernels) or 'none'})"
-                + (": choose one with --kernel" if mod.kernels else "")
+                f"the file has several kernels ({', '.join(describe(k) for k in mod.kernels)}): "
+                "choose one with --kernel"
+                if mod.kernels
+                else "the file has no kernel (no `kernel` item, or no PTX `.entry` with a body)"
             )
         k = mod[name]
         aliases = {f"{k.name}_{p}": p for p in k.param_names}  # PTX: the full `KERNEL_param_0` too
