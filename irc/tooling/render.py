@@ -507,8 +507,10 @@ _GH_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE
 
 
 def _gh_escape_data(s: str) -> str:
-    """Escaping for the message part of a workflow command (GitHub's `escapeData`)."""
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Escaping for the message part of a workflow command (GitHub's `escapeData`), plus any other control
+    character as %XX, so a file name with an escape sequence cannot restyle the log."""
+    s = s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return s if s.isprintable() else "".join(c if c.isprintable() else f"%{ord(c):02X}" for c in s)
 
 
 def _gh_escape_property(s: str) -> str:
