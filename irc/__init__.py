@@ -7,7 +7,6 @@ Python API: `irc.compile(source, arch=..., defines=...)`, `irc.compile_file(path
 from irc.diagnostics import CompileError, Diagnostic, InternalCompilerError
 from irc.version import __version__
 
-
 _API = (
     "compile",
     "compile_file",

@@ -52,9 +52,17 @@ def test_unreadable_files_are_findings_and_the_run_goes_on(cli, tmp_path: Path, 
     rc, out, err = cli("check", "--no-config", "-j", jobs, "--format", "json", str(d))
     rep = json.loads(out)
     assert rc == 1 and rep["files_checked"] == 3
-    got = sorted((Path(x["file"]).name, x["check"], x["line"], x["column"], x["message"]) for x in rep["diagnostics"])
+    got = sorted(
+        (Path(x["file"]).name, x["check"], x["line"], x["column"], x["message"]) for x in rep["diagnostics"]
+    )
     assert got == [
-        ("dangling.ptx", "read-error", 1, 1, f"cannot read {d}/dangling.ptx: it is a dangling symbolic link (to {tmp_path}/nowhere.ptx)"),
+        (
+            "dangling.ptx",
+            "read-error",
+            1,
+            1,
+            f"cannot read {d}/dangling.ptx: it is a dangling symbolic link (to {tmp_path}/nowhere.ptx)",
+        ),
         ("latin1.ptx", "read-error", 3, 7, "not UTF-8 text: byte 0xe9 at line 3, column 7 cannot be decoded"),
     ]
     # the good file was checked: the same tree with only it is clean
@@ -142,8 +150,14 @@ def test_cli_and_api_refuse_with_the_same_words(cli, tmp_path: Path) -> None:
     x = np.zeros(16, np.float32)
     for cli_args, api in [
         (["--grid", "1", "--block", "128", "--arg", "n=2.9"], lambda: k.launch(1, 128, [x, x, x, 2.9])),
-        (["--grid", "1,70000", "--block", "128", "--arg", "n=3"], lambda: k.launch((1, 70000), 128, [x, x, x, 3])),
-        (["--grid", "1", "--block", "32,32,2", "--arg", "n=3"], lambda: k.launch(1, (32, 32, 2), [x, x, x, 3])),
+        (
+            ["--grid", "1,70000", "--block", "128", "--arg", "n=3"],
+            lambda: k.launch((1, 70000), 128, [x, x, x, 3]),
+        ),
+        (
+            ["--grid", "1", "--block", "32,32,2", "--arg", "n=3"],
+            lambda: k.launch(1, (32, 32, 2), [x, x, x, 3]),
+        ),
     ]:
         rc, _, err = cli("run", str(VECTOR_ADD), *cli_args, *args)
         with pytest.raises(irc.LaunchError) as e:
@@ -186,7 +200,9 @@ def test_file_names_cannot_forge_lines(cli, tmp_path: Path, fmt: str) -> None:
 
 def _python(tmp_path: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, NO_COLOR="1", IRC_CACHE_DIR=str(tmp_path / "cache"))
-    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120
+    )
 
 
 def test_stats_follow_the_ptx_on_one_stream(tmp_path: Path) -> None:
@@ -230,3 +246,19 @@ def test_a_clone_named_irc_seen_from_its_parent_is_explained(tmp_path: Path) -> 
             assert r.stderr == ""
     r = _python(tmp_path, "-m", "irc", "--version", cwd=tmp_path)
     assert r.returncode == 0 and r.stderr == ""
+
+
+def test_cli_doc_lists_every_exit_code_with_an_example() -> None:
+    import irc.cli as cli
+
+    doc = (ROOT / "docs" / "cli.md").read_text()
+    section = doc[doc.index("## Exit codes") : doc.index("## Output streams")]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0] not in ("code", "---"):
+            rows[cells[0]] = cells
+    codes = {str(v) for k, v in vars(cli).items() if k.startswith("EXIT_")}
+    assert codes == {"0", "1", "2", "3"} and codes | {"128+N"} == set(rows)
+    for code, (_, meaning, example) in rows.items():
+        assert meaning and "`" in example, code  # an example: a command or the message it prints

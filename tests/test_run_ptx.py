@@ -42,7 +42,16 @@ def test_cli_runs_nvcc_saxpy_and_matches_numpy(tmp_path: Path) -> None:
     r = irc_run(
         tmp_path,
         *("--kernel", "saxpy", "--grid", "8", "--block", "128"),
-        *("--arg", "param_0=2.5", "--arg", "param_1=x.npy", "--arg", "param_2=y.npy", "--arg", "param_3=1000"),
+        *(
+            "--arg",
+            "param_0=2.5",
+            "--arg",
+            "param_1=x.npy",
+            "--arg",
+            "param_2=y.npy",
+            "--arg",
+            "param_3=1000",
+        ),
     )
     assert r.returncode == 0, r.stderr
     assert "ran _Z5saxpyfPKfPfi in the emulator" in r.stderr

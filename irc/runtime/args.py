@@ -68,7 +68,9 @@ def launch_dims(value: Any, what: str, limit: tuple[int, int, int], arch: str) -
     if not 1 <= len(items) <= 3 or not all(_is_int(x) for x in items):
         bad = next((x for x in items if not _is_int(x)), None)
         why = f" ({type(bad).__name__} {bad!r} is not an integer)" if bad is not None else ""
-        raise LaunchError(f"{what} must be a positive integer or up to three positive integers, got {value!r}{why}")
+        raise LaunchError(
+            f"{what} must be a positive integer or up to three positive integers, got {value!r}{why}"
+        )
     dims = tuple(int(x) for x in items) + (1,) * (3 - len(items))
     for axis, n, hi in zip("xyz", dims, limit):
         if n < 1:
@@ -78,7 +80,9 @@ def launch_dims(value: Any, what: str, limit: tuple[int, int, int], arch: str) -
     return dims  # type: ignore[return-value]
 
 
-def launch_geometry(grid: Any, block: Any, arch: str | None) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+def launch_geometry(
+    grid: Any, block: Any, arch: str | None
+) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     """Validate a launch's grid and block against `arch`'s limits (an unknown target gets the limits of the
     default one: they are the same on every target irc knows)."""
     from irc.target import DEFAULT_ARCH, MAX_BLOCK_THREADS, max_block, max_grid, parse_arch
@@ -169,7 +173,9 @@ def _scalar(spec: ParamSpec, a: Any) -> Any:
             return bool(a)
         raise LaunchError(f"argument `{spec.name}` is `{spec.type}`: pass True or False, got {a!r}")
     if isinstance(a, (str, bytes)) or not isinstance(a, (int, float, np.integer, np.floating)):
-        raise LaunchError(f"argument `{spec.name}` is `{spec.type}`: pass a number, got {type(a).__name__} {a!r}")
+        raise LaunchError(
+            f"argument `{spec.name}` is `{spec.type}`: pass a number, got {type(a).__name__} {a!r}"
+        )
     return float(a)
 
 
@@ -212,7 +218,9 @@ def convert_args(kernel: str, specs: Sequence[ParamSpec], args: Sequence[Any]) -
             out.append(_tensormap(s, a))
         elif s.kind == "bytes":
             if not isinstance(a, (bytes, bytearray)) or len(a) > s.bits // 8:
-                raise LaunchError(f"argument `{s.name}` is a {s.bits // 8}-byte by-value parameter: pass bytes")
+                raise LaunchError(
+                    f"argument `{s.name}` is a {s.bits // 8}-byte by-value parameter: pass bytes"
+                )
             out.append(bytes(a))
         else:  # pragma: no cover - every kind is handled above
             raise LaunchError(f"argument `{s.name}` has unsupported type `{s.type}`")
@@ -252,9 +260,13 @@ def _tensormap(s: ParamSpec, a: Any) -> TensorMap:
     if not isinstance(a, TensorMap):
         raise LaunchError(f"argument `{s.name}` is `{s.type}`: pass irc.TensorMap(array, box)")
     if a.box != tuple(s.box):
-        raise LaunchError(f"argument `{s.name}`: TensorMap box {a.box} differs from the declared box {tuple(s.box)}")
+        raise LaunchError(
+            f"argument `{s.name}`: TensorMap box {a.box} differs from the declared box {tuple(s.box)}"
+        )
     if s.dtype is not None and a.array.dtype != np.dtype(s.dtype):
-        raise LaunchError(f"argument `{s.name}`: TensorMap array dtype {a.array.dtype}, expected {np.dtype(s.dtype)}")
+        raise LaunchError(
+            f"argument `{s.name}`: TensorMap array dtype {a.array.dtype}, expected {np.dtype(s.dtype)}"
+        )
     return a
 
 

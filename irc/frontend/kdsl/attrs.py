@@ -16,6 +16,7 @@ from . import ast
 from .intrinsics import target_supports
 from .typed import KernelInfo
 
+
 def waivable_checks() -> frozenset[str]:
     """The checks `@allow` can waive: every check of the analyzer's table (the TMA checks with them) and
     `register-pressure` (a warning of the backend). Front-end and target errors cannot be waived: a kernel

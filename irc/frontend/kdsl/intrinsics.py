@@ -52,7 +52,9 @@ class Arg:
     values: frozenset[int] | None = None
     multiple_of: int | None = None
     binds: str | None = None  # a constant argument that sets a length variable (`load_vec`'s n -> "N")
-    lane: bool = False  # a shuffle's lane or lane offset: a constant outside 0..31 is a `shuffle-lane` warning
+    lane: bool = (
+        False  # a shuffle's lane or lane offset: a constant outside 0..31 is a `shuffle-lane` warning
+    )
 
 
 @record(frozen=True)
