@@ -13,6 +13,15 @@ from enum import Enum
 from irc.records import field, record
 
 
+def show_path(path: str) -> str:
+    """`path` as it may be printed: control characters (a newline, an escape, a tab) escaped the way
+    Python writes them in a string, so a file name cannot start a line of its own (a forged
+    `::warning ...::` workflow command) or move the cursor. Ordinary names are unchanged."""
+    if path.isprintable():
+        return path
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in path)
+
+
 @record(frozen=True)
 class Span:
     """A source range. Lines and columns are 1-based; `end_col` is exclusive-after-last (rustc style:
@@ -29,7 +38,7 @@ class Span:
         return Span(file, line, col, line, col + max(length, 1))
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}"
+        return f"{show_path(self.file)}:{self.line}:{self.col}"
 
 
 class Severity(str, Enum):

@@ -80,6 +80,12 @@ LIMITS: dict[str, Limit] = {
             "unroll fewer nested loops",
         ),
         Limit(
+            "max_emu_threads",
+            1 << 28,
+            "threads in one emulated launch (grid x block)",
+            "launch a smaller grid (the emulator runs every thread on the CPU)",
+        ),
+        Limit(
             "max_const_bits",
             512,
             "bits in an untyped integer constant (`1 << 4000` needs 4001)",

@@ -395,7 +395,8 @@ kernel k(out: *global f32, n: u32) {
 
 
 def test_allow_comment_suppresses_shared_race(tmp_path):
-    """`@allow(shared-race)` does not parse (`shared` is a keyword); the line comment works."""
+    """The line comment waives `shared-race` (the kernel attribute `@allow(shared-race)` too:
+    tests/test_edges.py)."""
     from irc.compiler import check_kdsl
 
     src = (DATA / "neighbour.kdsl").read_text()

@@ -125,7 +125,9 @@ CHECKS: dict[str, CheckInfo] = {
         ),
         _c("shared-overflow", "error", "Shared memory beyond what the target allows per block."),
         _c("register-pressure", "warning", "The allocation needs more registers than allowed."),
+        _c("shuffle-lane", "warning", "A constant shuffle lane, offset or xor mask outside 0..31."),
         _c("unknown-instruction", "warning", "A PTX instruction irc does not model (treated as opaque)."),
+        _c("read-error", "error", "A file `irc check` cannot read (missing, a dangling link, not UTF-8)."),
         _c("unknown-check", "warning", "An `irc: allow(...)` comment names a check that does not exist."),
         _c("unused-allow", "warning", "An `irc: allow(...)` comment that suppresses nothing."),
     ]
@@ -156,6 +158,8 @@ CHECK_DESCRIPTIONS: dict[str, str] = {
     "async-proxy-fence": "Generic-proxy shared stores read by TMA/tcgen05 without fence.proxy.async.",
     "shared-overflow": "Shared memory beyond what the target allows per block.",
     "register-pressure": "The allocation needs more registers than allowed.",
+    "shuffle-lane": "A constant shuffle lane, offset or xor mask outside 0..31.",
+    "read-error": "A file `irc check` cannot read (missing, a dangling link, not UTF-8).",
 }
 
 

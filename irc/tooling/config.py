@@ -286,3 +286,20 @@ def header_arch(text: str) -> str | None:
         if m:
             return m.group(1)
     return None
+
+
+def resolve_arch(text: str, path: str, explicit: str | None, fallback: str | None = None) -> str:
+    """The target of a .kdsl file, the one rule of the command line and the Python API: `explicit` (an
+    `--arch` / `arch=`), else the file's `// arch: sm_90a` header, else `fallback` (the configuration's),
+    else sm_80. Raises ValueError for an unknown target, naming the header when it came from there."""
+    from irc.target import DEFAULT_ARCH, parse_arch
+
+    if explicit is not None:
+        return parse_arch(explicit).name
+    h = header_arch(text)
+    if h is None:
+        return parse_arch(fallback).name if fallback else DEFAULT_ARCH
+    try:
+        return parse_arch(h).name
+    except ValueError as e:
+        raise ValueError(f"{path}: `// arch: {h}` header: {e}") from None

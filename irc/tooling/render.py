@@ -268,12 +268,12 @@ def _render_one(diag: Diagnostic, sources: Mapping[str, str], paint: _Paint) -> 
             out.append(f"{pad}{paint('-->', _BLUE)} {span}")
         else:
             out.append(empty_bar)
-            out.append(f"{pad}{paint(':::', _BLUE)} {fs.file}:{fs.line}:{fs.col}")
+            out.append(f"{pad}{paint(':::', _BLUE)} {fs}")
         lines = lines_of(f)
         for s, msg in unshown.get(f, []):
             if s is span and not msg:
                 continue
-            out.append(f"{pad} = {paint('note', _BOLD)}: {s.file}:{s.line}:{s.col}: {msg}".rstrip())
+            out.append(f"{pad} = {paint('note', _BOLD)}: {s}: {msg}".rstrip())
         if not shown[f]:
             continue
         out.append(empty_bar)
@@ -515,8 +515,10 @@ _GH_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE
 
 
 def _gh_escape_data(s: str) -> str:
-    """Escaping for the message part of a workflow command (GitHub's `escapeData`)."""
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Escaping for the message part of a workflow command (GitHub's `escapeData`), plus any other control
+    character as %XX, so a file name with an escape sequence cannot restyle the log."""
+    s = s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return s if s.isprintable() else "".join(c if c.isprintable() else f"%{ord(c):02X}" for c in s)
 
 
 def _gh_escape_property(s: str) -> str:

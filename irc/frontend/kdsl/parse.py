@@ -143,6 +143,7 @@ def parse_kdsl(text: str, path: str) -> ast.Program:
     limits.check_size(text, path, "max_kdsl_bytes")
     g = _grammar()
     lexed = g.lexer.tokenize(text, path)
+    _allow_names(lexed.tokens, g)
     deep = limits.nesting_error(lexed.tokens, path)
     if deep is not None:
         raise CompileError([deep])
@@ -160,6 +161,26 @@ def parse_kdsl(text: str, path: str) -> ast.Program:
         raise InternalCompilerError("the kdsl parser's error recovery did not terminate")
     program.allow_comments = lexed.allow_comments
     return program
+
+
+def _allow_names(tokens: list[Tok], g: _Grammar) -> None:
+    """Inside `@allow(...)` every word is part of a check name, keywords too: `@allow(shared-race)` and
+    `@allow(const-error)` lex `shared` and `const` as names, so every check name can be written there (the
+    arguments are dashed names, turned back into check names by `attrs.check_name`)."""
+    term = {**g.lexer.keywords, **g.lexer.punct}
+    at, lpar = term["@"], term["("]
+    keywords = frozenset(g.lexer.keywords.values())
+    inside = keywords | {"IDENT", "INT", term["-"], term[","]}  # a `)` or anything else ends the list
+    i = 0
+    while i + 2 < len(tokens):
+        if tokens[i].type == at and tokens[i + 1].value == "allow" and tokens[i + 2].type == lpar:
+            i += 3
+            while i < len(tokens) and tokens[i].type in inside:
+                if tokens[i].type in keywords:
+                    tokens[i].type = "IDENT"
+                i += 1
+        else:
+            i += 1
 
 
 class _Driver:
