@@ -93,11 +93,21 @@ _YZ = frozenset({"tid.y", "tid.z", "ntid.y", "ntid.z"})
 
 
 def reads_yz(fn: Function) -> bool:
-    """Whether `fn` or any function of its module reads a y/z thread coordinate or block extent."""
+    """Whether `fn`, or a function it calls (transitively), reads a y/z thread coordinate or block extent."""
     mod = fn.module
-    fns = mod.functions if mod is not None else [fn]
-    for f in fns:
+    by_name = {f.name: f for f in mod.functions} if mod is not None else {}
+    seen = {fn.name}
+    work = [fn]
+    while work:
+        f = work.pop()
         for op in f.ops():
             if op.name == "sreg" and str(op.attrs.get("name")) in _YZ:
                 return True
+            if op.name == "call":
+                callee = by_name.get(str(op.attrs.get("callee")))
+                if callee is None and op.attrs.get("callee") is not None:
+                    return True  # an unknown callee may read them
+                if callee is not None and callee.name not in seen:
+                    seen.add(callee.name)
+                    work.append(callee)
     return False
