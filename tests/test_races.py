@@ -253,7 +253,7 @@ def test_cli_run_reports_races_and_no_racecheck_turns_it_off(tmp_path, capsys):
             "--arg", f"out={tmp_path / 'out.npy'}", "--arg", f"x={tmp_path / 'x.npy'}"]  # fmt: skip
     assert main([*base, "--arg", "k=1"]) == 1
     err = capsys.readouterr().err
-    assert "data-race" in err and "rotate.kdsl:7" in err and "rotate.kdsl:8" in err  # one line added above
+    assert "data-race" in err and "rotate.kdsl:8" in err and "rotate.kdsl:9" in err  # one line added above
     assert main([*base, "--arg", "k=1", "--no-racecheck"]) == 0
     assert main([*base, "--arg", "k=0"]) == 0
 
