@@ -18,30 +18,20 @@ from irc.compiler import check_ptx
 from irc.diagnostics import Severity
 from irc.frontend.ptx.lift import lift_ptx
 from irc.ir.verifier import verify
+from irc.ptxisa.lineinfo import LineInfo
 
 DATA = Path(__file__).parent / "data" / "async"
 PTX = sorted(DATA.glob("*.ptx"))
 _MARK = re.compile(r"//\s*EXPECT:\s*([a-z-]+)")
-_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+(?:.*inlined_at\s+(\d+)\s+(\d+)\s+\d+)?")
-_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"')
 
 
 def source_lines(ptx_text: str, cu_name: str) -> dict[int, set[int]]:
-    """PTX line (1-based) -> the lines of `cu_name` its `.loc` names (directly or as `inlined_at`)."""
-    lines = ptx_text.split("\n")
-    ids = {m.group(1) for m in map(_FILE.match, lines) if m and Path(m.group(2)).name == cu_name}
+    """PTX line (1-based) -> the lines of `cu_name` its `.loc` names, directly or anywhere up its chain of
+    `inlined_at` call sites (libcu++ wraps a copy in three levels of inlined helpers)."""
+    info = LineInfo(ptx_text)
     out: dict[int, set[int]] = {}
-    cur: set[int] = set()
-    for i, text in enumerate(lines, 1):
-        m = _LOC.match(text)
-        if m:
-            cur = set()
-            if m.group(1) in ids:
-                cur.add(int(m.group(2)))
-            if m.group(3) in ids:
-                cur.add(int(m.group(4)))
-            continue
-        out[i] = set(cur)
+    for i in range(1, ptx_text.count("\n") + 2):
+        out[i] = {ln for path, ln, _ in info.chain(i) if Path(path).name == cu_name}
     return out
 
 

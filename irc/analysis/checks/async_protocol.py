@@ -427,17 +427,20 @@ def _access_width(op: Op) -> int:
 
 
 def check_unwaited(ctx: FunctionContext) -> list[Diagnostic]:
-    out = _unwaited_paths(ctx)
+    from irc.analysis.checks.async_cp import check_cp_pending
+
+    out = check_cp_pending(ctx) + _unwaited_paths(ctx)
     seen = ctx.cache.get("unwaited_sites", set())
     out += [d for site, d in _unwaited_roles(ctx) if id(site) not in seen]  # type: ignore[operator]
     return out
 
 
 def _unwaited_paths(ctx: FunctionContext) -> list[Diagnostic]:
-    """One thread's view: dataflow of pending copies along the CFG (the issuing thread reads)."""
+    """One thread's view: dataflow of pending bulk/tensor copies along the CFG (the issuing thread reads).
+    cp.async groups have their own dataflow and solver query (`irc.analysis.checks.async_cp`)."""
     pr = _proto(ctx)
     fn, cfg = ctx.fn, ctx.cfg
-    if not any(op.name in ("cp_async", *COPY_OPS) for op in fn.ops()):
+    if not any(op.name in COPY_OPS for op in fn.ops()):
         return []
     # entry: (site, kind, age, exact, wrong-wait op)
     State = frozenset
@@ -453,9 +456,7 @@ def _unwaited_paths(ctx: FunctionContext) -> list[Diagnostic]:
     def transfer(b: Block, st: set, report: list | None) -> set:
         for op in b.ops:
             n = op.name
-            if n == "cp_async":
-                st.add((op, "cp", -1, True, None))
-            elif n in COPY_OPS:
+            if n in COPY_OPS:
                 st.add((op, "tma", 0, True, None))
             elif n == "cp_async_commit":
                 st = {

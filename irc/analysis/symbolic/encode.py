@@ -86,6 +86,7 @@ class Encoder:
                 if cur is None or lp.depth > cur.depth:
                     self._loop_of[h] = lp
         self._fresh = 0
+        self._origin: dict[str, Block | None] = {}  # fresh unknown -> the block defining its value
         self._ufs: dict[tuple, Any] = {}
         self._layout: tuple[dict[str, int], dict[str, int]] | None = None
 
@@ -163,11 +164,12 @@ class Encoder:
         if not conts:
             return z.BoolVal(True)
         cont = conts[0] if len(conts) == 1 else z.Or(*conts)
-        from irc.analysis.symbolic.witness import _free_consts
+        from irc.analysis.symbolic.witness import free_consts
 
-        for c in _free_consts(cont):
-            if "#" in str(c):
-                return z.BoolVal(True)
+        for c in free_consts(cont):
+            n = str(c)
+            if "#" in n and (self._origin.get(n) is None or self._origin[n] in lp.blocks):
+                return z.BoolVal(True)  # (an unknown defined outside the loop is the same in k-1)
         prev = z.substitute(cont, (k, k - 1))
         return z.Or(k == 0, prev)
 
@@ -176,10 +178,12 @@ class Encoder:
         z = self.z
         return z.BoolSort() if _is_bool(t) else z.BitVecSort(_width(t))
 
-    def fresh(self, t: Type, hint: str, th: Thread) -> Any:
+    def fresh(self, t: Type, hint: str, th: Thread, where: Block | None = None) -> Any:
+        """A fresh unknown for the value of `hint` defined in block `where` (None: unknown place)."""
         self._fresh += 1
         z = self.z
         name = f"{hint}#{self._fresh}@{th.name}"
+        self._origin[name] = where
         return z.Const(name, self._sort(t))
 
     def opaque(self, v: Value, th: Thread, level: Level | None = None) -> Any:
@@ -192,7 +196,7 @@ class Encoder:
             except Exception:  # noqa: BLE001 - a value the lattice did not see: varying
                 level = Level.THREAD
         if level == Level.THREAD:
-            return self.fresh(v.type, v.name or "v", th)
+            return self.fresh(v.type, v.name or "v", th, v.defining_block)
         loops = self.loops_of(v.defining_block)
         args = [self.iteration(lp, th) for lp in loops]
         doms = [z.BitVecSort(32)] * len(args)
@@ -204,6 +208,7 @@ class Encoder:
         if f is None:
             self._fresh += 1
             nm = f"{v.name or 'u'}#u{self._fresh}"
+            self._origin[nm] = v.defining_block
             f = self._ufs[key] = (
                 z.Function(nm, *doms, self._sort(v.type)) if doms else z.Const(nm, self._sort(v.type))
             )
@@ -256,7 +261,7 @@ class Encoder:
     def _cycle_breaker(self, req: tuple, th: Thread) -> Any:
         z = self.z
         if req[0] == "v":
-            return self.fresh(req[1].type, "cyc", th)
+            return self.fresh(req[1].type, "cyc", th, req[1].defining_block)
         self._fresh += 1
         return z.Bool(f"pc#{self._fresh}@{th.name}")
 
@@ -344,12 +349,12 @@ class Encoder:
             init = yield from self._join(a, outside, th)
             step = self._induction_step(a, lp, [v for _, _, v in inside])
             if step is None or init is None:
-                return self.fresh(a.type, a.name or "phi", th)
+                return self.fresh(a.type, a.name or "phi", th, a.block)
             s = yield ("v", step[0])
             k = self.iteration(lp, th)
             w = _width(a.type)
             if z.is_bool(s) or z.is_bool(init):
-                return self.fresh(a.type, a.name or "phi", th)
+                return self.fresh(a.type, a.name or "phi", th, a.block)
             s = _resize(s, w, _signed(step[0].type))
             kk = _resize(k, w, False)
             return init + kk * s if step[1] > 0 else init - kk * s
@@ -364,7 +369,7 @@ class Encoder:
             return None
         if len(incoming) == 1 or all(v is incoming[0][2] for _, _, v in incoming):
             return (yield ("v", incoming[0][2]))
-        x = self.fresh(a.type, a.name or "phi", th)
+        x = self.fresh(a.type, a.name or "phi", th, a.block)
         alts, edges = [], []
         for p, i, v in incoming:
             e = yield ("edge", (p, i))
@@ -398,8 +403,13 @@ class Encoder:
         return found
 
     def _invariant(self, v: Value, lp: Loop) -> bool:
+        """Defined outside `lp`, or a constant (the lifter materialises constants where PTX uses them,
+        so nvcc's `add.s32 %r163, %r163, 4` has its step defined inside the loop)."""
         b = v.defining_block
-        return b is None or b not in lp.blocks
+        if b is None or b not in lp.blocks:
+            return True
+        v = _strip(v)
+        return isinstance(v, OpResult) and v.op.name == "const"
 
     # ---------------------------------------------------------------------------- ops
     def _op_value(self, v: OpResult, th: Thread):  # type: ignore[no-untyped-def]

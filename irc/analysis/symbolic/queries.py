@@ -69,7 +69,7 @@ def symbolic(ctx: Any) -> Symbolic | None:
     return hit  # type: ignore[return-value]
 
 
-def _same_iterations(sym: Symbolic, b: Block, ta: Any, tb: Any) -> list:
+def same_iterations(sym: Symbolic, b: Block, ta: Any, tb: Any) -> list:
     """Both threads are in the same, existing iteration of every loop around `b`."""
     enc = sym.enc
     out = []
@@ -92,7 +92,7 @@ def branch_diverges(ctx: Any, d: Block, scope: str = "block") -> tuple[Outcome, 
     if not z.is_bool(ca):
         ca, cb = ca != 0, cb != 0
     q = [enc.reach(d, ta), enc.reach(d, tb), ca, z.Not(cb), enc.distinct(ta, tb)]
-    q += _same_iterations(sym, d, ta, tb)
+    q += same_iterations(sym, d, ta, tb)
     if scope == "warp":
         q.append(enc.warp_of(ta) == enc.warp_of(tb))
     out = sym.solve(q)
@@ -173,7 +173,7 @@ def divergence(
     if not z.is_bool(ca):
         ca, cb = ca != 0, cb != 0
     q = [enc.reach(d, ta), enc.reach(d, tb), ca != cb, enc.reach(target, ta), enc.distinct(ta, tb)]
-    q += _same_iterations(sym, d, ta, tb)
+    q += same_iterations(sym, d, ta, tb)
     if scope == "warp":
         q.append(enc.warp_of(ta) == enc.warp_of(tb))
     if extra is not None:
@@ -219,11 +219,11 @@ def divergence(
         ]
     else:
         ida, idb = w.threads
-        w.story = f"thread {_c(ida)} of {{block}} {words(a_true, True)} while thread {_c(idb)} {words(not a_true, True)}"
+        w.story = f"thread {coord(ida)} of {{block}} {words(a_true, True)} while thread {coord(idb)} {words(not a_true, True)}"
     return out, w
 
 
-def _c(t: tuple) -> str:
+def coord(t: tuple) -> str:
     return f"({t[0]}, {t[1]}, {t[2]})"
 
 
@@ -289,7 +289,7 @@ def attach_reach_witnesses(ctx: Any, diags: list) -> None:
             drop.append(d)
             continue
         if w is not None:
-            w.story = f"thread {_c(w.threads[0])} of {{block}} executes it"
+            w.story = f"thread {coord(w.threads[0])} of {{block}} executes it"
             d.witness = w.to_json()
     for d in drop:
         diags.remove(d)

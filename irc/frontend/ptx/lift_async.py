@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from irc.frontend.ptx.operands import int_imm
-from irc.ir.core import Value
+from irc.ir.core import OpResult, Value
 from irc.ir.types import BOOL, I32, MBARRIER, U32, U64, PtrType, TensorMapType
 from irc.ptxisa import model as P
 
@@ -45,6 +45,20 @@ def _u32(L: Any, o: P.Operand, sc: Any) -> Value | None:
     if isinstance(o, (P.Reg, P.Imm)):
         return L.val(o, U32, sc)
     return None
+
+
+def _count(L: Any, o: P.Operand, sc: Any) -> int | None:
+    """An arrival count: an immediate, or a register holding a constant (libcu++'s `cuda::barrier` passes
+    `mov.u32 %r, 1; mbarrier.arrive... [bar], %r`). None for a count computed at run time."""
+    if isinstance(o, P.Imm):
+        return int_imm(o, "mbarrier arrival count")
+    if not isinstance(o, P.Reg):
+        return None
+    v = L.val(o, U32, sc)
+    while isinstance(v, OpResult) and v.op.name in ("copy", "bitcast", "cvt") and v.op.operands:
+        v = v.op.operands[0]
+    c = v.op.attrs.get("value") if isinstance(v, OpResult) and v.op.name == "const" else None
+    return c if isinstance(c, int) and not isinstance(c, bool) else None
 
 
 def _sets(L: Any, o: P.Operand, v: Value, sc: Any) -> None:
@@ -92,15 +106,17 @@ def h_mbarrier(L: Any, i: P.Instr, sc: Any, mods: list[str]) -> bool:
             if tx is None:
                 return False
             if len(ops) > 2:
-                if not isinstance(ops[2], P.Imm):
+                c = _count(L, ops[2], sc)
+                if c is None:
                     return False
-                attrs["count"] = int_imm(ops[2], "mbarrier arrival count")
+                attrs["count"] = c
             r = b.value("mbarrier_arrive_expect_tx", [p, tx], U64, attrs)
         else:
             if len(ops) > 1:
-                if not isinstance(ops[1], P.Imm):
+                c = _count(L, ops[1], sc)
+                if c is None:
                     return False
-                attrs["count"] = int_imm(ops[1], "mbarrier arrival count")
+                attrs["count"] = c
             r = b.value("mbarrier_arrive", [p], U64, attrs)
         if dest is not None:
             _sets(L, dest, r, sc)

@@ -1,0 +1,169 @@
+"""Facts about cp.async groups: which copies may still be in flight at each shared-memory read, and how
+many back edges of each loop lie between the copy and the read.
+
+The hardware rule: `cp.async` copies join the current group when `cp.async.commit_group` closes it;
+`cp.async.wait_group N` returns once at most the N newest committed groups are pending. A copy that was
+never committed is not covered by any `wait_group` (`cp.async.wait_all` commits first). Until the issuing
+thread has waited for it, no thread may read its destination (other threads also need a barrier after the
+wait, which `shared-race` checks).
+
+The dataflow runs along the CFG from the kernel entry. State: per (copy, loop counts) the group status:
+`UNCOMMITTED`, the number of commits since the copy's own (its age; a wait with N keeps ages below N), or
+`DONE`. Merges are must-pending: a copy waited for on one incoming path is done (`cuda::pipeline` selects
+its `wait_group N` through a switch on run-time counters, and the path around every wait is one the
+counters rule out); a copy issued on one path only stays pending. Loop counts: for each loop around the
+copy, the back edges taken since it was issued, and for each loop entered after it, the back edges since
+that entry (capped: past `CAP` the entry is dropped, never guessed). The solver
+(`irc.analysis.symbolic.asyncq.pending_read`) relates the copying and the reading thread's iterations
+through them.
+"""
+
+from __future__ import annotations
+
+from irc.analysis.cfg import CFG, Loop
+from irc.ir.core import Block, Op
+from irc.records import record
+
+UNCOMMITTED = -1
+DONE = -2
+CAP = 4  # back edges between a copy and a read that are still related exactly
+MAX_AGE = 8
+
+Key = tuple[int, tuple[tuple[int, int], ...]]  # (id(copy), sorted (loop index, back edges))
+Entry = tuple[Op, int, Op | None]  # (copy, status, a wait it passed while uncommitted)
+
+
+@record(eq=False)
+class Pending:
+    """A copy that may still be in flight at a read."""
+
+    copy: Op
+    counts: dict[Loop, int]  # loop -> back edges between the copy and the read
+    status: int  # UNCOMMITTED or the group's age
+    passed: Op | None  # a wait_group the copy passed before it was committed
+
+
+def _merge(a: dict[Key, Entry], b: dict[Key, Entry]) -> dict[Key, Entry]:
+    out = dict(a)
+    for k, (op, st, w) in b.items():
+        cur = out.get(k)
+        if cur is None:
+            out[k] = (op, st, w)
+            continue
+        s0 = cur[1]
+        st2 = DONE if DONE in (s0, st) else max(s0, st)
+        out[k] = (op, st2, cur[2] or w)
+    return out
+
+
+class Groups:
+    """The dataflow of one function: `pending_at(read)` after `run()`."""
+
+    def __init__(self, cfg: CFG):
+        self.cfg = cfg
+        self.index = {lp: i for i, lp in enumerate(cfg.loops)}
+        self.by_index = {i: lp for lp, i in self.index.items()}
+        self.reads: dict[int, list[Pending]] = {}
+
+    def _loops_in(self, op: Op) -> set[int]:
+        assert op.block is not None
+        return {self.index[lp] for lp in self.cfg.loops_containing(op.block)}
+
+    def transfer(self, b: Block, st: dict[Key, Entry], record_reads: bool) -> dict[Key, Entry]:
+        st = dict(st)
+        for op in b.ops:
+            n = op.name
+            if n == "cp_async":
+                counts = tuple(sorted((i, 0) for i in self._loops_in(op)))
+                st[(id(op), counts)] = (op, UNCOMMITTED, None)
+            elif n == "cp_async_commit":
+                st = {
+                    k: (c, s if s == DONE else (0 if s == UNCOMMITTED else min(s + 1, MAX_AGE)), w)
+                    for k, (c, s, w) in st.items()
+                }
+            elif n == "cp_async_wait":
+                keep = int(op.attrs.get("n", 0) or 0)
+                st = {
+                    k: (c, DONE if s >= keep else s, w or (op if s == UNCOMMITTED else None))
+                    for k, (c, s, w) in st.items()
+                }
+            elif n in ("call", "opaque"):
+                st = {k: (c, DONE, w) for k, (c, _s, w) in st.items()}  # may wait: silent
+            elif record_reads and n in ("load", "load_vec") and op.operands:
+                got = [
+                    Pending(c, {self.by_index[i]: m for i, m in k[1]}, s, w)
+                    for k, (c, s, w) in st.items()
+                    if s != DONE
+                ]
+                if got:
+                    self.reads[id(op)] = got
+        return st
+
+    def edge(self, b: Block, s: Block, st: dict[Key, Entry]) -> dict[Key, Entry]:
+        """The state along the edge b -> s: back edges count, entries into loops start a count."""
+        for lp in self.cfg.loops_containing(s):
+            if s not in lp.headers:
+                continue
+            li = self.index[lp]
+            back = b in lp.blocks
+            inner = {self.index[x] for x in self.cfg.loops if x is not lp and x.blocks < lp.blocks}
+            nxt: dict[Key, Entry] = {}
+            for (cid, counts), e in st.items():
+                d = dict(counts)
+                around = self._loops_in(e[0])
+                if back:
+                    if li not in d:
+                        continue  # cannot happen: a loop entered after the copy has a count
+                    d[li] += 1
+                    if d[li] > CAP:
+                        continue
+                else:
+                    if li in d and li in around:
+                        continue  # a new instance of a loop around the copy: relation lost
+                    d[li] = 0
+                # the loops nested in `lp` start over in this iteration (or instance)
+                if any(i in around for i in inner if i in d):
+                    continue
+                for i in inner:
+                    d.pop(i, None)
+                nxt[(cid, tuple(sorted(d.items())))] = e
+            st = nxt
+        return st
+
+    def run(self) -> None:
+        cfg = self.cfg
+        state_in: dict[Block, dict[Key, Entry]] = {cfg.entry: {}}
+        changed = True
+        rounds = 0
+        while changed and rounds < 60:
+            changed = False
+            rounds += 1
+            for b in cfg.rpo:
+                if b not in state_in:
+                    continue
+                out = self.transfer(b, state_in[b], False)
+                for s in cfg.succs.get(b, []):
+                    new = self.edge(b, s, out)
+                    old = state_in.get(s)
+                    merged = new if old is None else _merge(old, new)
+                    if old is None or merged != old:
+                        state_in[s] = merged
+                        changed = True
+        for b in cfg.rpo:
+            if b in state_in:
+                self.transfer(b, state_in[b], True)
+
+    def pending_at(self, read: Op) -> list[Pending]:
+        return self.reads.get(id(read), [])
+
+
+def pending_reads(cfg: CFG) -> Groups | None:
+    """The cp.async group facts of a function, or None when it issues no cp.async."""
+    if not any(op.name == "cp_async" for b in cfg.rpo for op in b.ops):
+        return None
+    g = Groups(cfg)
+    g.run()
+    return g
+
+
+__all__ = ["CAP", "DONE", "UNCOMMITTED", "Groups", "Pending", "pending_reads"]
