@@ -156,13 +156,22 @@ class Groups:
     def pending_at(self, read: Op) -> list[Pending]:
         return self.reads.get(id(read), [])
 
+    def is_pending(self, copy: Op, read: Op) -> bool:
+        """Whether `copy` may be in flight at `read` (then the pair is `async-unwaited`'s question)."""
+        return any(p.copy is copy for p in self.reads.get(id(read), []))
 
-def pending_reads(cfg: CFG) -> Groups | None:
-    """The cp.async group facts of a function, or None when it issues no cp.async."""
-    if not any(op.name == "cp_async" for b in cfg.rpo for op in b.ops):
-        return None
-    g = Groups(cfg)
-    g.run()
+
+def pending_reads(cfg: CFG, cache: dict | None = None) -> Groups | None:
+    """The cp.async group facts of a function, or None when it issues no cp.async (kept in `cache`, the
+    check context's, when given: `async-unwaited` and `shared-race` both ask)."""
+    if cache is not None and "cp_groups" in cache:
+        return cache["cp_groups"]  # type: ignore[return-value]
+    g: Groups | None = None
+    if any(op.name == "cp_async" for b in cfg.rpo for op in b.ops):
+        g = Groups(cfg)
+        g.run()
+    if cache is not None:
+        cache["cp_groups"] = g
     return g
 
 

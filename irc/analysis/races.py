@@ -89,6 +89,8 @@ class Access:
 
     @property
     def kind(self) -> str:
+        if self.op.name in ASYNC_WRITERS:
+            return "copy"
         return "atomic" if self.atomic else ("write" if self.write else "read")
 
 
@@ -144,8 +146,50 @@ def _from_cvta_shared(v: Value, depth: int) -> bool:
     return False
 
 
+# Asynchronous copies into shared memory are writes of their destination, at the point they are issued
+# (they land at some point before the wait that covers them; a read of another thread's destination needs
+# a barrier after that wait). Bytes: cp.async's size, a bulk copy's constant size, a tensor copy's box when
+# the tensormap type knows it. Unknown sizes count as 16 bytes, the least any of them writes, so the
+# overlap found is real.
+ASYNC_WRITERS = ("cp_async", "bulk_load", "tma_load")
+MIN_ASYNC_BYTES = 16
+
+
+def _async_bytes(op: Op) -> int:
+    n = op.name
+    if n == "cp_async":
+        return int(op.attrs.get("bytes", 0) or 0) or 4
+    if n == "bulk_load" and len(op.operands) > 2:
+        c = _const(op.operands[2])
+        return c if c is not None and c > 0 else MIN_ASYNC_BYTES
+    m = op.operands[1] if len(op.operands) > 1 else None
+    box = getattr(getattr(m, "type", None), "box", None)
+    if box:
+        try:
+            total = size_of(m.type.elem)  # type: ignore[union-attr]
+        except TypeError:
+            return MIN_ASYNC_BYTES
+        for e in box:
+            total *= e
+        return total
+    return MIN_ASYNC_BYTES
+
+
+def _const(v: Value) -> int | None:
+    while isinstance(v, OpResult) and v.op.name in ("bitcast", "copy", "cvt") and v.op.operands:
+        v = v.op.operands[0]
+    if isinstance(v, OpResult) and v.op.name == "const":
+        c = v.op.attrs.get("value")
+        return c if isinstance(c, int) and not isinstance(c, bool) else None
+    return None
+
+
 def _access(op: Op, b: Block, i: int) -> Access | None:
     n = op.name
+    if n in ASYNC_WRITERS and op.operands:
+        if op.attrs.get("multicast"):
+            return None  # lands in other CTAs of the cluster too: not a per-block write
+        return Access(op, b, i, True, False, op.operands[0], 0, _async_bytes(op))
     if n not in ("load", "store", "load_vec", "store_vec", "atomic", "atomic_cas") or not op.operands:
         return None
     p = op.operands[0]

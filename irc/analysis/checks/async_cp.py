@@ -20,22 +20,13 @@ from irc.diagnostics import Diagnostic, Label, error
 from irc.ir.core import Op
 
 CHECK = "async-unwaited"
-MAX_QUERIES = 96  # solver questions per function (copies x reads); the rest is reported as not analysed
+MAX_QUERIES = 48  # solver questions per function (copy blocks x read blocks); the rest: not analysed
 
 
 def _is_shared_read(op: Op) -> bool:
     if op.name not in ("load", "load_vec") or not op.operands:
         return False
     return getattr(op.operands[0].type, "space", None) == "shared" or op.attrs.get("space") == "shared"
-
-
-def _width(op: Op) -> int:
-    from irc.ir.types import size_of
-
-    try:
-        return sum(size_of(r.type) for r in op.results) or 4
-    except TypeError:
-        return 4
 
 
 def _line(op: Op) -> str:
@@ -46,15 +37,13 @@ def check_cp_pending(ctx: FunctionContext) -> list[Diagnostic]:
     fn, cfg = ctx.fn, ctx.cfg
     if not fn.is_kernel:
         return []
-    g = pending_reads(cfg)
+    g = pending_reads(cfg, ctx.cache)
     if g is None:
         return []
     from irc.analysis.symbolic.asyncq import pending_read
 
-    out: list[Diagnostic] = []
-    done: set[int] = set()
-    budget = MAX_QUERIES
-    undecided: tuple[Op, str] | None = None
+    # one question per (copy block, read block): its pairs and the loop counts between them
+    groups: dict[tuple[int, int], tuple[list, list, dict]] = {}
     for b in cfg.rpo:
         for rd in b.ops:
             if not _is_shared_read(rd):
@@ -62,23 +51,33 @@ def check_cp_pending(ctx: FunctionContext) -> list[Diagnostic]:
             rroot = shared_root(rd.operands[0])
             for p in g.pending_at(rd):
                 c = p.copy
-                if id(c) in done:
-                    continue
                 croot = shared_root(c.operands[0])
-                if croot is None or (rroot is not None and rroot != croot):
+                if croot is None or (rroot is not None and rroot != croot) or c.block is None:
                     continue
-                if budget <= 0:
-                    undecided = undecided or (rd, "query budget")
-                    continue
-                budget -= 1
-                nbytes = int(c.attrs.get("bytes", 0) or 0)
-                off = int(rd.attrs.get("offset", 0) or 0)
-                res, w = pending_read(ctx, c, c.operands[0], nbytes, rd, rd.operands[0], off, _width(rd), p.counts)
-                if res.sat:
-                    done.add(id(c))
-                    out.append(_diag(c, rd, p.passed if p.status == UNCOMMITTED else None, w))
-                elif res.status == "unknown" and res.reason in ("timeout", "budget"):
-                    undecided = undecided or (rd, res.reason)
+                pairs, variants, passed = groups.setdefault((id(c.block), id(b)), ([], [], {}))
+                if (c, rd) not in pairs:
+                    pairs.append((c, rd))
+                if p.counts not in variants:
+                    variants.append(p.counts)
+                if p.status == UNCOMMITTED and p.passed is not None:
+                    passed[id(c)] = p.passed
+    out: list[Diagnostic] = []
+    done: set[int] = set()
+    undecided: tuple[Op, str] | None = None
+    for n, (pairs, variants, passed) in enumerate(groups.values()):
+        pairs = [(c, r) for c, r in pairs if id(c) not in done]
+        if not pairs:
+            continue
+        if n >= MAX_QUERIES:
+            undecided = undecided or (pairs[0][1], "query budget")
+            break
+        res, w, hit = pending_read(ctx, pairs, variants)
+        if res.sat and hit is not None:
+            c, rd = hit
+            done.update(id(x) for x, _ in pairs if x.block is c.block)
+            out.append(_diag(c, rd, passed.get(id(c)), w))
+        elif res.status == "unknown" and res.reason in ("timeout", "budget"):
+            undecided = undecided or (pairs[0][1], res.reason)
     if undecided is not None and not out:
         out.append(not_decided(CHECK, undecided[0], undecided[1]))
     return out

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from irc.analysis.checks.common import FunctionContext
 from irc.analysis.races import (
+    ASYNC_WRITERS,
     DEFAULT_BLOCK,
     MAX_ACCESSES,
     MAX_BLOCKS,
@@ -131,7 +132,12 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
     done: set[tuple[int, int]] = set()
     per_line: dict[object, list] = {}  # one finding per line of the later access, counting the rest
     budget = [MAX_PAIRS]
+    from irc.analysis.cp_groups import pending_reads
+
+    pending = pending_reads(cfg, ctx.cache)
     sym_budget = [MAX_SOLVER_PAIRS]
+    sym_cands: list[tuple] = []  # pairs for the solver, asked once every interval has been walked
+    tried_sym: set[tuple] = set()
     memo: dict[tuple[int, tuple], object] = {}  # entries per (access, iteration tag), shared by both runs
     for st, stop, same_warp in runs:
         stop_loops = {lp for lp in cfg.loops if any(stop(op) for b in lp.blocks for op in b.ops)}
@@ -154,7 +160,7 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
                     c, dc, ec, lo_c, _ = items[j]
                     if lo_c >= hi:
                         break  # sorted by lowest byte: no later item overlaps this one's range
-                    if not _may_conflict(a, c):
+                    if not _may_conflict(a, c, pending, da, dc):
                         continue
                     key = (id(a.op), id(c.op)) if id(a.op) <= id(c.op) else (id(c.op), id(a.op))
                     if key in done:
@@ -181,26 +187,35 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
                         out.append(d)
             if undecided:
                 pool = undecided + [(it[0], it[1]) for it in items]
-                for a, da in undecided:
-                    for c, dc in pool:
-                        if not _may_conflict(a, c):
-                            continue
-                        key = (id(a.op), id(c.op)) if id(a.op) <= id(c.op) else (id(c.op), id(a.op))
-                        tk = ("sym", id(a), da, id(c), dc)
-                        if key in done or tk in tried or sym_budget[0] <= 0:
-                            continue
-                        tried.add(tk)
-                        sym_budget[0] -= 1
-                        d = _symbolic_pair(ctx, ev, a, da, c, dc, b, same_warp, sop, loop_index)
-                        if d is None:
-                            continue
-                        done.add(key)
-                        k2 = (d.span.file, d.span.line) if d.span is not None else id(d)
-                        if k2 in per_line:
-                            per_line[k2][1] += 1
-                        else:
-                            per_line[k2] = [d, 0]
-                            out.append(d)
+                sym_cands += [
+                    (a, da, c, dc, b, same_warp, sop)
+                    for a, da in undecided
+                    for c, dc in pool
+                    if _may_conflict(a, c, pending, da, dc)
+                ]
+    # The solver's pairs, over all intervals: a read against a write first (two asynchronous copies of a
+    # pipeline rarely collide, and would spend the budget before the missing barrier of a tiled loop)
+    sym_cands.sort(key=lambda t: t[0].write and t[2].write)
+    for a, da, c, dc, b, same_warp, sop in sym_cands:
+        key = (id(a.op), id(c.op)) if id(a.op) <= id(c.op) else (id(c.op), id(a.op))
+        tk = ("sym", id(a), da, id(c), dc)
+        if key in done or tk in tried_sym or sym_budget[0] <= 0:
+            continue
+        tried_sym.add(tk)
+        sym_budget[0] -= 1
+        d = _symbolic_pair(ctx, ev, a, da, c, dc, b, same_warp, sop, loop_index)
+        if d is None:
+            continue
+        done.add(key)
+        k2 = (d.span.file, d.span.line) if d.span is not None else id(d)
+        copy = next((x.op for x in (a, c) if x.op.name in ASYNC_WRITERS), None)
+        if copy is not None:
+            k2 = ("copy", id(copy))  # one finding per asynchronous copy (its reads are instances)
+        if k2 in per_line:
+            per_line[k2][1] += 1
+        else:
+            per_line[k2] = [d, 0]
+            out.append(d)
     for d, more in per_line.values():
         if more:
             d.notes.append(f"{more} more conflicting access pair(s) end at this line")
@@ -220,7 +235,15 @@ def _symbolic_pair(ctx, ev, a, da, c, dc, sblock, same_warp, sop, loop_index) ->
     start_loops = set(ctx.cfg.loops_containing(sblock))
     fa, fc = dict(da), dict(dc)
     cross = any(fa.get(loop_index[lp]) != fc.get(loop_index[lp]) for lp in start_loops)
-    first, second = (a, c) if (fa, a.write) >= (fc, c.write) or not cross else (c, a)
+    order = sorted(start_loops, key=lambda lp: loop_index[lp])
+
+    def it(f: dict) -> tuple:
+        return tuple(f.get(loop_index[lp]) if isinstance(f.get(loop_index[lp]), int) else 0 for lp in order)
+
+    if cross:  # the earlier iteration first: "X in one iteration while Y in the next"
+        first, second = (a, c) if it(fa) <= it(fc) else (c, a)
+    else:
+        first, second = (a, c) if a.write >= c.write else (c, a)
     ta, tb = (w.threads[0], w.threads[1]) if first is a else (w.threads[1], w.threads[0])
     ex = element(ev, ctx.fn, name, off - off % first.size if first.size else off, first.size)
     ey = element(ev, ctx.fn, name, off - off % second.size if second.size else off, second.size)
@@ -258,14 +281,42 @@ def _entries(memo, ev, a: Access, d, loop_index):
     return memo[k]
 
 
-def _may_conflict(a: Access, c: Access) -> bool:
+def _copy_later(dw, dr) -> bool:  # type: ignore[no-untyped-def]
+    """The copy's iteration tag is past the read's in some loop (the copy comes after the read)."""
+    fw, fr = dict(dw), dict(dr)
+    return any(
+        isinstance(v, int) and v > (fr.get(k, 0) if isinstance(fr.get(k, 0), int) else v)
+        for k, v in fw.items()
+    )
+
+
+def _may_conflict(a: Access, c: Access, pending=None, da=(), dc=()) -> bool:  # type: ignore[no-untyped-def]
     if not (a.write or c.write):
         return False
+    ra, rc = _root(a), _root(c)
+    if ra is not None and rc is not None and ra != rc:
+        return False  # two different shared allocations never overlap
+    if pending is not None:
+        # a cp.async still in flight at the read: `async-unwaited`'s finding (one finding per bug)
+        for w, r, dw, dr in ((a, c, da, dc), (c, a, dc, da)):
+            if w.op.name == "cp_async" and not r.write and pending.is_pending(w.op, r.op):
+                if not _copy_later(dw, dr):
+                    return False
     if a.atomic and c.atomic:
         return False
     if (a.atomic and not c.write) or (c.atomic and not a.write):
         return False  # a plain read racing an atomic sees a stale value: the CAS-loop idiom
     return True
+
+
+def _root(a: Access) -> str | None:
+    r = getattr(a, "_root", 0)
+    if r == 0:
+        from irc.analysis.mbarrier import shared_root
+
+        r = shared_root(a.ptr)
+        a._root = r  # type: ignore[attr-defined]
+    return r  # type: ignore[return-value]
 
 
 def _same_value_writes(ctx: FunctionContext, a: Access, c: Access) -> bool:
@@ -310,7 +361,7 @@ def _line(op: Op) -> str:
     return f"line {op.span.line}" if op.span is not None else "an unknown line"
 
 
-_VERB = {"read": "reads", "write": "writes", "atomic": "atomically updates"}
+_VERB = {"read": "reads", "write": "writes", "atomic": "atomically updates", "copy": "copies into"}
 
 
 def _who(ev: ThreadEval, t: int) -> str:

@@ -21,18 +21,14 @@ from typing import Any
 from irc.analysis.cfg import Loop
 from irc.analysis.symbolic.queries import coord, same_iterations, symbolic
 from irc.analysis.symbolic.solver import Outcome
-from irc.analysis.symbolic.witness import Witness, free_consts, enumerate_threads, from_model, ranges
-from irc.ir.core import Block, Op, Value
+from irc.analysis.symbolic.witness import Witness, enumerate_threads, from_model, ranges
+from irc.ir.core import Block, Op
 
 
 def _addr(z: Any, t: Any) -> Any:
     if z.is_bool(t):
         return None
     return z.ZeroExt(64 - t.size(), t) if t.size() < 64 else t
-
-
-def _pure(t: Any) -> bool:
-    return not any("#" in str(c) for c in free_consts(t))
 
 
 def _its(w: Witness, enc: Any, model: Any, th: Any, loops: list[Loop]) -> str:
@@ -48,87 +44,56 @@ def _its(w: Witness, enc: Any, model: Any, th: Any, loops: list[Loop]) -> str:
     return f" in iteration {n} of the loop at {w.ref(sp)}" if sp is not None else f" in iteration {n}"
 
 
-def canonical_shapes(n: int) -> list[tuple[int, int]]:
-    """The 2-D block shapes people launch with `n` threads: square-ish ones (256: 16x16 and 32x8)."""
-    out = []
-    x = 1
-    while x * x < n:
-        x *= 2
-    for bx in (x, 2 * x):
-        if bx <= n and n % bx == 0:
-            out.append((bx, n // bx))
-    return out or [(n, 1)]
-
-
-def _solve_all_shapes(sym: Any, q: list) -> Outcome:
-    """`q` for the launch the kernel fixes, or, for a 2-D/3-D kernel whose block shape the PTX leaves
-    open, under every canonical shape of its thread bound: which threads' tiles overlap depends on the
-    shape the host picks (16x16 tiles read by a 1x130 block overlap in a correct kernel), so a finding must
-    hold for each shape the kernel is plausibly written for (a contract fixes the shape instead)."""
-    L = sym.launch
-    if L.fixed_block is not None or L.one_d:
-        return sym.solve(q)
-    bound = L.fn.attrs.get("max_threads")
-    n = 256
-    if isinstance(bound, (list, tuple)) and bound and all(isinstance(x, int) for x in bound):
-        n = 1
-        for x in bound:
-            n *= x
-    z = sym.enc.z
-    first: Outcome | None = None
-    for bx, by in canonical_shapes(n):
-        shape = [L.ntid[0] == z.BitVecVal(bx, 32), L.ntid[1] == z.BitVecVal(by, 32), L.ntid[2] == 1]
-        out = sym.solve(q + shape)
-        if not out.sat:
-            return out
-        first = first or out
-    assert first is not None
-    return first
-
-
 def pending_read(
-    ctx: Any,
-    copy: Op,
-    dst: Value,
-    nbytes: int,
-    read: Op,
-    ptr: Value,
-    offset: int,
-    width: int,
-    counts: dict[Loop, int],
-) -> tuple[Outcome, Witness | None]:
-    """Can a thread read a byte of the pending copy `copy` (dst, nbytes) at `read` (ptr + offset, width)?"""
+    ctx: Any, pairs: list[tuple[Op, Op]], variants: list[dict[Loop, int]]
+) -> tuple[Outcome, Witness | None, tuple[Op, Op] | None]:
+    """Can a thread read a byte that a pending cp.async writes? `pairs` are (copy, read) of one copy block
+    and one read block (one query for all of them: a GEMM has a dozen copies and dozens of reads per
+    stage), `variants` the loop counts between them (any of them). Returns the pair the model chose."""
     sym = symbolic(ctx)
     if sym is None:
-        return Outcome("unknown", reason="solver unavailable (pip install z3-solver)"), None
+        return Outcome("unknown", reason="solver unavailable (pip install z3-solver)"), None, None
     enc = sym.enc
     z = enc.z
     ta, tb = enc.thread("a"), enc.thread("b")
-    assert copy.block is not None and read.block is not None
-    xa, xb = _addr(z, enc.value(dst, ta)), _addr(z, enc.value(ptr, tb))
-    if xa is None or xb is None or not _pure(xa) or not _pure(xb):
-        return Outcome("unknown", reason="the address depends on loaded data"), None
-    xb = xb + z.BitVecVal(offset, 64)
-    q = [enc.reach(copy.block, ta), enc.reach(read.block, tb)]
-
-    q += [z.ULT(xa, xb + z.BitVecVal(width, 64)), z.ULT(xb, xa + z.BitVecVal(max(nbytes, 1), 64))]
-    around = set(ctx.cfg.loops_containing(copy.block))
-    for lp, n in counts.items():
-        kb = enc.iteration(lp, tb)
-        if lp in around:
-            q += [enc.iteration(lp, ta) + n == kb, z.UGE(kb, n), enc.exists(lp, ta)]
-        else:
-            q.append(kb == n)
-        q.append(enc.exists(lp, tb))
-    out = _solve_all_shapes(sym, q)
+    cb, rb = pairs[0][0].block, pairs[0][1].block
+    assert cb is not None and rb is not None
+    hits = []
+    for c, r in pairs:
+        xa, xb = _addr(z, enc.value(c.operands[0], ta)), _addr(z, enc.value(r.operands[0], tb))
+        if xa is None or xb is None or not enc.pure(xa) or not enc.pure(xb):
+            continue
+        xb = xb + z.BitVecVal(int(r.attrs.get("offset", 0) or 0), 64)
+        nbytes = max(int(c.attrs.get("bytes", 0) or 0), 1)
+        width = _width(r)
+        hits.append(
+            (z.And(z.ULT(xa, xb + z.BitVecVal(width, 64)), z.ULT(xb, xa + z.BitVecVal(nbytes, 64))), (c, r))
+        )
+    if not hits:
+        return Outcome("unknown", reason="the address depends on loaded data"), None, None
+    q = [enc.reach(cb, ta), enc.reach(rb, tb), z.Or(*[h for h, _ in hits])]
+    around = set(ctx.cfg.loops_containing(cb))
+    alts = []
+    for counts in variants:
+        cs = []
+        for lp, n in counts.items():
+            kb = enc.iteration(lp, tb)
+            if lp in around:
+                cs += [enc.iteration(lp, ta) + n == kb, z.UGE(kb, n), enc.exists(lp, ta)]
+            else:
+                cs.append(kb == n)
+            cs.append(enc.exists(lp, tb))
+        alts.append(z.And(*cs) if cs else z.BoolVal(True))
+    q.append(z.Or(*alts))
+    out = sym.solve_shapes(q)
     if not out.sat:
-        return out, None
-    w = from_model(out.model, enc, ["a", "b"], sym.contract_text)
+        return out, None, None
+    m = out.model
+    copy, read = next((cr for h, cr in hits if z.is_true(m.eval(h, model_completion=True))), hits[0][1])
+    w = from_model(m, enc, ["a", "b"], sym.contract_text)
     ida, idb = w.threads
-    ia = _its(w, enc, out.model, ta, ctx.cfg.loops_containing(copy.block))
-    ib = _its(w, enc, out.model, tb, ctx.cfg.loops_containing(read.block))
-    byte = out.model.eval(z.If(z.UGE(xa, xb), xa, xb), model_completion=True).as_long()
-    del byte
+    ia = _its(w, enc, m, ta, ctx.cfg.loops_containing(cb))
+    ib = _its(w, enc, m, tb, ctx.cfg.loops_containing(rb))
     if ida == idb:
         w.story = (
             f"thread {coord(ida)} of {{block}} issues the cp.async at {w.ref(copy.span)}{ia} and reads its "
@@ -136,10 +101,20 @@ def pending_read(
         )
     else:
         w.story = (
-            f"thread {coord(ida)} of {{block}} issues the cp.async at {w.ref(copy.span)}{ia}; thread {coord(idb)} "
-            f"reads a byte of its destination at {w.ref(read.span)}{ib} before thread {coord(ida)} waits for it"
+            f"thread {coord(ida)} of {{block}} issues the cp.async at {w.ref(copy.span)}{ia}; thread "
+            f"{coord(idb)} reads a byte of its destination at {w.ref(read.span)}{ib} before thread "
+            f"{coord(ida)} waits for it"
         )
-    return out, w
+    return out, w, (copy, read)
+
+
+def _width(op: Op) -> int:
+    from irc.ir.types import size_of
+
+    try:
+        return sum(size_of(r.type) for r in op.results) or 4
+    except TypeError:
+        return 4
 
 
 def two_arrive(ctx: Any, b: Block, what: str, at_span: Any) -> tuple[Outcome, Witness | None]:

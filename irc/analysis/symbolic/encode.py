@@ -87,6 +87,8 @@ class Encoder:
                     self._loop_of[h] = lp
         self._fresh = 0
         self._origin: dict[str, Block | None] = {}  # fresh unknown -> the block defining its value
+        self.determined: set[str] = set()  # join symbols that are functions of the path (see `pure`)
+        self._pure_memo: dict[int, bool] = {}
         self._ufs: dict[tuple, Any] = {}
         self._layout: tuple[dict[str, int], dict[str, int]] | None = None
 
@@ -370,16 +372,33 @@ class Encoder:
         if len(incoming) == 1 or all(v is incoming[0][2] for _, _, v in incoming):
             return (yield ("v", incoming[0][2]))
         x = self.fresh(a.type, a.name or "phi", th, a.block)
-        alts, edges = [], []
+        alts, edges, vals = [], [], []
         for p, i, v in incoming:
             e = yield ("edge", (p, i))
             val = yield ("v", v)
             if z.is_bool(val) != z.is_bool(x) or (not z.is_bool(x) and val.size() != x.size()):
                 return None
             edges.append(e)
+            vals.append(val)
             alts.append(z.And(e, x == val))
         th.side.append(z.Implies(z.Or(*edges), z.Or(*alts)))
+        if all(self.pure(t) for t in edges + vals):
+            self.determined.add(str(x))  # a function of the path: not an unknown (`pure`)
         return x
+
+    def pure(self, term: Any) -> bool:
+        """Whether `term` is a function of the coordinates, the launch, the parameters and the iteration
+        counters only: no unknown stands in it for loaded data or an undetermined loop-carried value
+        (join symbols fixed by their incoming edges count as determined)."""
+        from irc.analysis.symbolic.witness import free_consts
+
+        key = term.get_id()
+        hit = self._pure_memo.get(key)
+        if hit is None:
+            hit = self._pure_memo[key] = all(
+                "#" not in (n := str(c)) or n in self.determined for c in free_consts(term)
+            )
+        return hit
 
     def _induction_step(self, a: BlockArg, lp: Loop, backs: list[Value]) -> tuple[Value, int] | None:
         """(step, +1/-1) when every back edge passes `a + step` (or `a - step`) with `step` defined

@@ -38,6 +38,32 @@ class Symbolic:
         ths = [self.enc.thread(n) for n in threads]
         return solve(self.enc.constraints(*ths) + query, self.budget, self.preferences(ths))
 
+    def solve_shapes(self, query: list, threads: tuple = ("a", "b")) -> Outcome:
+        """`query` for the launch the kernel fixes, or, for a 2-D/3-D kernel whose block shape the PTX
+        leaves open, under every canonical shape of its thread bound (`canonical_shapes`): which threads'
+        tiles overlap depends on the shape the host picks (16x16 tiles indexed by a 1x130 block overlap in
+        a correct kernel), so a finding must hold for each shape the kernel is plausibly written for. A
+        contract that fixes the block decides it instead."""
+        L = self.launch
+        if L.fixed_block is not None or L.one_d or getattr(L.contract, "block", None) is not None:
+            return self.solve(query, threads)
+        bound = L.fn.attrs.get("max_threads")
+        n = 256
+        if isinstance(bound, (list, tuple)) and bound and all(isinstance(x, int) for x in bound):
+            n = 1
+            for x in bound:
+                n *= x
+        z = self.enc.z
+        first: Outcome | None = None
+        for bx, by in canonical_shapes(n):
+            shape = [L.ntid[0] == z.BitVecVal(bx, 32), L.ntid[1] == z.BitVecVal(by, 32), L.ntid[2] == 1]
+            out = self.solve(query + shape, threads)
+            if not out.sat:
+                return out
+            first = first or out
+        assert first is not None
+        return first
+
     def preferences(self, threads: list) -> list[list]:
         """What makes a witness read like a real launch, in tiers, most important first (see `solve`)."""
         z = self.enc.z
@@ -54,6 +80,18 @@ class Symbolic:
         if ks:
             tiers.append(ks)
         return tiers
+
+
+def canonical_shapes(n: int) -> list[tuple[int, int]]:
+    """The 2-D block shapes people launch with `n` threads: square-ish ones (256: 16x16 and 32x8)."""
+    out = []
+    x = 1
+    while x * x < n:
+        x *= 2
+    for bx in (x, 2 * x):
+        if bx <= n and n % bx == 0:
+            out.append((bx, n // bx))
+    return out or [(n, 1)]
 
 
 def symbolic(ctx: Any) -> Symbolic | None:

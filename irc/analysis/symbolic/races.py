@@ -17,15 +17,7 @@ from typing import Any
 
 from irc.analysis.symbolic.queries import symbolic
 from irc.analysis.symbolic.solver import Outcome
-from irc.analysis.symbolic.witness import Witness, free_consts, from_model
-
-
-def _pure(z: Any, terms: list) -> bool:
-    for t in terms:
-        for c in free_consts(t):
-            if "#" in str(c):
-                return False
-    return True
+from irc.analysis.symbolic.witness import Witness, from_model
 
 
 def _addr64(z: Any, t: Any) -> Any:
@@ -47,7 +39,7 @@ def race(
     pa, pb = enc.value(a.ptr, ta), enc.value(c.ptr, tb)
     ga, gb = enc.reach(a.block, ta), enc.reach(c.block, tb)
     xa, xb = _addr64(z, pa), _addr64(z, pb)
-    if xa is None or xb is None or not _pure(z, [xa, xb, ga, gb]):
+    if xa is None or xb is None or not all(enc.pure(t) for t in (xa, xb, ga, gb)):
         return Outcome("unknown", reason="depends on loaded data"), None, 0
     xa = xa + z.BitVecVal(a.offset, 64)
     xb = xb + z.BitVecVal(c.offset, 64)
@@ -68,7 +60,7 @@ def race(
     fa, fc = dict(da), dict(dc)
     for lp in start_loops:
         i = loop_index[lp]
-        ja, jc = fa.get(i), fc.get(i)
+        ja, jc = fa.get(i, 0), fc.get(i, 0)  # no tag: the start's own iteration
         if isinstance(ja, int) and isinstance(jc, int):
             q.append(enc.iteration(lp, ta) - enc.iteration(lp, tb) == z.BitVecVal(ja - jc, 32))
     for lp in ctx.cfg.loops_containing(a.block):
@@ -80,7 +72,7 @@ def race(
         va, vb = enc.value(a.op.operands[1], ta), enc.value(c.op.operands[1], tb)
         if z.is_bool(va) == z.is_bool(vb) and (z.is_bool(va) or va.size() == vb.size()):
             q.append(va != vb)
-    out = sym.solve(q)
+    out = sym.solve_shapes(q)
     if not out.sat:
         return out, None, 0
     w = from_model(out.model, enc, ["a", "b"], sym.contract_text)
