@@ -320,10 +320,20 @@ class Encoder:
         t = p.terminator
         if t is None or t.name != "cbr" or len(t.successors) < 2 or t.successors[0] is t.successors[1]:
             return pc
+        if self._leaves_spin_loop(p, t.successors[i]):
+            return pc  # a polling wait (`L: try_wait p; @!p bra L`) ends on this edge once it returns
         c = yield ("v", t.operands[0])
         if not z.is_bool(c):
             c = c != 0
         return z.And(pc, c if i == 0 else z.Not(c))
+
+    def _leaves_spin_loop(self, p: Block, s: Block) -> bool:
+        from irc.analysis.mbarrier import is_spin_loop
+
+        for lp in self.cfg.loops_containing(p):
+            if s not in lp.blocks and is_spin_loop(lp):
+                return True
+        return False
 
     # ---------------------------------------------------------------------------- block arguments
     def _arg(self, a: BlockArg, th: Thread):  # type: ignore[no-untyped-def]
