@@ -280,6 +280,7 @@ class ThreadEval:
         self.bases, self.sizes = shared_layout(fn)
         self.memo: dict[tuple, Vector | None] = {}
         self.gmemo: dict[tuple, Vector | None] = {}
+        self.assumptions: dict[int, set[tuple[int, int]]] = {}  # block -> (branch, side) assumed
         self.emem: dict[tuple, Vector | None] = {}
         self._loops: dict[int, list[Loop]] = {}
 
@@ -429,6 +430,12 @@ class ThreadEval:
         self.gmemo[key] = r
         return r
 
+    def assumed(self, b: Block) -> set[tuple[int, int]]:
+        """The (branch, side) pairs the guards of `b` assumed (unknown block-uniform conditions, in any
+        iteration context): two accesses that assumed different sides of one branch never meet, since
+        all threads of a block take the same side."""
+        return self.assumptions.get(id(b), set())
+
     def _guard(self, b: Block, ctx: dict[Loop, int]) -> Vector | None:
         cfg = self.cfg
         mask = self.xp.ones(self.n, dtype=bool)
@@ -475,6 +482,7 @@ class ThreadEval:
                 if c is None:
                     if not self._assumable(d, t.operands[0], s, ctx, b):
                         return None
+                    self.assumptions.setdefault(id(b), set()).add((id(d), k))
                 else:
                     mask &= (c != 0) if k == 0 else (c == 0)
             d = cfg.idom.get(d)

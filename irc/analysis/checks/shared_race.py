@@ -166,6 +166,8 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
                     budget[0] -= 1
                     if budget[0] < 0:
                         break
+                    if _contradictory(ev, a, c):
+                        continue
                     w = find_witness(ev, ea, ec, a.size, c.size, same_warp, ranges)
                     if w is None or _same_value_writes(ctx, a, c):
                         continue
@@ -256,6 +258,16 @@ def _entries(memo, ev, a: Access, d, loop_index):
     if k not in memo:
         memo[k] = entries(ev, a, d, loop_index)
     return memo[k]
+
+
+def _contradictory(ev: ThreadEval, a: Access, c: Access) -> bool:
+    """The two accesses' guards assumed opposite sides of one block-uniform branch (`if n > 32 { store }
+    else { load }`): no block runs both."""
+    sa, sc = ev.assumed(a.block), ev.assumed(c.block)
+    if not sa or not sc:
+        return False
+    sides = dict(sa)
+    return any(d in sides and sides[d] != k for d, k in sc)
 
 
 def _may_conflict(a: Access, c: Access) -> bool:

@@ -249,7 +249,11 @@ def lane_outside_mask(
     q = [enc.reach(b, ta), z.Not(lane_in(enc, ta, mask))]
     L = sym.launch
     contract = ctx.cache.get("contract")
-    if L.fixed_block is None and not ctx.fn.attrs.get("max_threads") and getattr(contract, "block", None) is None:
+    if (
+        L.fixed_block is None
+        and not ctx.fn.attrs.get("max_threads")
+        and getattr(contract, "block", None) is None
+    ):
         # No launch bound: a partial constant mask is how a kernel specialised for small blocks says
         # which lanes exist (cuda-samples' reduce7<16> passes 0xffff); only a block that small is judged
         n = L.ntid
