@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+
 def _compiled(src: str, filename: str) -> CodeType:
     """The code of `src`: the function generated for this exact text in `irc/record_codes.py` when there
     is one (its bytecode comes from Python's own `__pycache__`, like any module of the package), else
