@@ -92,7 +92,7 @@ def read_entry(kind: str, key: str) -> bytes | None:
     try:
         blob = read_regular(path, MAX_ENTRY_BYTES, "cache entry", trusted_only=True)
     except UntrustedFile as e:
-        warn_once(f"ignoring cache entry {e}")
+        warn_once(f"ignoring cache entry {path}: {e}")
         return None
     except (OSError, UnreadableFile):
         return None

@@ -50,7 +50,8 @@ def warn_once(message: str) -> None:
 
 
 class UnreadableFile(ValueError):
-    """A file that is not a regular file, or is larger than the limit given: the message says which."""
+    """A file that is not a regular file, or is larger than the limit given: the message says which
+    (without the path, which the caller puts in front)."""
 
 
 class UntrustedFile(UnreadableFile):
@@ -70,13 +71,13 @@ def read_regular(path: str | Path, limit: int, limit_name: str, *, trusted_only:
     with os.fdopen(fd, "rb") as f:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise UnreadableFile(f"{path} is not a regular file")
+            raise UnreadableFile("not a regular file (a device, FIFO or directory)")
         why = untrusted(st) if trusted_only else None
         if why is not None:
-            raise UntrustedFile(f"{path} is {why}")
+            raise UntrustedFile(why)
         if st.st_size > limit:
-            raise UnreadableFile(f"{path} has {st.st_size} bytes; the limit is {limit} ({limit_name})")
+            raise UnreadableFile(f"it has {st.st_size} bytes; the limit is {limit} ({limit_name})")
         data = f.read(limit + 1)
     if len(data) > limit:  # it grew between fstat and read
-        raise UnreadableFile(f"{path} has more than {limit} bytes; the limit is {limit} ({limit_name})")
+        raise UnreadableFile(f"it has more than {limit} bytes; the limit is {limit} ({limit_name})")
     return data
