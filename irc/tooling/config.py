@@ -141,7 +141,7 @@ def _skip_stars(toks: tuple[str, ...], states: set[int]) -> set[int]:
         s = work.pop()
         if s not in out:
             out.add(s)
-            if s < len(toks) and toks[s] in ("*", "**", "**/"):
+            if 0 <= s < len(toks) and toks[s] in ("*", "**", "**/"):
                 work.append(s + 1)
     return out
 
@@ -153,8 +153,9 @@ def glob_match(pattern: str, rel: str) -> bool:
 
     Why not `re` (or pathspec, which compiles to `re` too): a backtracking matcher takes exponential time
     on globs like `**a**a**a**a**a**a**a**a**b` (a 27-character include glob took more than 20 s on one
-    path, issue 27). This runs the glob as a set of positions advanced one path character at a time, so
-    the time is at most (path length) x (glob length)."""
+    path, issue 27). This runs the glob as a set of states advanced one path character at a time, so the
+    time is at most (path length) x (glob length). State `i` is "before token i"; `~i` is "inside the
+    `**/` at token i", which leaves only through a `/` (`**/` is nothing, or anything ending in `/`)."""
     toks = _glob_tokens(pattern.strip("/").removeprefix("./"))
     end = len(toks)
     cur = _skip_stars(toks, {0})
@@ -163,22 +164,21 @@ def glob_match(pattern: str, rel: str) -> bool:
             return True  # the glob matched the directory this character leaves
         nxt: set[int] = set()
         for s in cur:
+            if s < 0:  # inside a `**/`
+                nxt.add(s)
+                if ch == "/":
+                    nxt.add(~s + 1)
+                continue
             if s == end:
                 continue
             t = toks[s]
-            if t == "**":
+            if t == "**" or (t == "*" and ch != "/"):
                 nxt.add(s)
             elif t == "**/":
-                nxt.add(s)
+                nxt.add(~s)
                 if ch == "/":
                     nxt.add(s + 1)
-            elif t == "*":
-                if ch != "/":
-                    nxt.add(s)
-            elif t == "?":
-                if ch != "/":
-                    nxt.add(s + 1)
-            elif t == ch:
+            elif t == ch or (t == "?" and ch != "/"):
                 nxt.add(s + 1)
         if not nxt:
             return False
