@@ -5,7 +5,8 @@
 
 The emulator executes the PTX text exactly as printed (parsed back with the PTX front end), so a launch
 tests every pass, the register allocator and the printer. Compiled PTX is cached on disk
-(`~/.cache/irc`, or `$IRC_CACHE_DIR`), keyed by source, options, target and irc version.
+(`~/.cache/irc`, or `$IRC_CACHE_DIR`), keyed by source, path, options, target and irc version; the
+directory and its entries are checked before use (docs/ci.md, "Cache security").
 """
 
 from __future__ import annotations
