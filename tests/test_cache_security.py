@@ -332,7 +332,9 @@ def test_cli_untrusted_directory_with_planted_tables_and_records(tmp_path: Path)
     marker = tmp_path / "pwned"
     evil = compile(f"open({str(marker)!r}, 'w').write('x')\n", "<evil>", "exec")
     tag = f"{sys.implementation.cache_tag}-{sys.hexversion:x}"
-    (cache / f"records-{tag}.marshal").write_bytes(marshal.dumps({"<record Span>\0x": evil}))
+    from irc.record_codes import CODES  # the keys irc before issue 27 looked up: every record's source
+
+    (cache / f"records-{tag}.marshal").write_bytes(marshal.dumps(dict.fromkeys(CODES, evil)))
     (cache / "records-garbage.marshal").write_bytes(b"\xe3" + os.urandom(64))
     if IS_ROOT:
         os.chown(cache, OTHER_UID, OTHER_UID)

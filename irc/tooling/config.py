@@ -197,9 +197,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
         return tomllib.loads(read_regular(path, *limits.file_limit("max_config_bytes")).decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"no such config file: {path}") from None
-    except UnreadableFile as e:
-        raise ConfigError(f"cannot read {path}: {e}") from None
-    except (OSError, UnicodeDecodeError) as e:
+    except (OSError, UnicodeDecodeError, UnreadableFile) as e:
         raise ConfigError(f"cannot read {path}: {e}") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from None
