@@ -206,8 +206,8 @@ def test_check_parallel_matches_serial() -> None:
 
 def test_fast_exit_keeps_output_exit_code_and_exit_handlers(tmp_path: Path) -> None:
     """`irc` ends with `os._exit` after the exit handlers (`irc.cli.run`): all of a large stdout arrives
-    through the pipe, error exit codes survive, and the exit handlers still ran (the records code cache
-    is written at exit)."""
+    through the pipe, error exit codes survive, and the exit handlers still ran (one registered before
+    `run` writes a marker file)."""
     env = {"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "IRC_CACHE_DIR": str(tmp_path / "cache")}
     src = str(ROOT / "examples" / "flash_attention_tc.kdsl")
     out = tmp_path / "k.ptx"
@@ -216,7 +216,17 @@ def test_fast_exit_keeps_output_exit_code_and_exit_handlers(tmp_path: Path) -> N
     to_file = subprocess.run([*cmd, "-o", str(out)], capture_output=True, text=True, env=env)
     assert piped.returncode == to_file.returncode == 0
     assert len(piped.stdout) > 10_000 and piped.stdout == out.read_text()
-    assert list((tmp_path / "cache").glob("records-*.marshal"))  # written by an exit handler
+    marker = tmp_path / "exit-handler-ran"
+    code = (
+        "import atexit, sys\n"
+        f"atexit.register(lambda: open({str(marker)!r}, 'w').write('ran'))\n"
+        f"sys.argv = ['irc', 'compile', {src!r}, '-o', {str(tmp_path / 'k2.ptx')!r}]\n"
+        "from irc.cli import run\n"
+        "run()\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert marker.read_text() == "ran" and (tmp_path / "k2.ptx").read_text() == piped.stdout
     bad = tmp_path / "bad.kdsl"
     bad.write_text("kernel k( {\n")
     r = subprocess.run(
