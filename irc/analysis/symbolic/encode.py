@@ -163,9 +163,9 @@ class Encoder:
         if not conts:
             return z.BoolVal(True)
         cont = conts[0] if len(conts) == 1 else z.Or(*conts)
-        from irc.analysis.symbolic.witness import _free_consts
+        from irc.analysis.symbolic.witness import free_consts
 
-        for c in _free_consts(cont):
+        for c in free_consts(cont):
             if "#" in str(c):
                 return z.BoolVal(True)
         prev = z.substitute(cont, (k, k - 1))

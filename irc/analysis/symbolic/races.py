@@ -17,12 +17,12 @@ from typing import Any
 
 from irc.analysis.symbolic.queries import symbolic
 from irc.analysis.symbolic.solver import Outcome
-from irc.analysis.symbolic.witness import Witness, _free_consts, from_model
+from irc.analysis.symbolic.witness import Witness, free_consts, from_model
 
 
 def _pure(z: Any, terms: list) -> bool:
     for t in terms:
-        for c in _free_consts(t):
+        for c in free_consts(t):
             if "#" in str(c):
                 return False
     return True

@@ -212,7 +212,7 @@ def enumerate_threads(
                 other = t2.iters[lid]
                 break
         kmap[k] = _int(model, other) if other is not None else 0
-    free = _free_consts(term)
+    free = free_consts(term)
     for c in free:
         n = str(c)
         if n in mine or c in kmap:
@@ -241,7 +241,7 @@ def enumerate_threads(
     return out
 
 
-def _free_consts(term: Any) -> list:
+def free_consts(term: Any) -> list:
     z = z3()
     seen: set = set()
     out = []
