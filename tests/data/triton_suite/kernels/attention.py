@@ -12,7 +12,21 @@ RCP_LN2 = tl.constexpr(1.4426950408889634)
 
 
 @triton.jit
-def _attn_blocks(acc, l_i, m_i, q, k_base, v_base, offs_m, lo, hi, qk_scale, DIAG: tl.constexpr, BN: tl.constexpr, D: tl.constexpr):
+def _attn_blocks(
+    acc,
+    l_i,
+    m_i,
+    q,
+    k_base,
+    v_base,
+    offs_m,
+    lo,
+    hi,
+    qk_scale,
+    DIAG: tl.constexpr,
+    BN: tl.constexpr,
+    D: tl.constexpr,
+):
     offs_d = tl.arange(0, D)
     for start_n in tl.range(lo, hi, BN):
         offs_n = start_n + tl.arange(0, BN)
@@ -31,7 +45,19 @@ def _attn_blocks(acc, l_i, m_i, q, k_base, v_base, offs_m, lo, hi, qk_scale, DIA
 
 
 @triton.jit
-def attn_fwd(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, seq_len, sm_scale, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr, CAUSAL: tl.constexpr):
+def attn_fwd(
+    q_ptr,
+    k_ptr,
+    v_ptr,
+    o_ptr,
+    lse_ptr,
+    seq_len,
+    sm_scale,
+    D: tl.constexpr,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    CAUSAL: tl.constexpr,
+):
     # q, k, v, o: [batch*heads, seq_len, D] contiguous; seq_len is a multiple of BM and BN
     start = tl.program_id(0) * BM
     bh = tl.program_id(1).to(tl.int64)
@@ -44,16 +70,35 @@ def attn_fwd(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, seq_len, sm_scale, D: tl.const
     acc = tl.zeros([BM, D], tl.float32)
     qk_scale = sm_scale * RCP_LN2
     if CAUSAL:
-        acc, l_i, m_i = _attn_blocks(acc, l_i, m_i, q, k_ptr + base, v_ptr + base, offs_m, 0, start, qk_scale, False, BN, D)
-        acc, l_i, m_i = _attn_blocks(acc, l_i, m_i, q, k_ptr + base, v_ptr + base, offs_m, start, start + BM, qk_scale, True, BN, D)
+        acc, l_i, m_i = _attn_blocks(
+            acc, l_i, m_i, q, k_ptr + base, v_ptr + base, offs_m, 0, start, qk_scale, False, BN, D
+        )
+        acc, l_i, m_i = _attn_blocks(
+            acc, l_i, m_i, q, k_ptr + base, v_ptr + base, offs_m, start, start + BM, qk_scale, True, BN, D
+        )
     else:
-        acc, l_i, m_i = _attn_blocks(acc, l_i, m_i, q, k_ptr + base, v_ptr + base, offs_m, 0, seq_len, qk_scale, False, BN, D)
+        acc, l_i, m_i = _attn_blocks(
+            acc, l_i, m_i, q, k_ptr + base, v_ptr + base, offs_m, 0, seq_len, qk_scale, False, BN, D
+        )
     tl.store(lse_ptr + bh * seq_len + offs_m, m_i + tl.math.log2(l_i))
-    tl.store(o_ptr + base + offs_m[:, None] * D + offs_d[None, :], (acc / l_i[:, None]).to(o_ptr.dtype.element_ty))
+    tl.store(
+        o_ptr + base + offs_m[:, None] * D + offs_d[None, :], (acc / l_i[:, None]).to(o_ptr.dtype.element_ty)
+    )
 
 
 @triton.jit
-def attn_fwd_tma(q_ptr, k_ptr, v_ptr, o_ptr, seq_len, sm_scale, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr, CAUSAL: tl.constexpr):
+def attn_fwd_tma(
+    q_ptr,
+    k_ptr,
+    v_ptr,
+    o_ptr,
+    seq_len,
+    sm_scale,
+    D: tl.constexpr,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    CAUSAL: tl.constexpr,
+):
     # q, k, v, o viewed as 2-D [batch*heads*seq_len, D] through device-side descriptors
     rows = tl.num_programs(1) * seq_len
     q_desc = tl.make_tensor_descriptor(q_ptr, shape=[rows, D], strides=[D, 1], block_shape=[BM, D])
@@ -95,15 +140,30 @@ def attn_bwd_delta(o_ptr, do_ptr, delta_ptr, rows, D: tl.constexpr, BM: tl.const
 
 
 ATTN_T = {"lse_ptr": "*fp32", "sm_scale": "fp32"}
-ATTN_OPTS = {"sm_80": {"num_warps": 4, "num_stages": 3}, "sm_90a": {"num_warps": 4, "num_stages": 3}, "sm_100a": {"num_warps": 4, "num_stages": 3}}
+ATTN_OPTS = {
+    "sm_80": {"num_warps": 4, "num_stages": 3},
+    "sm_90a": {"num_warps": 4, "num_stages": 3},
+    "sm_100a": {"num_warps": 4, "num_stages": 3},
+}
 
 CASES = [
-    Case("attn_fwd", attn_fwd, {"D": 64, "BM": 128, "BN": 64, "CAUSAL": False}, ATTN_OPTS, types=ATTN_T, aligned=("seq_len",)),
+    Case(
+        "attn_fwd",
+        attn_fwd,
+        {"D": 64, "BM": 128, "BN": 64, "CAUSAL": False},
+        ATTN_OPTS,
+        types=ATTN_T,
+        aligned=("seq_len",),
+    ),
     Case(
         "attn_fwd_causal",
         attn_fwd,
         {"D": 128, "BM": 128, "BN": 64, "CAUSAL": True},
-        {**ATTN_OPTS, "sm_90a": {"num_warps": 8, "num_stages": 2}, "sm_100a": {"num_warps": 8, "num_stages": 2}},
+        {
+            **ATTN_OPTS,
+            "sm_90a": {"num_warps": 8, "num_stages": 2},
+            "sm_100a": {"num_warps": 8, "num_stages": 2},
+        },
         types=ATTN_T,
         aligned=("seq_len",),
         why="the causal instance: an off-diagonal loop and a masked diagonal loop",
@@ -125,12 +185,20 @@ CASES = [
         aligned=("seq_len",),
         why="the causal instance of the descriptor kernel",
     ),
-    Case("attn_bwd_delta", attn_bwd_delta, {"D": 128, "BM": 64}, on(ALL_ARCHES, num_warps=4), types={"delta_ptr": "*fp32"}),
+    Case(
+        "attn_bwd_delta",
+        attn_bwd_delta,
+        {"D": 128, "BM": 64},
+        on(ALL_ARCHES, num_warps=4),
+        types={"delta_ptr": "*fp32"},
+    ),
 ]
 
 
 @triton.jit
-def attn_fwd_ws(q_ptr, k_ptr, v_ptr, o_ptr, seq_len, sm_scale, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+def attn_fwd_ws(
+    q_ptr, k_ptr, v_ptr, o_ptr, seq_len, sm_scale, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr
+):
     # the key loop warp-specialised (loads, MMAs and the softmax in separate partitions); non-causal
     rows = tl.num_programs(1) * seq_len
     q_desc = tl.make_tensor_descriptor(q_ptr, shape=[rows, D], strides=[D, 1], block_shape=[BM, D])
@@ -156,7 +224,9 @@ def attn_fwd_ws(q_ptr, k_ptr, v_ptr, o_ptr, seq_len, sm_scale, D: tl.constexpr, 
 
 
 @triton.jit
-def attn_fwd_varlen(q_ptr, k_ptr, v_ptr, o_ptr, cu_seqlens_ptr, sm_scale, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+def attn_fwd_varlen(
+    q_ptr, k_ptr, v_ptr, o_ptr, cu_seqlens_ptr, sm_scale, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr
+):
     # packed variable-length sequences: sequence b spans rows cu_seqlens[b] .. cu_seqlens[b+1] of q, k, v
     # ([total_rows, heads, D]); causal within each sequence, keys and queries past its end masked
     b = tl.program_id(1)
@@ -170,7 +240,11 @@ def attn_fwd_varlen(q_ptr, k_ptr, v_ptr, o_ptr, cu_seqlens_ptr, sm_scale, D: tl.
         offs_d = tl.arange(0, D)
         row_stride = heads * D
         base = first.to(tl.int64) * row_stride + head * D
-        q = tl.load(q_ptr + base + offs_m[:, None] * row_stride + offs_d[None, :], mask=offs_m[:, None] < length, other=0.0)
+        q = tl.load(
+            q_ptr + base + offs_m[:, None] * row_stride + offs_d[None, :],
+            mask=offs_m[:, None] < length,
+            other=0.0,
+        )
         m_i = tl.full([BM], -float("inf"), tl.float32)
         l_i = tl.zeros([BM], tl.float32)
         acc = tl.zeros([BM, D], tl.float32)
@@ -178,7 +252,9 @@ def attn_fwd_varlen(q_ptr, k_ptr, v_ptr, o_ptr, cu_seqlens_ptr, sm_scale, D: tl.
         for start_n in range(0, tl.minimum(start + BM, length), BN):
             offs_n = start_n + tl.arange(0, BN)
             kv_live = offs_n[:, None] < length
-            k = tl.load(k_ptr + base + offs_n[:, None] * row_stride + offs_d[None, :], mask=kv_live, other=0.0)
+            k = tl.load(
+                k_ptr + base + offs_n[:, None] * row_stride + offs_d[None, :], mask=kv_live, other=0.0
+            )
             s = tl.dot(q, tl.trans(k)) * qk_scale
             s = tl.where((offs_m[:, None] >= offs_n[None, :]) & (offs_n[None, :] < length), s, -float("inf"))
             m_new = tl.maximum(m_i, tl.max(s, 1))
@@ -186,20 +262,37 @@ def attn_fwd_varlen(q_ptr, k_ptr, v_ptr, o_ptr, cu_seqlens_ptr, sm_scale, D: tl.
             p = tl.math.exp2(s - m_safe[:, None])
             alpha = tl.math.exp2(m_i - m_safe)
             l_i = l_i * alpha + tl.sum(p, 1)
-            v = tl.load(v_ptr + base + offs_n[:, None] * row_stride + offs_d[None, :], mask=kv_live, other=0.0)
+            v = tl.load(
+                v_ptr + base + offs_n[:, None] * row_stride + offs_d[None, :], mask=kv_live, other=0.0
+            )
             acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
             m_i = m_new
         out = acc / tl.where(l_i == 0.0, 1.0, l_i)[:, None]
-        tl.store(o_ptr + base + offs_m[:, None] * row_stride + offs_d[None, :], out.to(tl.float16), mask=offs_m[:, None] < length)
+        tl.store(
+            o_ptr + base + offs_m[:, None] * row_stride + offs_d[None, :],
+            out.to(tl.float16),
+            mask=offs_m[:, None] < length,
+        )
 
 
 CASES += [
-    Case("attn_fwd_ws", attn_fwd_ws, {"D": 64, "BM": 128, "BN": 128}, on(("sm_100a",), num_warps=4, num_stages=2), types={"sm_scale": "fp32"}, aligned=("seq_len",)),
+    Case(
+        "attn_fwd_ws",
+        attn_fwd_ws,
+        {"D": 64, "BM": 128, "BN": 128},
+        on(("sm_100a",), num_warps=4, num_stages=2),
+        types={"sm_scale": "fp32"},
+        aligned=("seq_len",),
+    ),
     Case(
         "attn_fwd_varlen",
         attn_fwd_varlen,
         {"D": 64, "BM": 64, "BN": 64},
-        {"sm_80": {"num_warps": 4, "num_stages": 2}, "sm_90a": {"num_warps": 4, "num_stages": 2}, "sm_100a": {"num_warps": 4, "num_stages": 2}},
+        {
+            "sm_80": {"num_warps": 4, "num_stages": 2},
+            "sm_90a": {"num_warps": 4, "num_stages": 2},
+            "sm_100a": {"num_warps": 4, "num_stages": 2},
+        },
         types={"sm_scale": "fp32", "cu_seqlens_ptr": "*i32"},
     ),
 ]

@@ -46,6 +46,13 @@ def swiglu(gate_up_ptr, out_ptr, n_rows, inner, BLOCK: tl.constexpr):
 
 CASES = [
     Case("dropout", dropout, {"BLOCK": 1024}, on(ALL_ARCHES, num_warps=4), dtype="fp32", types={"p": "fp32"}),
-    Case("rotary", rotary, {"HALF": 64, "BT": 16}, on(ALL_ARCHES, num_warps=4), dtype="bf16", aligned=("stride_tok",)),
+    Case(
+        "rotary",
+        rotary,
+        {"HALF": 64, "BT": 16},
+        on(ALL_ARCHES, num_warps=4),
+        dtype="bf16",
+        aligned=("stride_tok",),
+    ),
     Case("swiglu", swiglu, {"BLOCK": 1024}, on(ALL_ARCHES, num_warps=4), dtype="bf16", aligned=("inner",)),
 ]

@@ -31,7 +31,9 @@ def cross_entropy_fwd(logits_ptr, target_ptr, loss_ptr, lse_ptr, vocab, stride, 
 
 
 @triton.jit
-def cross_entropy_bwd(dlogits_ptr, logits_ptr, target_ptr, lse_ptr, dloss_ptr, vocab, stride, TILE: tl.constexpr):
+def cross_entropy_bwd(
+    dlogits_ptr, logits_ptr, target_ptr, lse_ptr, dloss_ptr, vocab, stride, TILE: tl.constexpr
+):
     row = tl.program_id(0).to(tl.int64)
     target = tl.load(target_ptr + row)
     lse = tl.load(lse_ptr + row)
@@ -47,6 +49,22 @@ def cross_entropy_bwd(dlogits_ptr, logits_ptr, target_ptr, lse_ptr, dloss_ptr, v
 CE_T = {"target_ptr": "*i64", "loss_ptr": "*fp32", "lse_ptr": "*fp32", "dloss_ptr": "*fp32"}
 
 CASES = [
-    Case("cross_entropy_fwd", cross_entropy_fwd, {"TILE": 4096}, on(ALL_ARCHES, num_warps=16), dtype="bf16", types=CE_T, aligned=("stride",)),
-    Case("cross_entropy_bwd", cross_entropy_bwd, {"TILE": 4096}, on(ALL_ARCHES, num_warps=8), dtype="bf16", types=CE_T, aligned=("stride",)),
+    Case(
+        "cross_entropy_fwd",
+        cross_entropy_fwd,
+        {"TILE": 4096},
+        on(ALL_ARCHES, num_warps=16),
+        dtype="bf16",
+        types=CE_T,
+        aligned=("stride",),
+    ),
+    Case(
+        "cross_entropy_bwd",
+        cross_entropy_bwd,
+        {"TILE": 4096},
+        on(ALL_ARCHES, num_warps=8),
+        dtype="bf16",
+        types=CE_T,
+        aligned=("stride",),
+    ),
 ]

@@ -44,7 +44,11 @@ def matmul(
         b_tile += BK * stride_bk
     cm = pid_m * BM + tl.arange(0, BM)
     cn = pid_n * BN + tl.arange(0, BN)
-    tl.store(c_ptr + cm[:, None] * stride_cm + cn[None, :], acc.to(c_ptr.dtype.element_ty), mask=(cm[:, None] < M) & (cn[None, :] < N))
+    tl.store(
+        c_ptr + cm[:, None] * stride_cm + cn[None, :],
+        acc.to(c_ptr.dtype.element_ty),
+        mask=(cm[:, None] < M) & (cn[None, :] < N),
+    )
 
 
 @triton.jit
@@ -93,7 +97,12 @@ def matmul_splitk(
         b_tile += BK * SPLIT_K * stride_bk
     cm = pid_m * BM + tl.arange(0, BM)
     cn = pid_n * BN + tl.arange(0, BN)
-    tl.atomic_add(c_ptr + cm[:, None] * stride_cm + cn[None, :], acc, mask=(cm[:, None] < M) & (cn[None, :] < N), sem="relaxed")
+    tl.atomic_add(
+        c_ptr + cm[:, None] * stride_cm + cn[None, :],
+        acc,
+        mask=(cm[:, None] < M) & (cn[None, :] < N),
+        sem="relaxed",
+    )
 
 
 @triton.jit
@@ -108,15 +117,23 @@ def matmul_int8(
     rk = tl.arange(0, BK)
     acc = tl.zeros((BM, BN), dtype=tl.int32)
     for k in range(0, tl.cdiv(K, BK)):
-        a = tl.load(a_ptr + rm[:, None] * stride_am + (k * BK + rk)[None, :], mask=(k * BK + rk)[None, :] < K, other=0)
-        b = tl.load(b_ptr + (k * BK + rk)[:, None] * stride_bk + rn[None, :], mask=(k * BK + rk)[:, None] < K, other=0)
+        a = tl.load(
+            a_ptr + rm[:, None] * stride_am + (k * BK + rk)[None, :], mask=(k * BK + rk)[None, :] < K, other=0
+        )
+        b = tl.load(
+            b_ptr + (k * BK + rk)[:, None] * stride_bk + rn[None, :], mask=(k * BK + rk)[:, None] < K, other=0
+        )
         acc = tl.dot(a, b, acc)
     sa = tl.load(scale_a_ptr + rm)
     sb = tl.load(scale_b_ptr + rn)
     out = acc.to(tl.float32) * sa[:, None] * sb[None, :]
     cm = pid_m * BM + tl.arange(0, BM)
     cn = pid_n * BN + tl.arange(0, BN)
-    tl.store(c_ptr + cm[:, None] * stride_cm + cn[None, :], out.to(tl.float16), mask=(cm[:, None] < M) & (cn[None, :] < N))
+    tl.store(
+        c_ptr + cm[:, None] * stride_cm + cn[None, :],
+        out.to(tl.float16),
+        mask=(cm[:, None] < M) & (cn[None, :] < N),
+    )
 
 
 @triton.jit
@@ -171,10 +188,18 @@ def grouped_gemm(
             acc = tl.zeros((BM, BN), dtype=tl.float32)
             for k in range(0, tl.cdiv(K, BK)):
                 ka = k * BK + rk
-                x = tl.load(a + rm[:, None] * lda + ka[None, :], mask=(rm[:, None] < M) & (ka[None, :] < K), other=0.0)
-                y = tl.load(b + ka[:, None] * ldb + rn[None, :], mask=(ka[:, None] < K) & (rn[None, :] < N), other=0.0)
+                x = tl.load(
+                    a + rm[:, None] * lda + ka[None, :], mask=(rm[:, None] < M) & (ka[None, :] < K), other=0.0
+                )
+                y = tl.load(
+                    b + ka[:, None] * ldb + rn[None, :], mask=(ka[:, None] < K) & (rn[None, :] < N), other=0.0
+                )
                 acc += tl.dot(x, y)
-            tl.store(c + rm[:, None] * ldc + rn[None, :], acc.to(tl.float16), mask=(rm[:, None] < M) & (rn[None, :] < N))
+            tl.store(
+                c + rm[:, None] * ldc + rn[None, :],
+                acc.to(tl.float16),
+                mask=(rm[:, None] < M) & (rn[None, :] < N),
+            )
             tile += NUM_SMS
         seen += count
 
@@ -187,7 +212,11 @@ CASES = [
         "matmul",
         matmul,
         GEMM,
-        {"sm_80": {"num_warps": 8, "num_stages": 3}, "sm_90a": {"num_warps": 8, "num_stages": 4}, "sm_100a": {"num_warps": 4, "num_stages": 3}},
+        {
+            "sm_80": {"num_warps": 8, "num_stages": 3},
+            "sm_90a": {"num_warps": 8, "num_stages": 4},
+            "sm_100a": {"num_warps": 4, "num_stages": 3},
+        },
         aligned=MM_ALIGNED,
     ),
     Case(
@@ -210,7 +239,11 @@ CASES = [
         "matmul_persistent",
         matmul_persistent,
         {**GEMM, "NUM_SMS": 132},
-        {"sm_80": {"num_warps": 8, "num_stages": 3}, "sm_90a": {"num_warps": 8, "num_stages": 3}, "sm_100a": {"num_warps": 4, "num_stages": 3}},
+        {
+            "sm_80": {"num_warps": 8, "num_stages": 3},
+            "sm_90a": {"num_warps": 8, "num_stages": 3},
+            "sm_100a": {"num_warps": 4, "num_stages": 3},
+        },
         aligned=MM_ALIGNED,
     ),
     Case(

@@ -43,7 +43,13 @@ def quantize_rows(x_ptr, q_ptr, scale_ptr, n_cols, stride, BLOCK: tl.constexpr):
 
 
 CASES = [
-    Case("histogram", histogram, {"BLOCK": 2048, "BINS": 255}, on(ALL_ARCHES, num_warps=8), types={"x_ptr": "*i32", "hist_ptr": "*i32"}),
+    Case(
+        "histogram",
+        histogram,
+        {"BLOCK": 2048, "BINS": 255},
+        on(ALL_ARCHES, num_warps=8),
+        types={"x_ptr": "*i32", "hist_ptr": "*i32"},
+    ),
     Case(
         "embedding_bag",
         embedding_bag,

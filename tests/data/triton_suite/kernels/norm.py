@@ -66,7 +66,9 @@ def layernorm_bwd_dx(
 
 
 @triton.jit
-def layernorm_bwd_dwdb(dw_part_ptr, db_part_ptr, dw_ptr, db_ptr, groups, n_cols, BG: tl.constexpr, BN: tl.constexpr):
+def layernorm_bwd_dwdb(
+    dw_part_ptr, db_part_ptr, dw_ptr, db_ptr, groups, n_cols, BG: tl.constexpr, BN: tl.constexpr
+):
     cols = tl.program_id(0) * BN + tl.arange(0, BN)
     dw = tl.zeros((BG, BN), dtype=tl.float32)
     db = tl.zeros((BG, BN), dtype=tl.float32)
@@ -93,7 +95,19 @@ def rmsnorm_fwd(y_ptr, x_ptr, w_ptr, rstd_ptr, stride, n_cols, eps, BLOCK: tl.co
 
 
 @triton.jit
-def rmsnorm_bwd(dx_ptr, dw_part_ptr, dy_ptr, x_ptr, w_ptr, rstd_ptr, stride, n_rows, n_cols, ROWS_PER: tl.constexpr, BLOCK: tl.constexpr):
+def rmsnorm_bwd(
+    dx_ptr,
+    dw_part_ptr,
+    dy_ptr,
+    x_ptr,
+    w_ptr,
+    rstd_ptr,
+    stride,
+    n_rows,
+    n_cols,
+    ROWS_PER: tl.constexpr,
+    BLOCK: tl.constexpr,
+):
     # each program walks ROWS_PER rows and keeps its own partial dw row (summed by a later kernel)
     pid = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
@@ -107,7 +121,9 @@ def rmsnorm_bwd(dx_ptr, dw_part_ptr, dy_ptr, x_ptr, w_ptr, rstd_ptr, stride, n_r
         xhat = x * rstd
         wdy = w * dy
         c = tl.sum(xhat * wdy, axis=0) / n_cols
-        tl.store(dx_ptr + r * stride + cols, ((wdy - xhat * c) * rstd).to(dx_ptr.dtype.element_ty), mask=valid)
+        tl.store(
+            dx_ptr + r * stride + cols, ((wdy - xhat * c) * rstd).to(dx_ptr.dtype.element_ty), mask=valid
+        )
         dw += dy * xhat
     tl.store(dw_part_ptr + pid * n_cols + cols, dw, mask=valid)
 
@@ -115,7 +131,14 @@ def rmsnorm_bwd(dx_ptr, dw_part_ptr, dy_ptr, x_ptr, w_ptr, rstd_ptr, stride, n_r
 F32_STATS = {"mean_ptr": "*fp32", "rstd_ptr": "*fp32", "eps": "fp32"}
 
 CASES = [
-    Case("layernorm_fwd", layernorm_fwd, {"BLOCK": 4096}, on(ALL_ARCHES, num_warps=8), types=F32_STATS, aligned=("stride",)),
+    Case(
+        "layernorm_fwd",
+        layernorm_fwd,
+        {"BLOCK": 4096},
+        on(ALL_ARCHES, num_warps=8),
+        types=F32_STATS,
+        aligned=("stride",),
+    ),
     Case(
         "layernorm_bwd_dx",
         layernorm_bwd_dx,
@@ -132,7 +155,15 @@ CASES = [
         types={"dw_part_ptr": "*fp16", "db_part_ptr": "*fp16"},
         aligned=("n_cols",),
     ),
-    Case("rmsnorm_fwd", rmsnorm_fwd, {"BLOCK": 8192}, on(ALL_ARCHES, num_warps=16), dtype="bf16", types=F32_STATS, aligned=("stride",)),
+    Case(
+        "rmsnorm_fwd",
+        rmsnorm_fwd,
+        {"BLOCK": 8192},
+        on(ALL_ARCHES, num_warps=16),
+        dtype="bf16",
+        types=F32_STATS,
+        aligned=("stride",),
+    ),
     Case(
         "rmsnorm_bwd",
         rmsnorm_bwd,

@@ -63,8 +63,12 @@ def topk_rows(x_ptr, out_ptr, n_cols, stride_row, BLOCK: tl.constexpr, K: tl.con
 F32 = {"val_ptr": "*fp32", "out_ptr": "*fp32", "x_ptr": "*fp32"}
 
 CASES = [
-    Case("row_sum", row_sum, {"BLOCK": 1024}, on(ALL_ARCHES, num_warps=4), types=F32, aligned=("stride_row",)),
-    Case("row_max", row_max, {"BLOCK": 2048}, on(ALL_ARCHES, num_warps=8), types=F32, aligned=("stride_row",)),
+    Case(
+        "row_sum", row_sum, {"BLOCK": 1024}, on(ALL_ARCHES, num_warps=4), types=F32, aligned=("stride_row",)
+    ),
+    Case(
+        "row_max", row_max, {"BLOCK": 2048}, on(ALL_ARCHES, num_warps=8), types=F32, aligned=("stride_row",)
+    ),
     Case("atomic_sum", atomic_sum, {"BLOCK": 1024, "ITERS": 4}, on(ALL_ARCHES, num_warps=4), types=F32),
     Case(
         "argmax_rows",

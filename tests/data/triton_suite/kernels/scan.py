@@ -50,7 +50,28 @@ def cumsum_chunked(x_ptr, y_ptr, n_cols, stride, TILE: tl.constexpr):
 F32 = {"x_ptr": "*fp32", "y_ptr": "*fp32", "a_ptr": "*fp32", "h_ptr": "*fp32"}
 
 CASES = [
-    Case("cumsum_rows", cumsum_rows, {"BLOCK": 2048}, on(ALL_ARCHES, num_warps=8), types=F32, aligned=("stride",)),
-    Case("linear_recurrence", linear_recurrence, {"BLOCK": 1024}, on(ALL_ARCHES, num_warps=4), types=F32, aligned=("seq_len",)),
-    Case("cumsum_chunked", cumsum_chunked, {"TILE": 512}, on(ALL_ARCHES, num_warps=4), dtype="fp16", aligned=("stride",)),
+    Case(
+        "cumsum_rows",
+        cumsum_rows,
+        {"BLOCK": 2048},
+        on(ALL_ARCHES, num_warps=8),
+        types=F32,
+        aligned=("stride",),
+    ),
+    Case(
+        "linear_recurrence",
+        linear_recurrence,
+        {"BLOCK": 1024},
+        on(ALL_ARCHES, num_warps=4),
+        types=F32,
+        aligned=("seq_len",),
+    ),
+    Case(
+        "cumsum_chunked",
+        cumsum_chunked,
+        {"TILE": 512},
+        on(ALL_ARCHES, num_warps=4),
+        dtype="fp16",
+        aligned=("stride",),
+    ),
 ]

@@ -68,5 +68,12 @@ CASES = [
         aligned=("x_stride", "y_stride"),
     ),
     Case("softmax_online", softmax_online, {"TILE": 1024}, on(ALL_ARCHES, num_warps=4), aligned=("stride",)),
-    Case("softmax_bwd", softmax_bwd, {"BLOCK": 2048}, on(ALL_ARCHES, num_warps=8), dtype="bf16", aligned=("stride",)),
+    Case(
+        "softmax_bwd",
+        softmax_bwd,
+        {"BLOCK": 2048},
+        on(ALL_ARCHES, num_warps=8),
+        dtype="bf16",
+        aligned=("stride",),
+    ),
 ]

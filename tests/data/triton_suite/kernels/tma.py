@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import triton
 import triton.language as tl
-from kernels.matmul import tile_coords
 from suite import HOPPER_UP, Case
+
+from kernels.matmul import tile_coords
 
 
 @triton.jit
@@ -29,7 +30,9 @@ def tma_matmul(
 
 
 @triton.jit
-def tma_matmul_host(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, WS: tl.constexpr):
+def tma_matmul_host(
+    a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, WS: tl.constexpr
+):
     # descriptors made on the host (triton.tools.tensor_descriptor.TensorDescriptor)
     off_m = tl.program_id(0) * BM
     off_n = tl.program_id(1) * BN
