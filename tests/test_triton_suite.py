@@ -85,6 +85,12 @@ CLEAN_XFAIL: dict[str, str] = {
     "mxfp8_matmul.sm_100a.ptx": _WS_BAR + "; " + _PHASE,
 }
 
+# Clean kernels on which `irc check` stops with an internal error (exit 3, no report).
+INTERNAL_XFAIL: dict[str, str] = {
+    "attn_fwd_ws_causal.sm_100a.ptx": "RecursionError in barrier.py: _warp_specialized_ok -> arm_sequences "
+    "-> through_loop recurses through the two warp-specialised loops",
+}
+
 # Bug twins irc misses today (recall gaps), with why.
 TWIN_XFAIL: dict[str, str] = {
     "matmul.no-cp-async-wait.sm_80.ptx": "cp.async writes and ldmatrix reads use different per-thread "
@@ -122,34 +128,42 @@ def test_corpus_matches_manifest() -> None:
     assert {p.name for p in (DATA / "bugs").glob("*.ptx")} == set(TWINS)
     assert len({(e["module"], e["kernel"]) for e in CLEAN.values()}) >= 30
     assert len(TWINS) >= 12
-    assert set(CLEAN_XFAIL) <= set(CLEAN) and set(TWIN_XFAIL) <= set(TWINS)
+    assert set(CLEAN_XFAIL) | set(INTERNAL_XFAIL) <= set(CLEAN) and set(TWIN_XFAIL) <= set(TWINS)
+    assert not set(CLEAN_XFAIL) & set(INTERNAL_XFAIL)
     for name, e in CLEAN.items():
         text = (DATA / "ptx" / name).read_text()
         assert re.search(rf"^\.target\s+{e['arch']}\s*$", text, re.M), name
 
 
-@pytest.fixture(scope="module")
-def clean_findings() -> dict[str, list[dict]]:
-    """`irc check --format json` over the whole clean corpus, once: findings per PTX file."""
+def _irc_check_json(names: list[str]) -> dict[str, list[dict]]:
+    """`irc check --format json` on clean corpus files in one run: findings per PTX file. An internal
+    error (exit 3) stops the whole run without a report, so it fails here."""
     r = subprocess.run(
-        [sys.executable, "-m", "irc.cli", "check", "--no-config", "--format", "json", str(DATA / "ptx")],
+        [sys.executable, "-m", "irc.cli", "check", "--no-config", "--format", "json"]
+        + [str(DATA / "ptx" / n) for n in names],
         capture_output=True,
         text=True,
         timeout=600,
     )
-    assert r.returncode in (0, 1), r.stderr[-3000:]
+    assert r.returncode in (0, 1), f"exit {r.returncode}: {r.stderr[-3000:]}"
     report = json.loads(r.stdout)
-    assert report["files_checked"] == len(CLEAN)
-    out: dict[str, list[dict]] = {}
+    assert report["files_checked"] == len(names)
+    out: dict[str, list[dict]] = {n: [] for n in names}
     for d in report["diagnostics"]:
         ptx = next((lb for lb in d.get("labels", []) if lb.get("message") == "the PTX instruction"), d)
-        out.setdefault(Path(ptx["file"]).name, []).append(d)
+        out[Path(ptx["file"]).name].append(d)
     return out
 
 
-@pytest.mark.parametrize("name", _params(CLEAN, CLEAN_XFAIL))
+@pytest.fixture(scope="module")
+def clean_findings() -> dict[str, list[dict]]:
+    """The corpus less the files with a known internal error, checked once."""
+    return _irc_check_json(sorted(set(CLEAN) - set(INTERNAL_XFAIL)))
+
+
+@pytest.mark.parametrize("name", _params(CLEAN, {**CLEAN_XFAIL, **INTERNAL_XFAIL}))
 def test_clean_kernel_checks_clean(name: str, clean_findings: dict[str, list[dict]]) -> None:
-    got = clean_findings.get(name, [])
+    got = _irc_check_json([name])[name] if name in INTERNAL_XFAIL else clean_findings[name]
     assert got == [], "\n".join(f"{d['check']}: {d['message'][:300]}" for d in got)
 
 

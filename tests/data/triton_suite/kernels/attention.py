@@ -196,31 +196,54 @@ CASES = [
 
 
 @triton.jit
-def attn_fwd_ws(
-    q_ptr, k_ptr, v_ptr, o_ptr, seq_len, sm_scale, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr
+def _attn_ws_blocks(
+    acc, l_i, m_i, q, k_desc, v_desc, kv0, offs_m, lo, hi, qk_scale, DIAG: tl.constexpr, BN: tl.constexpr
 ):
-    # the key loop warp-specialised (loads, MMAs and the softmax in separate partitions); non-causal
-    rows = tl.num_programs(1) * seq_len
-    q_desc = tl.make_tensor_descriptor(q_ptr, shape=[rows, D], strides=[D, 1], block_shape=[BM, D])
-    k_desc = tl.make_tensor_descriptor(k_ptr, shape=[rows, D], strides=[D, 1], block_shape=[BN, D])
-    v_desc = tl.make_tensor_descriptor(v_ptr, shape=[rows, D], strides=[D, 1], block_shape=[BN, D])
-    o_desc = tl.make_tensor_descriptor(o_ptr, shape=[rows, D], strides=[D, 1], block_shape=[BM, D])
-    row0 = tl.program_id(1) * seq_len + tl.program_id(0) * BM
-    kv0 = tl.program_id(1) * seq_len
-    q = q_desc.load([row0, 0])
-    m_i = tl.full([BM], -float("inf"), tl.float32)
-    l_i = tl.full([BM], 1.0, tl.float32)
-    acc = tl.zeros([BM, D], tl.float32)
-    qk_scale = sm_scale * RCP_LN2
-    for start_n in tl.range(0, seq_len, BN, warp_specialize=True):
+    # one warp-specialised key loop (TMA loads, MMAs and the softmax in separate partitions)
+    for start_n in tl.range(lo, hi, BN, warp_specialize=True):
         s = tl.dot(q, k_desc.load([kv0 + start_n, 0]).T) * qk_scale
+        if DIAG:
+            s = tl.where(offs_m[:, None] >= (start_n + tl.arange(0, BN))[None, :], s, -1.0e6)
         m_new = tl.maximum(m_i, tl.max(s, 1))
         p = tl.math.exp2(s - m_new[:, None])
         alpha = tl.math.exp2(m_i - m_new)
         l_i = l_i * alpha + tl.sum(p, 1)
         acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v_desc.load([kv0 + start_n, 0]))
         m_i = m_new
-    o_desc.store([row0, 0], (acc / l_i[:, None]).to(tl.float16))
+    return acc, l_i, m_i
+
+
+@triton.jit
+def attn_fwd_ws(
+    q_ptr, k_ptr, v_ptr, o_ptr, seq_len, sm_scale,
+    D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr, CAUSAL: tl.constexpr,
+):  # fmt: skip
+    # the key loops warp-specialised; causal: the blocks left of the diagonal, then the diagonal block
+    rows = tl.num_programs(1) * seq_len
+    q_desc = tl.make_tensor_descriptor(q_ptr, shape=[rows, D], strides=[D, 1], block_shape=[BM, D])
+    k_desc = tl.make_tensor_descriptor(k_ptr, shape=[rows, D], strides=[D, 1], block_shape=[BN, D])
+    v_desc = tl.make_tensor_descriptor(v_ptr, shape=[rows, D], strides=[D, 1], block_shape=[BN, D])
+    o_desc = tl.make_tensor_descriptor(o_ptr, shape=[rows, D], strides=[D, 1], block_shape=[BM, D])
+    start = tl.program_id(0) * BM
+    kv0 = tl.program_id(1) * seq_len
+    q = q_desc.load([kv0 + start, 0])
+    m_i = tl.full([BM], -float("inf"), tl.float32)
+    l_i = tl.full([BM], 1.0, tl.float32)
+    acc = tl.zeros([BM, D], tl.float32)
+    qk_scale = sm_scale * RCP_LN2
+    offs_m = start + tl.arange(0, BM)
+    if CAUSAL:
+        acc, l_i, m_i = _attn_ws_blocks(
+            acc, l_i, m_i, q, k_desc, v_desc, kv0, offs_m, 0, start, qk_scale, False, BN
+        )
+        acc, l_i, m_i = _attn_ws_blocks(
+            acc, l_i, m_i, q, k_desc, v_desc, kv0, offs_m, start, start + BM, qk_scale, True, BN
+        )
+    else:
+        acc, l_i, m_i = _attn_ws_blocks(
+            acc, l_i, m_i, q, k_desc, v_desc, kv0, offs_m, 0, seq_len, qk_scale, False, BN
+        )
+    o_desc.store([kv0 + start, 0], (acc / l_i[:, None]).to(tl.float16))
 
 
 @triton.jit
@@ -279,10 +302,19 @@ CASES += [
     Case(
         "attn_fwd_ws",
         attn_fwd_ws,
-        {"D": 64, "BM": 128, "BN": 128},
+        {"D": 64, "BM": 128, "BN": 128, "CAUSAL": False},
         on(("sm_100a",), num_warps=4, num_stages=2),
         types={"sm_scale": "fp32"},
         aligned=("seq_len",),
+    ),
+    Case(
+        "attn_fwd_ws_causal",
+        attn_fwd_ws,
+        {"D": 64, "BM": 128, "BN": 128, "CAUSAL": True},
+        on(("sm_100a",), num_warps=4, num_stages=2),
+        types={"sm_scale": "fp32"},
+        aligned=("seq_len",),
+        why="two warp-specialised loops one after the other (off-diagonal, diagonal)",
     ),
     Case(
         "attn_fwd_varlen",
