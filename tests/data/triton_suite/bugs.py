@@ -16,8 +16,9 @@ dropped, one operand changed, or one instruction put under a lane-dependent guar
 edit: "edit" (the edited or guarded instruction itself), or ("next", regex) / ("prev", regex), the first
 line after / before the edit that matches.
 
-Triton-level twins (`TritonBug`) are kernels whose defect is written in Triton itself, through
-`tl.inline_asm_elementwise`; their expected line is the first PTX line matching `at`.
+Triton-level twins (`Twin(triton=case)`, kernels/bugs_triton.py) are kernels whose defect is written in
+Triton itself, through `tl.inline_asm_elementwise`; their expected line is the first PTX line matching
+`at`. A twin takes one mutation, so the guard's `%bug_*` registers and `$BUG_skip` label are unique.
 """
 
 from __future__ import annotations
@@ -118,7 +119,7 @@ def _locate(lines: list[str], start: int, at: AT) -> int:
     raise ValueError(f"no line {way} of {start + 1} matches {pat!r}")
 
 
-def build(twin: Twin, cases: dict[str, suite.Case], ptx_dir: Path) -> tuple[str, int]:
+def build(twin: Twin, ptx_dir: Path) -> tuple[str, int]:
     """The twin's PTX text and its expected 1-based line."""
     if twin.triton is not None:
         text = suite.compile_case(twin.triton, twin.arch)

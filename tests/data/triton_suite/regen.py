@@ -73,7 +73,7 @@ def main(argv: list[str]) -> int:
         out = BUG_DIR / f"{twin.file_stem}.{twin.arch}.ptx"
         if only and not twin.file_stem.startswith(only):
             continue
-        text, line = bugs.build(twin, cases, PTX_DIR)
+        text, line = bugs.build(twin, PTX_DIR)
         out.write_text(text)
         err = _assemble(out, twin.arch)
         print(f"{'REFUSED' if err else 'ok':8} {out.relative_to(HERE)} ({twin.check} at line {line})")
