@@ -1443,3 +1443,384 @@ case(
     make=_ws_mirror,
     ref=_ws_mirror_ref,
 )
+
+
+# ================================================================================================== .kdsl
+def kcase(**kw: Any) -> None:
+    kw.setdefault("lang", "kdsl")
+    kw.setdefault("arch", "sm_80")
+    case(**kw)
+
+
+def _mats(n: int):
+    """C, A, B (n x n) in .kdsl parameter order (c, a, b, n)."""
+    return _sq(n, "CAB")
+
+
+_GEMM = dict(cls="cp.async", grid=(3, 3), block=256, make=_mats(48), twin="gemm_cp_async", rtol=1e-4, atol=1e-4)
+_GEMM_REF = lambda h: {"C": h["A"] @ h["B"]}  # noqa: E731
+kcase(
+    name="gemm_cp_async_nowait",
+    bug="a new user's double-buffered cp.async GEMM without its cp_async_wait",
+    check="async-unwaited",
+    error="AsyncRaceError",
+    ref=_GEMM_REF,
+    **_GEMM,
+)
+kcase(
+    name="gemm_cp_async_wait_count",
+    bug="the same GEMM waiting with cp_async_wait(2) (\"two buffers\") instead of 1",
+    check="async-unwaited",
+    error="AsyncRaceError",
+    ref=_GEMM_REF,
+    **_GEMM,
+)
+kcase(
+    name="gemm_cp_async_no_first_barrier",
+    bug="the same GEMM without the barrier after the wait (each thread waited for its own copies only)",
+    check="shared-race",
+    error="RaceError",
+    ref=_GEMM_REF,
+    **_GEMM,
+)
+kcase(
+    name="gemm_cp_async_no_second_barrier",
+    bug="the same GEMM without the barrier at the end of the step (the next copies refill a buffer in use)",
+    check="shared-race",
+    error="RaceError",
+    ref=_GEMM_REF,
+    **_GEMM,
+)
+
+
+def _out_x(n_in: int, n_out: int, *scalars: Any, out_dtype=np.float32):
+    """(out, x, scalars...) in .kdsl parameter order."""
+
+    def make(rng: np.random.Generator) -> Launch:
+        x, out = f32(rng, n_in), np.zeros(n_out, out_dtype)
+        return Launch([out, x, *scalars], {"x": x, "out": out})
+
+    return make
+
+
+kcase(
+    name="reduce_fn",
+    cls="shared-race",
+    bug="tree reduction in a device function (fn) without the barrier inside its halving loop",
+    check="shared-race",
+    error="RaceError",
+    grid=2,
+    block=256,
+    make=_out_x(512, 2),
+    ref=lambda h: {"out": h["x"].reshape(2, 256).astype(np.float64).sum(axis=1).astype(np.float32)},
+    rtol=1e-4,
+    atol=1e-4,
+    notes="the twin is correct and gets a false shared-race today (irc compile refuses it)",
+)
+
+
+def _k_colsum(nblk: int, ntiles: int | None, rows: int = 32, cols: int = 16):
+    """(out, map[, ntiles]) in .kdsl parameter order; x is (rows * ntiles) x (cols * nblk)."""
+
+    def make(rng: np.random.Generator) -> Launch:
+        x = f32(rng, rows * (ntiles or 1), cols * nblk)
+        out = zeros(cols * nblk)
+        args = [out, tensormap(x, rows, cols)] + ([ntiles] if ntiles is not None else [])
+        return Launch(args, {"x": x, "out": out})
+
+    return make
+
+
+kcase(
+    name="mbar_count_one",
+    cls="mbarrier",
+    bug="warp-specialised TMA ring: `empty` initialised with count 1 while 96 consumer threads arrive",
+    check="mbarrier-arrival-mismatch",
+    error="DeadlockError",
+    arch="sm_90a",
+    grid=2,
+    block=128,
+    make=_k_colsum(2, 6),
+    ref=_colsum_ref,
+    rtol=1e-4,
+    atol=1e-4,
+)
+kcase(
+    name="mbar_phase_flip",
+    cls="mbarrier",
+    bug="2-stage TMA ring whose phase variable flips every step instead of when the stage wraps",
+    check="mbarrier-phase",
+    error="AsyncRaceError",
+    arch="sm_90a",
+    grid=2,
+    block=64,
+    make=_k_colsum(2, 6),
+    ref=_colsum_ref,
+    rtol=1e-4,
+    atol=1e-4,
+)
+kcase(
+    name="mbar_init_visible",
+    cls="mbarrier",
+    bug="mbarrier initialised by thread 0 with no barrier before the other threads wait on it",
+    check="mbarrier-uninitialized",
+    error="mbarrier-uninit",
+    arch="sm_90a",
+    grid=2,
+    block=64,
+    make=_k_colsum(2, None),
+    ref=lambda h: {"out": h["x"][0].copy()},
+)
+
+
+def _k_coldot(nblk: int, ntiles: int):
+    def make(rng: np.random.Generator) -> Launch:
+        a, b = f32(rng, 32 * ntiles, 16 * nblk), f32(rng, 32 * ntiles, 16 * nblk)
+        out = zeros(16 * nblk)
+        return Launch([out, tensormap(a, 32, 16), tensormap(b, 32, 16), ntiles], {"a": a, "b": b, "out": out})
+
+    return make
+
+
+kcase(
+    name="tma_tx_two_copies",
+    cls="tma",
+    bug="two TMA loads on one mbarrier, expect_tx announces one tile",
+    check="mbarrier-tx-mismatch",
+    error="AsyncRaceError",
+    arch="sm_90a",
+    grid=2,
+    block=64,
+    make=_k_coldot(2, 3),
+    ref=lambda h: {"out": (h["a"].astype(np.float64) * h["b"]).sum(axis=0).astype(np.float32)},
+    rtol=1e-4,
+    atol=1e-4,
+)
+
+
+def _k_strip(nblk: int, kind: str):
+    """x: 32 x (16 nblk). kind "corner": (out, map, ld); "store": (x, map_y, ld) with y written by TMA."""
+
+    def make(rng: np.random.Generator) -> Launch:
+        x, out = f32(rng, 32, 16 * nblk), zeros(32, 16 * nblk)
+        if kind == "corner":
+            return Launch([out, tensormap(x, 32, 16), 16 * nblk], {"x": x, "out": out})
+        return Launch([x, tensormap(out, 32, 16), 16 * nblk], {"x": x, "out": out})
+
+    return make
+
+
+kcase(
+    name="tma_read_before_wait",
+    cls="tma",
+    bug="a tile element read before the mbarrier wait of its TMA copy",
+    check="async-unwaited",
+    error="AsyncRaceError",
+    arch="sm_90a",
+    grid=2,
+    block=128,
+    make=_k_strip(2, "corner"),
+    ref=lambda h: {"out": h["x"] - np.repeat(h["x"][0, ::16], 16)[None, :]},
+)
+kcase(
+    name="tma_store_fence",
+    cls="tma",
+    bug="TMA store of a tile written with ordinary stores, no fence_proxy_async()",
+    check="async-proxy-fence",
+    error="ProxyFenceError",
+    arch="sm_90a",
+    grid=2,
+    block=128,
+    make=_k_strip(2, "store"),
+    ref=lambda h: {"out": np.float32(3) * h["x"]},
+)
+kcase(
+    name="tma_align",
+    cls="tma",
+    bug="TMA destination declared `align 16` after a small shared header (TMA needs 128)",
+    check="tma-misaligned",
+    error="MisalignedAccessError",
+    arch="sm_90a",
+    grid=2,
+    block=64,
+    make=_k_colsum(2, None),
+    ref=lambda h: {"out": (0.5 * h["x"].astype(np.float64).sum(axis=0)).astype(np.float32)},
+    rtol=1e-4,
+    atol=1e-4,
+)
+kcase(
+    name="sgemm_second_barrier",
+    cls="shared-race",
+    bug="tiled SGEMM (1-D block, trip count n / 16) without the barrier at the end of the K step",
+    check="shared-race",
+    error="RaceError",
+    grid=(2, 2),
+    block=256,
+    make=_mats(32),
+    ref=_GEMM_REF,
+    rtol=1e-4,
+    atol=1e-4,
+)
+
+
+def _k_hist(n: int):
+    def make(rng: np.random.Generator) -> Launch:
+        data = rng.integers(0, 1000, n).astype(np.uint32)
+        hist = np.zeros(32, np.uint32)
+        return Launch([hist, data, n], {"data": data, "hist": hist})
+
+    return make
+
+
+kcase(
+    name="hist_merge",
+    cls="shared-race",
+    bug="shared-atomic histogram merged with no barrier after the atomics",
+    check="shared-race",
+    error="RaceError",
+    grid=2,
+    block=128,
+    make=_k_hist(1000),
+    ref=lambda h: {"hist": np.bincount(h["data"] % 32, minlength=32).astype(np.uint32)},
+)
+kcase(
+    name="ballot_mask",
+    cls="warp",
+    bug="ballot with the half-warp mask 0x0000ffff executed by all 32 lanes",
+    check="warp-sync-divergence",
+    error="CollectiveMaskError",
+    grid=2,
+    block=128,
+    make=_out_x(256, 256, out_dtype=np.uint32),
+    ref=_half_pos_ref,
+)
+kcase(
+    name="syncwarp_branch",
+    cls="warp",
+    bug="syncwarp() (full mask) inside a `laneid < 16` branch",
+    check="warp-sync-divergence",
+    error="CollectiveMaskError",
+    grid=2,
+    block=64,
+    make=_out_x(128, 128),
+    ref=_half_reverse_ref,
+)
+kcase(
+    name="shfl_tail",
+    cls="warp",
+    bug="full-mask shfl_xor inside the `i < n` tail guard",
+    check="warp-sync-divergence",
+    error="CollectiveMaskError",
+    grid=3,
+    block=128,
+    make=_out_x(384, 48, 300),
+    ref=_group8_ref,
+    rtol=1e-5,
+    atol=1e-5,
+)
+kcase(
+    name="persistent_exit",
+    cls="barrier",
+    bug="persistent tile loop: threads past the last row return before the tile's barrier",
+    check="barrier-divergence",
+    error="BarrierError",
+    grid=2,
+    block=128,
+    make=_out_x(333, 333, 333),
+    ref=lambda h: {"out": _pair_ref({"x": h["x"]})["out"]},
+)
+kcase(
+    name="named_count",
+    cls="barrier",
+    bug="consumers-only named barrier given the producer+consumer count (128 instead of 96)",
+    check="barrier-count",
+    error="BarrierError",
+    grid=2,
+    block=128,
+    make=_out_x(192, 2),
+    ref=lambda h: {"out": (2 * h["x"].reshape(2, 96).astype(np.float64)).sum(axis=1).astype(np.float32)},
+    rtol=1e-5,
+    atol=1e-5,
+)
+
+
+def _halo_ref(h: dict) -> dict:
+    x = h["x"][:300]
+    xp = np.concatenate([[0], x, [0]]).astype(np.float32)
+    y = np.zeros(384, np.float32)
+    y[:300] = xp[:-2] + np.float32(2) * xp[1:-1] + xp[2:]
+    return {"out": y}
+
+
+kcase(
+    name="halo",
+    cls="shared-race",
+    bug="three-point stencil with a shared halo and no barrier before the neighbour reads",
+    check="shared-race",
+    error="RaceError",
+    grid=3,
+    block=128,
+    make=_out_x(384, 384, 300),
+    ref=_halo_ref,
+)
+kcase(
+    name="release_stage",
+    cls="mbarrier",
+    bug="3-stage TMA ring: consumers release empty[(s + 1) % 3] after reading stage s",
+    check="mbarrier-stage-mismatch",
+    error="AsyncRaceError",
+    arch="sm_90a",
+    grid=2,
+    block=128,
+    make=_k_colsum(2, 8),
+    ref=_colsum_ref,
+    rtol=1e-4,
+    atol=1e-4,
+)
+kcase(
+    name="cp_async_commit",
+    cls="cp.async",
+    bug="cp_async without cp_async_commit before cp_async_wait(0)",
+    check="async-unwaited",
+    error="AsyncRaceError",
+    grid=2,
+    block=128,
+    make=_out_x(256, 256),
+    ref=lambda h: {"out": np.roll(h["x"].reshape(2, 128), -1, axis=1).reshape(-1)},
+)
+
+
+def _k_epilogue(nblk: int, ntiles: int):
+    def make(rng: np.random.Generator) -> Launch:
+        x, y = f32(rng, 32 * ntiles, 16 * nblk), zeros(32 * ntiles, 16 * nblk)
+        return Launch([x, tensormap(y, 32, 16), 16 * nblk, ntiles], {"x": x, "y": y})
+
+    return make
+
+
+kcase(
+    name="tma_store_reuse",
+    cls="tma",
+    bug="TMA-store epilogue loop rewrites its staging tile without tma_store_wait for the previous store",
+    check="async-overwrite",
+    error="RaceError",
+    arch="sm_90a",
+    grid=2,
+    block=128,
+    make=_k_epilogue(2, 3),
+    ref=lambda h: {"y": 2 * h["x"] + np.repeat(np.arange(3, dtype=np.float32), 32)[:, None]},
+)
+kcase(
+    name="mbar_reinit",
+    cls="mbarrier",
+    bug="mbarrier re-initialised (new count) for a second use without mbarrier_inval",
+    check="mbarrier-reuse",
+    error="MbarrierReuseError",
+    arch="sm_90a",
+    grid=2,
+    block=128,
+    make=_k_colsum(2, None),
+    ref=lambda h: {"out": (2 * h["x"].astype(np.float64).sum(axis=0)).astype(np.float32)},
+    rtol=1e-4,
+    atol=1e-4,
+)
