@@ -21,6 +21,7 @@ prints one line per case and a table per class; `--json` writes every result.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import json
 import re
@@ -108,43 +109,61 @@ def _hits(f: dict, src: str, locs: dict[int, set[int]] | None) -> set[int]:
     return out
 
 
-def static_result(case: Any) -> dict:
-    """Findings on the bug and the twin, and the verdicts (see the module docstring)."""
-    if case.check is None:
-        return {"applicable": False}
-    bug_path, ok_path = case.bug_path, case.ok_path
-    bug = check_json(bug_path)
-    ok = check_json(ok_path)
+@functools.cache
+def findings(path: Path) -> tuple[dict, ...]:
+    """`check_json`, cached per file (the test module asks for each file more than once)."""
+    return tuple(check_json(path))
+
+
+def static_bug(case: Any) -> dict:
+    """Is the bug found: a finding of a marked line's check at that line (marked lines are alternatives)."""
+    bug = list(findings(case.bug_path))
     want = markers(case.source_path.read_text())
     src = case.source_path.name
-    locs = loc_lines(bug_path.read_text(), src) if bug_path.suffix == ".ptx" else None
-    # several marked lines are alternatives: one bug, more than one place a caret is right
-    found = any(f["check"] == check and line in _hits(f, src, locs) for line, check in want.items() for f in bug)
-    wrong_line = not found and any(f["check"] in set(want.values()) for f in bug)
-    short = [(f["check"], f.get("line")) for f in bug if f["severity"] in ("error", "warning")]
+    locs = loc_lines(case.bug_path.read_text(), src) if case.bug_path.suffix == ".ptx" else None
+    found = any(
+        f["check"] == check and line in _hits(f, src, locs) for line, check in want.items() for f in bug
+    )
     return {
-        "applicable": True,
         "expected": [[line, check] for line, check in sorted(want.items())],
         "found": found,
-        "wrong_line": wrong_line,
-        "bug_findings": short,
+        "wrong_line": not found and any(f["check"] in set(want.values()) for f in bug),
+        "bug_findings": [(f["check"], f.get("line")) for f in bug if f["severity"] in ("error", "warning")],
+    }
+
+
+def static_twin(case: Any) -> dict:
+    """Is the twin clean: no error finding (warnings are listed, not counted)."""
+    ok = list(findings(case.ok_path))
+    return {
         "twin_findings": [(f["check"], f.get("line")) for f in _errors(ok)],
         "twin_warnings": [(f["check"], f.get("line")) for f in ok if f["severity"] == "warning"],
         "twin_clean": not _errors(ok),
     }
 
 
+def static_result(case: Any) -> dict:
+    """Findings on the bug and the twin, and the verdicts (see the module docstring)."""
+    if case.check is None:
+        return {"applicable": False}
+    return {"applicable": True, **static_bug(case), **static_twin(case)}
+
+
 # -- emulator -----------------------------------------------------------------------------------------
+@functools.cache
+def _kdsl_ptx(path: Path, arch: str) -> str:
+    from irc.compiler import CompileOptions, compile_kdsl
+
+    return compile_kdsl(path.read_text(), str(path), CompileOptions(arch=arch, check=False)).ptx_text
+
+
 def ptx_text(case: Any, variant: str) -> str:
     """The PTX of a variant ("bug" or "ok"): the committed file for CUDA, irc's output for .kdsl (compiled
     with the analyzer off, so a finding does not stop the run)."""
     path = case.bug_path if variant == "bug" else case.ok_path
-    text = path.read_text()
     if path.suffix == ".ptx":
-        return text
-    from irc.compiler import CompileOptions, compile_kdsl
-
-    return compile_kdsl(text, str(path), CompileOptions(arch=case.arch, check=False)).ptx_text
+        return path.read_text()
+    return _kdsl_ptx(path, case.arch)
 
 
 def _kernel(module: Any, name: str | None) -> str:
@@ -157,13 +176,21 @@ def _kernel(module: Any, name: str | None) -> str:
     return entries[0]
 
 
-def _kind_matches(err: BaseException, want: str) -> bool:
-    names = {c.__name__ for c in type(err).__mro__}
-    return want in names or getattr(err, "kind", None) == want
+_RUNS: dict[tuple, dict] = {}
 
 
 def emu_run(case: Any, variant: str, schedules: int | None = None, seed: int = 0) -> dict:
-    """Run one variant; returns {"error": class name | None, "kind", "message", "matches": bool | None}."""
+    """Run one variant; returns {"error": class name | None, "kind", "message", "matches": bool | None}.
+    Results are kept per (file, arguments, schedules, seed): .kdsl bug variants share their twin."""
+    path = case.bug_path if variant == "bug" else case.ok_path
+    make = case.bug_make if variant == "bug" and case.bug_make else case.make
+    key = (path, make, case.grid, case.block, schedules, seed)
+    if key not in _RUNS:
+        _RUNS[key] = _emu_run(case, variant, schedules, seed)
+    return _RUNS[key]
+
+
+def _emu_run(case: Any, variant: str, schedules: int | None, seed: int) -> dict:
     from irc.emu import EmuError, run_kernel
     from irc.frontend.ptx.parser import parse_ptx
 
@@ -196,22 +223,33 @@ def emu_run(case: Any, variant: str, schedules: int | None = None, seed: int = 0
         got = launch.host[k]
         if not np.allclose(got, exp, rtol=case.rtol, atol=case.atol, equal_nan=True):
             bad.append(k)
-    return {"error": None, "kind": None, "message": "", "matches": not bad, "mismatch": bad, "seconds": seconds}
+    return {
+        "error": None,
+        "kind": None,
+        "message": "",
+        "matches": not bad,
+        "mismatch": bad,
+        "seconds": seconds,
+    }
+
+
+def emu_found(case: Any, bug: dict) -> bool:
+    """Did the bug's run raise the expected error (by class name, a base class name, or kind)?"""
+    if bug["error"] is None:
+        return False
+    from irc.emu import errors as emu_errors
+
+    cls = getattr(emu_errors, bug["error"], None)
+    names = {c.__name__ for c in cls.__mro__} if isinstance(cls, type) else {bug["error"]}
+    return case.error in names or bug["kind"] == case.error
 
 
 def emu_result(case: Any, schedules: int | None = None) -> dict:
     bug = emu_run(case, "bug", schedules)
     ok = emu_run(case, "ok", schedules)
-    found = False
-    if bug["error"] is not None:
-        from irc.emu import errors as emu_errors
-
-        cls = getattr(emu_errors, bug["error"], None)
-        err = cls.__new__(cls) if cls is not None else None
-        found = (err is not None and _kind_matches(err, case.error)) or bug["kind"] == case.error
     return {
         "expected": case.error,
-        "found": found,
+        "found": emu_found(case, bug),
         "bug": bug,
         "twin": ok,
         "twin_ok": ok["error"] is None and bool(ok["matches"]),
@@ -219,10 +257,18 @@ def emu_result(case: Any, schedules: int | None = None) -> dict:
 
 
 # -- report -------------------------------------------------------------------------------------------
-def score(cases: Iterable[Any], static: bool = True, emu: bool = True, schedules: int | None = None) -> list[dict]:
+def score(
+    cases: Iterable[Any], static: bool = True, emu: bool = True, schedules: int | None = None
+) -> list[dict]:
     out = []
     for c in cases:
-        r: dict[str, Any] = {"name": c.name, "lang": c.lang, "class": c.cls, "check": c.check, "error": c.error}
+        r: dict[str, Any] = {
+            "name": c.name,
+            "lang": c.lang,
+            "class": c.cls,
+            "check": c.check,
+            "error": c.error,
+        }
         if static:
             r["static"] = static_result(c)
         if emu:
@@ -273,7 +319,9 @@ def table(results: list[dict]) -> str:
         fp = sum(not s["twin_clean"] for s in st)
         ef = sum(e["found"] for e in em)
         tf = sum(not e["twin_ok"] for e in em)
-        rows.append((cls, str(len(rs)), f"{sf}/{len(st)}", f"{fp}/{len(st)}", f"{ef}/{len(em)}", f"{tf}/{len(em)}"))
+        rows.append(
+            (cls, str(len(rs)), f"{sf}/{len(st)}", f"{fp}/{len(st)}", f"{ef}/{len(em)}", f"{tf}/{len(em)}")
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows)
 

@@ -19,7 +19,7 @@ Nothing from irc is imported at module level; the tensor-map builders import `ir
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -330,7 +330,9 @@ def tensormap(x: np.ndarray, box_rows: int, box_cols: int, pitch_bytes: int | No
 
     rows, cols = x.shape
     pitch = cols * x.itemsize if pitch_bytes is None else pitch_bytes
-    return encode_tensormap(x, shape=(cols, rows), strides_bytes=(pitch,), box=(box_cols, box_rows), dtype=x.dtype)
+    return encode_tensormap(
+        x, shape=(cols, rows), strides_bytes=(pitch,), box=(box_cols, box_rows), dtype=x.dtype
+    )
 
 
 def _colsum(nblk: int, ntiles: int, rows: int = 32, cols: int = 16):
@@ -978,7 +980,9 @@ case(
     grid=1,
     block=128,
     make=_wmma,
-    ref=lambda h: {"c": (0.5 * (h["a"].astype(np.float64) @ h["bt"].astype(np.float64).T)).astype(np.float32)},
+    ref=lambda h: {
+        "c": (0.5 * (h["a"].astype(np.float64) @ h["bt"].astype(np.float64).T)).astype(np.float32)
+    },
     rtol=1e-3,
     atol=1e-3,
 )
@@ -1138,7 +1142,10 @@ case(
     make=_vec(160, (6,)),
     ref=lambda h: {
         "out": np.stack(
-            [h["x"].reshape(2, 80)[:, a:b].astype(np.float64).sum(axis=1) for a, b in ((0, 32), (32, 64), (64, 80))],
+            [
+                h["x"].reshape(2, 80)[:, a:b].astype(np.float64).sum(axis=1)
+                for a, b in ((0, 32), (32, 64), (64, 80))
+            ],
             axis=1,
         )
         .reshape(-1)
@@ -1457,22 +1464,29 @@ def _mats(n: int):
     return _sq(n, "CAB")
 
 
-_GEMM = dict(cls="cp.async", grid=(3, 3), block=256, make=_mats(48), twin="gemm_cp_async", rtol=1e-4, atol=1e-4)
-_GEMM_REF = lambda h: {"C": h["A"] @ h["B"]}  # noqa: E731
+_GEMM = dict(
+    cls="cp.async", grid=(3, 3), block=256, make=_mats(48), twin="gemm_cp_async", rtol=1e-4, atol=1e-4
+)
+
+
+def _gemm_ref(h: dict) -> dict:
+    return {"C": h["A"] @ h["B"]}
+
+
 kcase(
     name="gemm_cp_async_nowait",
     bug="a new user's double-buffered cp.async GEMM without its cp_async_wait",
     check="async-unwaited",
     error="AsyncRaceError",
-    ref=_GEMM_REF,
+    ref=_gemm_ref,
     **_GEMM,
 )
 kcase(
     name="gemm_cp_async_wait_count",
-    bug="the same GEMM waiting with cp_async_wait(2) (\"two buffers\") instead of 1",
+    bug='the same GEMM waiting with cp_async_wait(2) ("two buffers") instead of 1',
     check="async-unwaited",
     error="AsyncRaceError",
-    ref=_GEMM_REF,
+    ref=_gemm_ref,
     **_GEMM,
 )
 kcase(
@@ -1480,7 +1494,7 @@ kcase(
     bug="the same GEMM without the barrier after the wait (each thread waited for its own copies only)",
     check="shared-race",
     error="RaceError",
-    ref=_GEMM_REF,
+    ref=_gemm_ref,
     **_GEMM,
 )
 kcase(
@@ -1488,7 +1502,7 @@ kcase(
     bug="the same GEMM without the barrier at the end of the step (the next copies refill a buffer in use)",
     check="shared-race",
     error="RaceError",
-    ref=_GEMM_REF,
+    ref=_gemm_ref,
     **_GEMM,
 )
 
@@ -1532,7 +1546,7 @@ def _k_colsum(nblk: int, ntiles: int | None, rows: int = 32, cols: int = 16):
 
 
 kcase(
-    name="mbar_count_one",
+    name="ring_empty_count",
     cls="mbarrier",
     bug="warp-specialised TMA ring: `empty` initialised with count 1 while 96 consumer threads arrive",
     check="mbarrier-arrival-mismatch",
@@ -1611,7 +1625,7 @@ def _k_strip(nblk: int, kind: str):
 
 
 kcase(
-    name="tma_read_before_wait",
+    name="tma_corner_before_wait",
     cls="tma",
     bug="a tile element read before the mbarrier wait of its TMA copy",
     check="async-unwaited",
@@ -1657,7 +1671,7 @@ kcase(
     grid=(2, 2),
     block=256,
     make=_mats(32),
-    ref=_GEMM_REF,
+    ref=_gemm_ref,
     rtol=1e-4,
     atol=1e-4,
 )
