@@ -69,6 +69,13 @@ STATIC_MISSES = {
     "cp_async_commit": "a wait_group is taken to cover copies that were never committed to a group",
     "tma_store_reuse": "no check for a store's source overwritten before tma_store_wait",
     "mbar_reinit": "no check for an mbarrier reinitialised without mbarrier_inval",
+    "cpa_leader_only_wait": "a wait executed by thread 0 only is taken to cover the other threads' copies",
+    "cpa_triton_prefetch_stage": "the copy's stage (k % 3) moves with the loop: only same-address reads are judged",
+    "mbar_stale_token": "waits on a state token (test_wait with the arrive's result) are not judged",
+    "mbar_exit_without_drop": "a role's early return is not counted against the barrier's arrivals per phase",
+    "mbar_init_off_by_one": "barriers at byte offsets of an extern `global_smem` are not barrier objects",
+    "tma_all_threads_issue": "the box bytes are host-side, and an unguarded issue is not counted per thread",
+    "race_persistent_reset": "a plain access to a location atomics update is exempt, also thread 0's store",
 }
 TWIN_FALSE_POSITIVES = {
     "mbar_tma_mma_alternate": "warp-sync-divergence on tcgen05.alloc/dealloc after nvcc's jump-threaded "
@@ -102,6 +109,8 @@ EMU_MISSES = {
     "release_stage": "every order tried completes the refill after the readers: output right, no error",
     "tma_store_reuse": "TMA stores complete at issue: their source reads are never pending",
     "mbar_reinit": "no rule for an mbarrier reinitialised without mbarrier.inval (MbarrierReuseError)",
+    "cpa_leader_only_wait": "copies still pending when every thread is parked at bar.sync complete before it",
+    "tma_all_threads_issue": "copies beyond expect_tx complete on the next phase (tx-count < 0) unflagged",
 }
 EMU_TWIN_FAILURES = {
     "mbar_noinc_count": "cp.async.mbarrier.arrive without .noinc is a no-op: its deferred arrival is not modelled",

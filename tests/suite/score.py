@@ -12,7 +12,7 @@ For every case of `tests/data/suite/cases.py`:
   expected name, or its `kind` is the expected kind). The twin *passes* when nothing is raised and every
   output equals the case's numpy reference.
 
-    python tests/suite/score.py [--json OUT] [--no-static] [--no-emu] [--schedules N] [NAME ...]
+    python tests/suite/score.py [--json OUT] [--no-static] [--no-emu] [--schedules N] [--table] [NAME ...]
     python -m suite.score ...        (from tests/)
 
 prints one line per case and a table per class; `--json` writes every result.
@@ -326,6 +326,17 @@ def table(results: list[dict]) -> str:
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows)
 
 
+def markdown_table(cases: Iterable[Any]) -> str:
+    """The README's table of cases (tests/test_suite.py keeps the README equal to it)."""
+    order = list(load_cases().CLASSES)
+    rows = ["| case | lang | class | bug | check | emulator error | arch |", "|---|---|---|---|---|---|---|"]
+    for c in sorted(cases, key=lambda c: (c.lang, order.index(c.cls))):
+        check = f"`{c.check}`" if c.check else "(host side)"
+        bug = c.bug.replace("_", "\\_").replace("|", "\\|")
+        rows.append(f"| `{c.name}` | {c.lang} | {c.cls} | {bug} | {check} | `{c.error}` | {c.arch} |")
+    return "\n".join(rows) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("names", nargs="*", help="only these cases (default: all)")
@@ -333,8 +344,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-static", action="store_true")
     ap.add_argument("--no-emu", action="store_true")
     ap.add_argument("--schedules", type=int, default=None, help="override every case's schedule count")
+    ap.add_argument(
+        "--table", action="store_true", help="print the README's markdown table of cases and exit"
+    )
     a = ap.parse_args(argv)
     cases = load_cases().CASES
+    if a.table:
+        sys.stdout.write(markdown_table(cases))
+        return 0
     if a.names:
         unknown = set(a.names) - {c.name for c in cases}
         if unknown:

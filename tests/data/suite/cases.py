@@ -1838,3 +1838,230 @@ kcase(
     rtol=1e-4,
     atol=1e-4,
 )
+
+
+# ============================================================================= more CUDA shapes (breadth)
+case(
+    name="cpa_leader_only_wait",
+    lang="cuda",
+    cls="cp.async",
+    bug="only thread 0 executes cp.async.wait_all before the barrier (a wait covers the waiting thread's copies)",
+    check="async-unwaited",
+    error="AsyncRaceError",
+    arch="sm_80",
+    grid=2,
+    block=64,
+    make=lambda rng: (lambda x, y: Launch([x, y], {"x": x, "y": y}))(f32(rng, 2, 256), zeros(2, 256)),
+    ref=lambda h: {"y": h["x"][:, ::-1].copy()},
+)
+
+
+def _gemv(rows: int, k: int):
+    def make(rng: np.random.Generator) -> Launch:
+        x, w, y = f32(rng, rows, k), f32(rng, k), zeros(rows)
+        return Launch([x, w, y, k], {"x": x, "w": w, "y": y})
+
+    return make
+
+
+case(
+    name="cpa_triton_prefetch_stage",
+    lang="cuda",
+    cls="cp.async",
+    bug="Triton-like 3-stage cp.async pipeline (global_smem offsets, zero-fill masks) prefetches into the "
+    "stage the step reads",
+    check="async-unwaited",
+    error="AsyncRaceError",
+    arch="sm_80",
+    grid=2,
+    block=128,
+    make=_gemv(8, 70),
+    ref=lambda h: {"y": (h["x"].astype(np.float64) @ h["w"]).astype(np.float32)},
+    dynamic_smem=3 * 512 + 3 * 128,
+    rtol=1e-4,
+    atol=1e-4,
+)
+case(
+    name="mbar_stale_token",
+    lang="cuda",
+    cls="mbarrier",
+    bug="sm_80 token wait: the mbarrier.arrive token is taken once before the loop and reused by "
+    "mbarrier.test_wait in every step",
+    check="mbarrier-phase",
+    error="RaceError",
+    arch="sm_80",
+    grid=2,
+    block=128,
+    make=_ring(2, 5),
+    ref=lambda h: {"out": np.roll(h["x"], -1, axis=2).sum(axis=1)},
+    rtol=1e-4,
+    atol=1e-4,
+)
+
+
+def _strip(ntiles: int, ncols: int):
+    def make(rng: np.random.Generator) -> Launch:
+        x, out = f32(rng, 32 * ntiles, 96), zeros(96)
+        return Launch([tensormap(x, 32, 96), out, ntiles, ncols], {"x": x, "out": out})
+
+    return make
+
+
+def _strip_ref(h: dict) -> dict:
+    out = np.zeros(96, np.float32)
+    out[:64] = h["x"][:, :64].astype(np.float64).sum(axis=0)
+    return {"out": out}
+
+
+case(
+    name="mbar_exit_without_drop",
+    lang="cuda",
+    cls="mbarrier",
+    bug="an idle consumer warp returns without mbarrier.arrive_drop on the `empty` barriers counting it",
+    check="mbarrier-arrival-mismatch",
+    error="DeadlockError",
+    arch="sm_90a",
+    grid=1,
+    block=128,
+    make=_strip(5, 64),
+    ref=_strip_ref,
+    rtol=1e-4,
+    atol=1e-4,
+)
+case(
+    name="mbar_init_off_by_one",
+    lang="cuda",
+    cls="mbarrier",
+    bug="Triton-like global_smem layout: the mbarrier init loop stops one stage short (`< NUM_STAGES - 1`)",
+    check="mbarrier-uninitialized",
+    error="mbarrier-uninit",
+    arch="sm_90a",
+    grid=2,
+    block=128,
+    make=_colsum(2, 7),
+    ref=_colsum_ref,
+    dynamic_smem=3 * 2048 + 64,
+    rtol=1e-4,
+    atol=1e-4,
+)
+
+
+def _tile_colsum32(nblk: int):
+    def make(rng: np.random.Generator) -> Launch:
+        x, out = f32(rng, 32 * nblk, 32), zeros(32 * nblk)
+        return Launch([tensormap(x, 32, 32), out], {"x": x, "out": out})
+
+    return make
+
+
+case(
+    name="tma_all_threads_issue",
+    lang="cuda",
+    cls="tma",
+    bug="the TMA copy is not guarded: all 128 threads issue it against one thread's expect_tx",
+    check="mbarrier-tx-mismatch",
+    error="AsyncRaceError",
+    arch="sm_90a",
+    grid=2,
+    block=128,
+    make=_tile_colsum32(2),
+    ref=lambda h: {
+        "out": h["x"].reshape(2, 32, 32).astype(np.float64).sum(axis=1).reshape(-1).astype(np.float32)
+    },
+    rtol=1e-4,
+    atol=1e-4,
+)
+case(
+    name="race_dyn_smem_overlap",
+    lang="cuda",
+    cls="shared-race",
+    bug="two arrays carved from dynamic shared memory overlap (offset in bytes, not floats)",
+    check="shared-race",
+    error="RaceError",
+    arch="sm_80",
+    grid=2,
+    block=128,
+    make=lambda rng: (lambda x, y: Launch([x, y], {"x": x, "out": y}))(f32(rng, 256), zeros(256)),
+    ref=lambda h: {"out": (h["x"] - h["x"] * h["x"]).reshape(2, 128)[:, ::-1].reshape(-1)},
+    dynamic_smem=1024,
+)
+
+
+def _int_rows(nrows: int):
+    def make(rng: np.random.Generator) -> Launch:
+        x, out = rng.integers(-4, 5, (nrows, 256)).astype(np.float32), zeros(nrows, 256)
+        return Launch([x, out, nrows], {"x": x, "out": out})
+
+    return make
+
+
+case(
+    name="race_persistent_reset",
+    lang="cuda",
+    cls="shared-race",
+    bug="persistent loop: thread 0 resets the shared row accumulator in the barrier interval in which the "
+    "other threads read it",
+    check="shared-race",
+    error="RaceError",
+    arch="sm_80",
+    grid=2,
+    block=256,
+    make=_int_rows(5),
+    ref=lambda h: {"out": h["x"] - h["x"].sum(axis=1, keepdims=True) / np.float32(256)},
+)
+
+
+def _weighted(rng: np.random.Generator) -> Launch:
+    x = f32(rng, 256)
+    w = rng.integers(0, 100, 256).astype(np.uint32)
+    out = np.full(8, 7, np.uint32)
+    return Launch([x, w, out, 0.5], {"x": x, "w": w, "out": out})
+
+
+case(
+    name="warp_redux_divergent",
+    lang="cuda",
+    cls="warp",
+    bug="__reduce_add_sync (redux.sync) with the full mask inside a data-dependent branch",
+    check="warp-sync-divergence",
+    error="CollectiveMaskError",
+    arch="sm_80",
+    grid=2,
+    block=128,
+    make=_weighted,
+    ref=lambda h: {"out": np.where(h["x"] > 0.5, h["w"], 0).reshape(8, 32).sum(axis=1).astype(np.uint32)},
+)
+
+
+def _csr(rng: np.random.Generator) -> Launch:
+    v = f32(rng, 256, 8)
+    length = rng.integers(0, 9, 256).astype(np.int32)
+    out = zeros(256)
+    return Launch([v, length, out, 8], {"v": v, "len": length, "out": out})
+
+
+def _csr_ref(h: dict) -> dict:
+    v, n = h["v"].astype(np.float64), h["len"]
+    out = np.zeros(256)
+    for r in range(256):
+        p = r ^ 1
+        for k in range(n[r]):
+            out[r] += 0.5 * (v[r, k] + (v[p, k] if k < n[p] else 0.0))
+    return {"out": out.astype(np.float32)}
+
+
+case(
+    name="bar_data_dependent_loop",
+    lang="cuda",
+    cls="barrier",
+    bug="__syncthreads inside a loop whose trip count is the thread's own (loaded) row length",
+    check="barrier-divergence",
+    error="BarrierError",
+    arch="sm_80",
+    grid=2,
+    block=128,
+    make=_csr,
+    ref=_csr_ref,
+    rtol=1e-5,
+    atol=1e-5,
+)
