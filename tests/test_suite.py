@@ -235,3 +235,8 @@ def test_scorer_table_and_json(tmp_path: Path) -> None:
     rs = {r["name"]: r for r in json.loads(out.read_text())}
     assert rs["bar_cg_sync_divergent"]["static"]["found"] and rs["bar_cg_sync_divergent"]["emu"]["found"]
     assert rs["cpa_no_commit"]["emu"]["found"] and rs["cpa_no_commit"]["emu"]["twin_ok"]
+
+
+def test_readme_table_is_current() -> None:
+    """tests/data/suite/README.md lists every case as `score.py --table` prints it."""
+    assert score.markdown_table(CASES) in (SUITE / "README.md").read_text()
