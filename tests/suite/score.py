@@ -12,7 +12,7 @@ For every case of `tests/data/suite/cases.py`:
   expected name, or its `kind` is the expected kind). The twin *passes* when nothing is raised and every
   output equals the case's numpy reference.
 
-    python tests/suite/score.py [--json OUT] [--no-static] [--no-emu] [--schedules N] [--table] [NAME ...]
+    python tests/suite/score.py [--json OUT] [--no-static] [--no-emu] [--schedules N] [--table] [--cli] [NAME ...]
     python -m suite.score ...        (from tests/)
 
 prints one line per case and a table per class; `--json` writes every result.
@@ -83,8 +83,20 @@ def loc_lines(ptx_text: str, src_name: str) -> dict[int, set[int]]:
 
 
 # -- static -------------------------------------------------------------------------------------------
+USE_CLI = False  # `--cli`: run the `irc check` command itself (slower: one process per file)
+
+
 def check_json(path: Path) -> list[dict]:
-    """The diagnostics of `irc check --format json PATH` (as objects)."""
+    """The diagnostics of `irc check --format json PATH` (as objects): in process through the CLI's own
+    `check_one` and JSON renderer, or, with USE_CLI, from the command's output."""
+    if USE_CLI:
+        import subprocess
+
+        cmd = [sys.executable, "-m", "irc.cli", "check", "--format", "json", str(path)]
+        out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, check=False)
+        if out.returncode not in (0, 1):
+            raise RuntimeError(f"irc check {path} exited {out.returncode}: {out.stderr[-500:]}")
+        return json.loads(out.stdout)["diagnostics"]
     from irc.cli import check_one
     from irc.render import diagnostic_to_json
 
@@ -109,9 +121,13 @@ def _hits(f: dict, src: str, locs: dict[int, set[int]] | None) -> set[int]:
     return out
 
 
-@functools.cache
 def findings(path: Path) -> tuple[dict, ...]:
     """`check_json`, cached per file (the test module asks for each file more than once)."""
+    return _findings(path, USE_CLI)
+
+
+@functools.cache
+def _findings(path: Path, cli: bool) -> tuple[dict, ...]:
     return tuple(check_json(path))
 
 
@@ -347,7 +363,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--table", action="store_true", help="print the README's markdown table of cases and exit"
     )
+    ap.add_argument("--cli", action="store_true", help="run the `irc check --format json` command per file")
     a = ap.parse_args(argv)
+    global USE_CLI
+    USE_CLI = a.cli
     cases = load_cases().CASES
     if a.table:
         sys.stdout.write(markdown_table(cases))
