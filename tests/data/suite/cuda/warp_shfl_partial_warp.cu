@@ -2,7 +2,8 @@
 // Warp sums over a block of 80 threads (a row of 80 features per block): out[b, w] = sum of the values of
 // warp w, for warps 0, 1 and the 16-lane warp 2.
 // Bug: the shuffle reduction uses the full mask in the last, partial warp, whose lanes 16..31 do not
-// exist (the twin computes each warp's mask and guards lanes beyond it).
+// exist: lanes 0..15 add values "shuffled" from absent lanes, which are undefined (the twin computes each
+// warp's mask and discards values from lanes beyond it).
 __global__ void __launch_bounds__(80) warp_sums80(const float* __restrict__ x, float* __restrict__ out)
 {
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
