@@ -126,6 +126,8 @@ CHECKS: dict[str, CheckInfo] = {
         _c("shared-overflow", "error", "Shared memory beyond what the target allows per block."),
         _c("register-pressure", "warning", "The allocation needs more registers than allowed."),
         _c("unknown-instruction", "warning", "A PTX instruction irc does not model (treated as opaque)."),
+        _c("stale-ptx", "warning", "A .ptx file older than the source its .loc lines point into."),
+        _c("cuda-compile-error", "error", "nvcc could not compile a .cu file to PTX."),
         _c("unknown-check", "warning", "An `irc: allow(...)` comment names a check that does not exist."),
         _c("unused-allow", "warning", "An `irc: allow(...)` comment that suppresses nothing."),
     ]
