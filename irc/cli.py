@@ -535,6 +535,10 @@ def check_one(
         if path.endswith(".ptx"):
             diags = suppress.filter(check_ptx(text, path), {path: text})
             diags += _stale(text, path)
+            if diags:  # in a Triton cache entry (NAME.json beside it): name the @triton.jit kernel
+                from irc.triton.cache import annotate as triton_notes
+
+                diags = triton_notes(diags, path)
             target = arch or "sm_80"
         else:
             target = arch or _file_arch(text, path, fallback) or "sm_80"

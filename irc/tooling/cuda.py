@@ -171,7 +171,7 @@ def check_cu(
 
                 diags = annotate(diags, res.ptx, res.ptx_path, arch, {})
             per_arch.append((arch, diags))
-    diags = _merge(per_arch, opts.archs)
+    diags = merge_targets(per_arch, opts.archs)
     diags = [_spell(d, path) for d in diags]
     diags += suppress.lint(text, path, checkinfo.known, checkinfo.did_you_mean)
     if warn_unused and not any(d.check == "cuda-compile-error" for d in diags):
@@ -180,7 +180,7 @@ def check_cu(
     return diags, text
 
 
-def _merge(per_arch: list[tuple[str, list[Diagnostic]]], archs: Sequence[str]) -> list[Diagnostic]:
+def merge_targets(per_arch: list[tuple[str, list[Diagnostic]]], archs: Sequence[str]) -> list[Diagnostic]:
     """One finding per (check, kernel, place, message) over the targets; a note names the targets when
     not all of them report it."""
     if len(per_arch) == 1:
