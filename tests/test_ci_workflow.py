@@ -225,3 +225,40 @@ def test_pre_commit_try_repo_on_a_cu_change(tmp_path: Path) -> None:
     assert r.returncode == 1, r.stdout + r.stderr
     assert re.search(r"irc check\.+Failed", r.stdout) and "src/shift.cu:8:" in r.stdout
     assert "barrier-divergence" in r.stdout
+
+
+def cuda_workflow() -> dict:
+    text = (ROOT / "docs" / "ci.md").read_text()
+    sec = text[text.index("### GitHub Actions workflow for CUDA sources") :]
+    block = re.search(r"```yaml\n(.*?)```", sec, re.S)
+    assert block is not None
+    return yaml.safe_load(block.group(1))
+
+
+def test_cuda_workflow_runs_on_the_cuda_project(tmp_path: Path) -> None:
+    """The CUDA recipe's `run:` steps, in order, on a copy of tests/data/cuda_project: CMake configures
+    with the nvcc irc finds, the SARIF step keeps exit 1 (the early-exit bug) and writes SARIF whose
+    locations are the .cu file, and the gate fails with the annotation on the .cu line."""
+    from irc.tooling.nvcc import find_nvcc
+
+    if find_nvcc() is None or shutil.which("cmake", path=f"{BIN}{os.pathsep}{os.environ['PATH']}") is None:
+        pytest.skip("needs nvcc and cmake")
+    wf = cuda_workflow()
+    steps = wf["jobs"]["irc-check"]["steps"]
+    assert any("nvidia-cuda-nvcc" in s.get("run", "") for s in steps)  # nvcc installed in the job
+    assert any(s.get("uses", "").startswith("github/codeql-action/upload-sarif") for s in steps)
+    project = tmp_path / "proj"
+    shutil.copytree(DATA / "cuda_project", project)
+    res = run_steps(wf, project)
+    assert [(n, rc) for n, rc, _ in res] == [
+        ("Configure (compile_commands.json)", 0),
+        ("irc check (SARIF)", 0),
+        ("Gate", 1),
+    ], res
+    sarif = json.loads((project / "irc.sarif").read_text())
+    jsonschema.validate(sarif, SCHEMA)
+    (r,) = sarif["runs"][0]["results"]
+    uris = {loc["physicalLocation"]["artifactLocation"]["uri"] for loc in r["locations"] + r["relatedLocations"]}
+    assert uris == {"src/shift.cu"}
+    assert r["locations"][0]["logicalLocations"][0]["name"] == "shift_tile(float const*, float*, int)"
+    assert "::error file=src/shift.cu,line=9," in res[2][2]

@@ -306,3 +306,20 @@ def cached_compile(cu: str, arch: str, opts: CudaOptions) -> PtxResult:
             keep.write_text(res.ptx, encoding="utf-8")
             res.ptx_path = str(keep)
         return res
+
+
+def main() -> int:
+    """`python -m irc.tooling.nvcc`: print the nvcc irc would use (for `cmake -DCMAKE_CUDA_COMPILER=...`),
+    or say how to get one (exit 2)."""
+    import sys
+
+    try:
+        sys.stdout.write(require_nvcc() + "\n")
+    except NvccNotFound as e:
+        sys.stderr.write(f"irc: error: {e}\n")
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
