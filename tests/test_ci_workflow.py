@@ -196,7 +196,10 @@ def test_pre_commit_hook_entry_checks_a_staged_cu_change(tmp_path: Path) -> None
     repo = _cuda_repo(tmp_path)
     hook = _hook()
     staged = subprocess.run(
-        ["git", "-C", str(repo), "diff", "--cached", "--name-only"], capture_output=True, text=True, check=True
+        ["git", "-C", str(repo), "diff", "--cached", "--name-only"],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.split()
     files = [f for f in staged if re.search(hook["files"], f)]
     assert files == ["src/shift.cu"] and re.search(hook["files"], "include/tile.cuh")
@@ -205,7 +208,9 @@ def test_pre_commit_hook_entry_checks_a_staged_cu_change(tmp_path: Path) -> None
     r = subprocess.run(cmd + files, cwd=repo, env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 1 and "barrier-divergence" in r.stderr and "src/shift.cu:8:" in r.stderr
     # a staged header is checked through the .cu files that include it
-    r = subprocess.run(cmd + ["include/tile.cuh"], cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        cmd + ["include/tile.cuh"], cwd=repo, env=env, capture_output=True, text=True, timeout=600
+    )
     assert r.returncode == 1 and "src/shift.cu:8:" in r.stderr
 
 
@@ -220,7 +225,12 @@ def test_pre_commit_try_repo_on_a_cu_change(tmp_path: Path) -> None:
     env["PRE_COMMIT_HOME"] = str(tmp_path / "pre-commit")
     repo = _cuda_repo(tmp_path)
     r = subprocess.run(
-        [exe, "try-repo", str(ROOT), "irc-check"], cwd=repo, env=env, capture_output=True, text=True, timeout=900
+        [exe, "try-repo", str(ROOT), "irc-check"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert r.returncode == 1, r.stdout + r.stderr
     assert re.search(r"irc check\.+Failed", r.stdout) and "src/shift.cu:8:" in r.stdout
@@ -258,7 +268,9 @@ def test_cuda_workflow_runs_on_the_cuda_project(tmp_path: Path) -> None:
     sarif = json.loads((project / "irc.sarif").read_text())
     jsonschema.validate(sarif, SCHEMA)
     (r,) = sarif["runs"][0]["results"]
-    uris = {loc["physicalLocation"]["artifactLocation"]["uri"] for loc in r["locations"] + r["relatedLocations"]}
+    uris = {
+        loc["physicalLocation"]["artifactLocation"]["uri"] for loc in r["locations"] + r["relatedLocations"]
+    }
     assert uris == {"src/shift.cu"}
     assert r["locations"][0]["logicalLocations"][0]["name"] == "shift_tile(float const*, float*, int)"
     assert "::error file=src/shift.cu,line=9," in res[2][2]

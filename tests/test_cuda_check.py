@@ -26,7 +26,9 @@ from irc.tooling.nvcc import find_nvcc
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = ROOT / "tests" / "data" / "cuda_project"
 NVCC = find_nvcc()
-needs_nvcc = pytest.mark.skipif(NVCC is None, reason="no nvcc (PATH, $IRC_NVCC or the nvidia-cuda-nvcc wheel)")
+needs_nvcc = pytest.mark.skipif(
+    NVCC is None, reason="no nvcc (PATH, $IRC_NVCC or the nvidia-cuda-nvcc wheel)"
+)
 
 BUG_CU = """#include <cuda_runtime.h>
 
@@ -68,7 +70,12 @@ def compiles(tmp_path: Path) -> list[str]:
 
 def irc(*args: str, env: dict[str, str], cwd: Path = ROOT) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "irc.cli", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=600
+        [sys.executable, "-m", "irc.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=600,
     )
 
 
@@ -99,7 +106,9 @@ def test_compile_command_split_keeps_flags_and_reads_targets() -> None:
     ]
     flags, archs = split_command(["nvcc", "-arch", "sm_100a", "-I", "inc", "-O2", "a.cu", "-c"], "a.cu")
     assert archs == ["sm_100a"] and flags == ["-I", "inc", "-O2"]
-    flags, archs = split_command(["nvcc", "-gencode", "arch=compute_86,code=sm_86", "-arch=native", "a.cu"], "a.cu")
+    flags, archs = split_command(
+        ["nvcc", "-gencode", "arch=compute_86,code=sm_86", "-arch=native", "a.cu"], "a.cu"
+    )
     assert archs == ["sm_86"] and flags == []  # `native` names no target irc can check
 
 
@@ -219,7 +228,9 @@ def test_cu_file_with_arch_list(tmp_path: Path, env: dict[str, str]) -> None:
         "-arch=sm_80"
     ]
     # the fixed kernel is clean (every thread passes the barrier; only memory is guarded)
-    fixed = BUG_CU.replace("  if (i >= n) return;\n  t[threadIdx.x] = in[i];", "  t[threadIdx.x] = i < n ? in[i] : 0.0f;")
+    fixed = BUG_CU.replace(
+        "  if (i >= n) return;\n  t[threadIdx.x] = in[i];", "  t[threadIdx.x] = i < n ? in[i] : 0.0f;"
+    )
     fixed = fixed.replace("  out[i] = ", "  if (i < n) out[i] = ")
     cu.write_text(fixed)
     r = irc("check", "shift.cu", "--no-config", env=env, cwd=tmp_path)
@@ -299,7 +310,9 @@ def test_broken_cu_is_a_finding_at_nvccs_line(tmp_path: Path, env: dict[str, str
 def test_stale_ptx_gets_a_warning(tmp_path: Path) -> None:
     cu, ptx = tmp_path / "a.cu", tmp_path / "a.ptx"
     cu.write_text(BUG_CU)
-    subprocess.run([NVCC, "-ptx", "-lineinfo", "-arch=sm_80", "a.cu", "-o", "a.ptx"], cwd=tmp_path, check=True)
+    subprocess.run(
+        [NVCC, "-ptx", "-lineinfo", "-arch=sm_80", "a.cu", "-o", "a.ptx"], cwd=tmp_path, check=True
+    )
     env = dict(os.environ, NO_COLOR="1")
     fresh = irc("check", "a.ptx", "--no-config", "--format", "json", env=env, cwd=tmp_path)
     assert [d["check"] for d in json.loads(fresh.stdout)["diagnostics"]] == ["barrier-divergence"]

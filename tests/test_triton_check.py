@@ -38,7 +38,9 @@ def kernels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no
 
 
 def shuffle_line() -> int:
-    return next(i for i, t in enumerate(KERNELS.read_text().splitlines(), 1) if "tl.inline_asm_elementwise(" in t)
+    return next(
+        i for i, t in enumerate(KERNELS.read_text().splitlines(), 1) if "tl.inline_asm_elementwise(" in t
+    )
 
 
 def test_buggy_kernel_is_reported_at_its_py_line_and_the_fixed_twin_is_clean(kernels) -> None:  # type: ignore[no-untyped-def]
@@ -69,10 +71,12 @@ def test_buggy_kernel_is_reported_at_its_py_line_and_the_fixed_twin_is_clean(ker
     assert fixed == []
 
 
-def test_allow_comment_in_the_py_file_suppresses(kernels, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_allow_comment_in_the_py_file_suppresses(
+    kernels, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
     src = KERNELS.read_text().replace(
-        "    y = tl.inline_asm_elementwise(\n        \"{ .reg",
-        "    y = tl.inline_asm_elementwise(  # irc: allow(warp-sync-divergence) reviewed\n        \"{ .reg",
+        '    y = tl.inline_asm_elementwise(\n        "{ .reg',
+        '    y = tl.inline_asm_elementwise(  # irc: allow(warp-sync-divergence) reviewed\n        "{ .reg',
         1,
     )
     assert "# irc: allow(" in src
@@ -82,9 +86,15 @@ def test_allow_comment_in_the_py_file_suppresses(kernels, tmp_path: Path, monkey
 
     import irc.triton
 
-    assert irc.triton.check(
-        allowed_kernels.pair_sum_bug, signature=kernels.SIGNATURE, constexprs={"BLOCK": 128}, targets=["sm_80"]
-    ) == []
+    assert (
+        irc.triton.check(
+            allowed_kernels.pair_sum_bug,
+            signature=kernels.SIGNATURE,
+            constexprs={"BLOCK": 128},
+            targets=["sm_80"],
+        )
+        == []
+    )
 
 
 def test_plugin_is_registered_as_a_pytest11_entry_point() -> None:
@@ -124,7 +134,10 @@ def test_pytest_irc_fails_only_the_session_that_compiles_the_buggy_kernel(
     if fails:
         assert r.ret == 1
         assert "warp-sync-divergence" in out and f"@triton.jit `{name}` with BLOCK=128 (sm_80" in out
-        assert f"pair_kernels.py:{shuffle_line()}:" in out and "compiled in test_kernel.py::test_compiles_the_kernel" in out
+        assert (
+            f"pair_kernels.py:{shuffle_line()}:" in out
+            and "compiled in test_kernel.py::test_compiles_the_kernel" in out
+        )
         # without --irc the plugin only adds its option: the same session passes
         assert pytester.runpytest_subprocess("-p", "no:cacheprovider").ret == 0
     else:
@@ -135,7 +148,9 @@ def test_irc_check_on_a_triton_cache_directory(kernels, tmp_path: Path) -> None:
     from triton.backends.compiler import GPUTarget
 
     for fn in (kernels.pair_sum_bug, kernels.pair_sum_fixed):
-        src = triton.compiler.ASTSource(fn=fn, signature={**kernels.SIGNATURE, "BLOCK": "constexpr"}, constexprs={"BLOCK": 64})
+        src = triton.compiler.ASTSource(
+            fn=fn, signature={**kernels.SIGNATURE, "BLOCK": "constexpr"}, constexprs={"BLOCK": 64}
+        )
         triton.compile(src, target=GPUTarget("cuda", 80, 32), options={"num_warps": 2})
     cache = tmp_path / "triton-cache"
     env = dict(os.environ, NO_COLOR="1", IRC_CACHE_DIR=str(tmp_path / "irc-cache"))

@@ -51,7 +51,11 @@ if __name__ == "__main__":
     found = []
     for kernel in (pair_sum, pair_sum_fixed):
         found += irc.triton.check(
-            kernel, signature=SIGNATURE, constexprs={"BLOCK": 256}, targets=["sm_80", "sm_90a"], options={"num_warps": 4}
+            kernel,
+            signature=SIGNATURE,
+            constexprs={"BLOCK": 256},
+            targets=["sm_80", "sm_90a"],
+            options={"num_warps": 4},
         )
     sys.stderr.write(irc.triton.render(found))
     sys.exit(1 if found else 0)

@@ -233,7 +233,9 @@ def parse_config(table: dict[str, Any], root: Path, where: str, path: Path | Non
     if "nvcc-flags" in table:
         cfg.nvcc_flags = _str_list(table["nvcc-flags"], "nvcc-flags", where)
     if "cuda-arch" in table:
-        cfg.cuda_arch = [_arch(a, "cuda-arch", where) for a in _str_list(table["cuda-arch"], "cuda-arch", where)]
+        cfg.cuda_arch = [
+            _arch(a, "cuda-arch", where) for a in _str_list(table["cuda-arch"], "cuda-arch", where)
+        ]
     for key in ("baseline", "docs-url", "nvcc", "compile-commands"):
         if key in table:
             if not isinstance(table[key], str):

@@ -104,7 +104,9 @@ def including_units(header: str, db: dict, config) -> list[str]:  # type: ignore
         seen: set[str] = set()
         for d in dirs:
             for dirpath, dirnames, filenames in os.walk(d):
-                dirnames[:] = [x for x in dirnames if not x.startswith(".") and x not in ("build", "__pycache__")]
+                dirnames[:] = [
+                    x for x in dirnames if not x.startswith(".") and x not in ("build", "__pycache__")
+                ]
                 seen.update(os.path.join(dirpath, n) for n in filenames if n.endswith(CUDA_SOURCES))
         units = sorted(seen)
     wanted = {os.path.basename(header)}

@@ -96,7 +96,9 @@ def require_nvcc(configured: str | None = None) -> str:
     if exe is not None:
         return exe
     if os.environ.get("IRC_NVCC") is not None:
-        raise NvccNotFound(f"IRC_NVCC={os.environ['IRC_NVCC']!r} is not an executable nvcc; {HOW_TO_GET_NVCC}")
+        raise NvccNotFound(
+            f"IRC_NVCC={os.environ['IRC_NVCC']!r} is not an executable nvcc; {HOW_TO_GET_NVCC}"
+        )
     if configured:
         raise NvccNotFound(f"the configured nvcc `{configured}` was not found; {HOW_TO_GET_NVCC}")
     raise NvccNotFound(f"checking .cu files needs nvcc, and none was found: {HOW_TO_GET_NVCC}")
@@ -125,7 +127,9 @@ def command(cu: str, arch: str, opts: CudaOptions, out: str, deps: str) -> list[
 
 
 # nvcc / cudafe++ / host compiler error lines: `a.cu(12): error: ...`, `a.cu:12:3: error: ...`
-_ERR = re.compile(r"^(?P<file>[^\s()][^()]*?)(?:\((?P<l1>\d+)\)|:(?P<l2>\d+):(?:(?P<col>\d+):)?)\s*:?\s*(?:catastrophic\s+)?(?:fatal\s+)?error\s*:?\s*(?P<msg>.*)$")
+_ERR = re.compile(
+    r"^(?P<file>[^\s()][^()]*?)(?:\((?P<l1>\d+)\)|:(?P<l2>\d+):(?:(?P<col>\d+):)?)\s*:?\s*(?:catastrophic\s+)?(?:fatal\s+)?error\s*:?\s*(?P<msg>.*)$"
+)
 
 
 def refusal(log: str, cu: str, arch: str) -> Diagnostic:
@@ -178,7 +182,9 @@ def compile_ptx(cu: str, arch: str, opts: CudaOptions, out_dir: str) -> tuple[Pt
     cwd = opts.directory or os.getcwd()
     src = os.path.abspath(cu)  # relative to where irc runs, not to the compile database's directory
     try:
-        r = subprocess.run(command(src, arch, opts, out, dep), capture_output=True, text=True, cwd=cwd, timeout=600)
+        r = subprocess.run(
+            command(src, arch, opts, out, dep), capture_output=True, text=True, cwd=cwd, timeout=600
+        )
     except (OSError, subprocess.SubprocessError) as e:
         return PtxResult(arch, None, None, [refusal(str(e), cu, arch)]), []
     if r.returncode != 0 or not os.path.exists(out):
@@ -211,7 +217,9 @@ def cache_root() -> Path | None:
             _WARNED.append(True)
             import sys
 
-            sys.stderr.write(f"irc: warning: not using the PTX cache {root}: owned by another user or writable by others\n")
+            sys.stderr.write(
+                f"irc: warning: not using the PTX cache {root}: owned by another user or writable by others\n"
+            )
         return None
     return root
 

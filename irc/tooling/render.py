@@ -361,7 +361,9 @@ def for_display(d: Diagnostic) -> Diagnostic:
 
     labels = [Label(lab.span, dm(lab.message), lab.origin) for lab in d.labels]
     notes = [dm(n) for n in d.notes] + ([note] if note else [])
-    return replace(d, message=dm(d.message), help=dm(d.help) if d.help else d.help, notes=notes, labels=labels)
+    return replace(
+        d, message=dm(d.message), help=dm(d.help) if d.help else d.help, notes=notes, labels=labels
+    )
 
 
 def render_text(diags: Iterable[Diagnostic], sources: Mapping[str, str], color: bool = False) -> str:

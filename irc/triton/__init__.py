@@ -38,7 +38,12 @@ def describe(name: str, constexprs: Mapping[str, Any] | None, target: str, optio
     """`@triton.jit `pair_sum` with BLOCK=128 (sm_80, num_warps=4)`: the note every finding carries."""
     consts = ", ".join(f"{k}={v!r}" for k, v in (constexprs or {}).items())
     opts = ", ".join(f"{k}={options[k]}" for k in ("num_warps", "num_stages") if k in options)
-    return f"@triton.jit `{name}`" + (f" with {consts}" if consts else "") + f" ({target}" + (f", {opts})" if opts else ")")
+    return (
+        f"@triton.jit `{name}`"
+        + (f" with {consts}" if consts else "")
+        + f" ({target}"
+        + (f", {opts})" if opts else ")")
+    )
 
 
 def _named(diags: Iterable[Diagnostic], note: str) -> list[Diagnostic]:
@@ -101,7 +106,9 @@ def check(
     name = getattr(kernel, "__name__", None) or getattr(getattr(kernel, "fn", None), "__name__", "kernel")
     per_target: list[tuple[str, list[Diagnostic]]] = []
     for target in targets:
-        src = triton.compiler.ASTSource(fn=kernel, signature=sig, constexprs=dict(constexprs or {}), attrs=attrs)
+        src = triton.compiler.ASTSource(
+            fn=kernel, signature=sig, constexprs=dict(constexprs or {}), attrs=attrs
+        )
         compiled = triton.compile(src, target=GPUTarget("cuda", _capability(target), 32), options=opts)
         ptx = compiled.asm["ptx"]
         note = describe(name, constexprs, ", ".join(targets), opts)

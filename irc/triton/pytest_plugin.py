@@ -50,9 +50,13 @@ class TritonChecker:
         self.findings: list[tuple[str, Any]] = []  # (test node id, Diagnostic)
         self.problems: list[str] = []  # kernels that could not be checked
 
-    def listener(self, *, src: Any, metadata: dict, metadata_group: dict, times: Any, cache_hit: bool) -> None:
+    def listener(
+        self, *, src: Any, metadata: dict, metadata_group: dict, times: Any, cache_hit: bool
+    ) -> None:
         if self.previous is not None:
-            self.previous(src=src, metadata=metadata, metadata_group=metadata_group, times=times, cache_hit=cache_hit)
+            self.previous(
+                src=src, metadata=metadata, metadata_group=metadata_group, times=times, cache_hit=cache_hit
+            )
         key = str(metadata.get("hash", id(src)))
         if key in self.seen:
             return
@@ -61,7 +65,9 @@ class TritonChecker:
         name = str(metadata.get("name", "?"))
         ptx_path = next((str(p) for k, p in metadata_group.items() if str(k).endswith(".ptx")), None)
         if ptx_path is None:
-            self.problems.append(f"{name}: no PTX in Triton's cache (TRITON_STORE_BINARY_ONLY?): not analysed")
+            self.problems.append(
+                f"{name}: no PTX in Triton's cache (TRITON_STORE_BINARY_ONLY?): not analysed"
+            )
             return
         try:
             self._check(src, metadata, name, ptx_path)
@@ -106,7 +112,11 @@ class TritonChecker:
             tr.write(render_text([d], {}))
         for p in self.problems:
             tr.write_line(f"irc: {p}")
-        what = f"{len(self.findings)} finding{'s' if len(self.findings) != 1 else ''}" if self.findings else "no findings"
+        what = (
+            f"{len(self.findings)} finding{'s' if len(self.findings) != 1 else ''}"
+            if self.findings
+            else "no findings"
+        )
         tr.write_line(f"irc: {what} in {self.kernels} Triton kernel{'s' if self.kernels != 1 else ''}")
         if errors:
             tr.write_line(f"irc: {errors} error finding{'s' if errors != 1 else ''}: the session fails")
