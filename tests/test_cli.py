@@ -63,7 +63,7 @@ def test_missing_files_are_usage_errors(tmp_path: Path) -> None:
     assert r.returncode == 2 and "Traceback" not in r.stderr
     (tmp_path / "notes.txt").write_text("hello")
     r = run("check", str(tmp_path / "notes.txt"))
-    assert r.returncode == 2 and ".kdsl or .ptx" in r.stderr
+    assert r.returncode == 2 and ".kdsl, .ptx, .cu or .cuh" in r.stderr
 
 
 def test_unknown_arch_names_the_choices() -> None:
@@ -73,7 +73,7 @@ def test_unknown_arch_names_the_choices() -> None:
 
 def test_check_empty_directory_is_usage_error(tmp_path: Path) -> None:
     r = run("check", str(tmp_path))
-    assert r.returncode == 2 and "no .kdsl or .ptx" in r.stderr
+    assert r.returncode == 2 and "no .kdsl, .ptx or .cu" in r.stderr
 
 
 def test_binary_file_is_a_diagnostic_not_a_traceback(tmp_path: Path) -> None:
