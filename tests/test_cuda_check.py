@@ -222,6 +222,11 @@ def test_cu_file_with_arch_list(tmp_path: Path, env: dict[str, str]) -> None:
     (d,) = json.loads(r.stdout)["diagnostics"]  # both targets report it: one finding
     assert (d["file"], d["line"], d["kernel"]) == ("shift.cu", 8, "shift_tile(float const*, float*, int)")
     assert [lab["line"] for lab in d["labels"]] == [6, 10]
+    # --why: the chain from tid.x to the branch, in .cu lines with each PTX instruction beside (cached PTX)
+    why = irc("check", "shift.cu", "--arch", "sm_90a,sm_100a", "--why", env=env, cwd=tmp_path)
+    assert why.returncode == 1 and compiles(tmp_path) == []
+    assert "why (shift.cu:6, PTX line " in why.stderr
+    assert "at 5:" in why.stderr and "| int i = blockIdx.x * blockDim.x + threadIdx.x;  (PTX " in why.stderr
     # the default target without --arch or configuration is sm_80
     r = irc("check", "shift.cu", "--no-config", env=env, cwd=tmp_path)
     assert r.returncode == 1 and [a for ln in compiles(tmp_path) for a in ln.split() if "-arch=" in a] == [
