@@ -2,10 +2,10 @@
 
 Why not a home-made demangler: the Itanium ABI grammar is large (templates, substitutions, lambdas,
 CUDA's `__nv_` helpers) and libstdc++ already ships a maintained one, `abi::__cxa_demangle`. The
-`cxxfilt` package calls it through ctypes. We open `libstdc++.so.6` and `libc.so.6` by their sonames
-first because cxxfilt's own lookup (`ctypes.util.find_library`) starts a compiler or `ldconfig`
-subprocess (tens of ms of every run that shows a mangled name); its default lookup is the fallback.
-Without cxxfilt or libstdc++ the mangled name is shown unchanged: a readable gap, never a failure.
+`cxxfilt` package calls it through ctypes. Importing cxxfilt looks the two libraries up
+(`ctypes.util.find_library`, which starts an `ldconfig` or compiler subprocess: about 15 ms measured), so
+it is imported only by a run that has a mangled name to show. Without cxxfilt or libstdc++ the mangled
+name is shown unchanged: a readable gap, never a failure.
 
 Only the renderers call this (text, JSON, SARIF, GitHub): diagnostics keep the symbol, so baselines and
 fingerprints do not change with the demangler's output.
@@ -31,12 +31,9 @@ def _load() -> Callable[[str], str] | None:
     _loaded = True
     try:
         import cxxfilt
-    except ImportError:
+    except (ImportError, OSError):
         return None
-    try:
-        _demangler = cxxfilt.Demangler("libc.so.6", "libstdc++.so.6").demangle
-    except (OSError, AttributeError):
-        _demangler = cxxfilt.demangle  # its own library lookup (macOS, other sonames)
+    _demangler = cxxfilt.demangle  # raises cxxfilt.LibraryNotFound per call when libstdc++ is missing
     return _demangler
 
 
