@@ -184,6 +184,7 @@ FORBIDDEN = {
     ),
     "irc.api": ("irc.cli",),
     "irc.tooling": ("irc.cli",),
+    "irc.triton": ("irc.cli",),
 }
 
 

@@ -134,6 +134,8 @@ CHECKS: dict[str, CheckInfo] = {
             "analyzer.md",
         ),
         _c("read-error", "error", "A file `irc check` cannot read (missing, a dangling link, not UTF-8)."),
+        _c("stale-ptx", "warning", "A .ptx file older than the source its .loc lines point into."),
+        _c("cuda-compile-error", "error", "nvcc could not compile a .cu file to PTX."),
         _c("unknown-check", "warning", "An `irc: allow(...)` comment names a check that does not exist."),
         _c("unused-allow", "warning", "An `irc: allow(...)` comment that suppresses nothing."),
     ]

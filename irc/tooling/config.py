@@ -8,6 +8,10 @@
     disable = ["self-cancel"]                  # or `enable = [...]`: only those checks
     baseline = "irc-baseline.json"             # report only findings not in this baseline
     warn-unused-allow = true
+    nvcc = "/usr/local/cuda/bin/nvcc"          # .cu files: which nvcc (default: $IRC_NVCC, PATH, the wheel)
+    nvcc-flags = ["-Iinclude", "-std=c++17"]   # .cu files outside a compile database (relative -I: to here)
+    cuda-arch = ["sm_80", "sm_90a"]            # .cu files: every target checked (default: `arch`, sm_80)
+    compile-commands = "build"                 # CMake's compile_commands.json, as `irc check -p build`
 
     [tool.irc.targets]                         # per-path targets for .kdsl; the first matching glob wins
     "kernels/hopper/**" = "sm_90a"
@@ -62,6 +66,10 @@ _KEYS = {
     "warn-unused-allow",
     "docs-url",
     "contract",
+    "nvcc",
+    "nvcc-flags",
+    "cuda-arch",
+    "compile-commands",
 }
 
 
@@ -85,6 +93,10 @@ class Config:
     warn_unused_allow: bool = False
     docs_url: str | None = None
     contracts: Any = None  # `[[tool.irc.contract]]` (irc.tooling.contracts.Contracts)
+    nvcc: str | None = None
+    nvcc_flags: list[str] = field(default_factory=list)
+    cuda_arch: list[str] = field(default_factory=list)
+    compile_commands: str | None = None
 
     def rel(self, path: str | Path) -> str | None:
         """`path` relative to the config root in posix form, or None when it lies outside."""
@@ -317,7 +329,13 @@ def parse_config(table: dict[str, Any], root: Path, where: str, path: Path | Non
             _known_check(n, "disable", where)
             if n in FRONTEND_ERRORS:
                 raise ConfigError(f"{where}: `{n}` cannot be disabled (the kernel would not compile)")
-    for key in ("baseline", "docs-url"):
+    if "nvcc-flags" in table:
+        cfg.nvcc_flags = _str_list(table["nvcc-flags"], "nvcc-flags", where)
+    if "cuda-arch" in table:
+        cfg.cuda_arch = [
+            _arch(a, "cuda-arch", where) for a in _str_list(table["cuda-arch"], "cuda-arch", where)
+        ]
+    for key in ("baseline", "docs-url", "nvcc", "compile-commands"):
         if key in table:
             if not isinstance(table[key], str):
                 raise ConfigError(f"{where}: `{key}` must be a string")

@@ -97,8 +97,9 @@ def check_json(path: Path) -> list[dict]:
         if out.returncode not in (0, 1):
             raise RuntimeError(f"irc check {path} exited {out.returncode}: {out.stderr[-500:]}")
         return json.loads(out.stdout)["diagnostics"]
-    from irc.cli import check_one
     from irc.render import diagnostic_to_json
+
+    from irc.cli import check_one
 
     diags, _ = check_one(str(path), None, {})
     return [diagnostic_to_json(d) for d in diags]
