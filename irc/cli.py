@@ -468,9 +468,7 @@ def _emit_cfg(a: argparse.Namespace, text: str, opts) -> int:
 def _emit_cfg_lifted(a: argparse.Namespace) -> int:
     """`irc compile --emit cfg` of a .ptx or .cu file (the only output irc makes from them): the lifted
     kernels' CFG with each barrier at its .cu line (`irc.tooling.cuda.emit_cfg`)."""
-    if a.emit not in ("cfg", "cfg-svg"):
-        raise _UsageError(f"{a.file}: irc compiles .kdsl; for .ptx and .cu files only --emit cfg/cfg-svg")
-    _read(a.file)  # a missing or unreadable file is a usage error
+    _read(a.file)  # a missing or unreadable file is a usage error (`cmd_compile` sent only cfg emits here)
     from irc.tooling.cfgdot import dot_to_svg
     from irc.tooling.compdb import CompDbError
     from irc.tooling.cuda import emit_cfg
