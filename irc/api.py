@@ -5,7 +5,8 @@
 
 The emulator executes the PTX text exactly as printed (parsed back with the PTX front end), so a launch
 tests every pass, the register allocator and the printer. Compiled PTX is cached on disk
-(`~/.cache/irc`, or `$IRC_CACHE_DIR`), keyed by source, options, target and irc version.
+(`~/.cache/irc`, or `$IRC_CACHE_DIR`), keyed by source, path, options, target and irc version; the
+directory and its entries are checked before use (docs/ci.md, "Cache security").
 """
 
 from __future__ import annotations
@@ -195,7 +196,8 @@ def compile(
 
     The target is `arch`, else the source's `// arch: sm_90a` header, else sm_80 (the rule of the command
     line). With `cache=True` the result is looked up in (and stored to) the content-addressed on-disk cache
-    (`$IRC_CACHE_DIR`, default `~/.cache/irc`), keyed by source, defines, target and irc version."""
+    (`$IRC_CACHE_DIR`, default `~/.cache/irc`), keyed by source, path, defines, target and irc version
+    (docs/ci.md, "Cache security")."""
     from irc.compiler import CompileOptions, compile_kdsl
     from irc.tooling.config import resolve_arch
 
@@ -205,13 +207,12 @@ def compile(
     if cache:
         from irc.backends.ptx import cache as ptx_cache
 
-        key = ptx_cache.make_key(source, {"defines": defines, "api": 1}, arch)
+        key = ptx_cache.make_key(source, {"defines": defines, "api": 1}, arch, path)
         hit = ptx_cache.get(key)
         if hit is not None:
-            try:
-                return _from_cache(hit, arch)
-            except (ValueError, KeyError, TypeError):
-                pass  # an unreadable entry is recompiled and overwritten
+            mod = _from_cache(hit, arch)
+            if mod is not None:
+                return mod
     res = compile_kdsl(source, path, CompileOptions(arch=arch, defines=defines))
     kernels = {}
     attrs = {}
@@ -260,20 +261,38 @@ def _parse_type(text: str) -> Type:
     return m.functions[0].params[0].type
 
 
-def _from_cache(blob: str, arch: str) -> CompiledModule:
+def _from_cache(blob: str, arch: str) -> CompiledModule | None:
+    """The module a cache entry describes, or None when the entry is not exactly what `_to_cache` writes.
+    The entry's digest already matched, so this is damage the digest cannot see (an entry written by a
+    buggy or older irc under the same key); whatever is wrong with it, the answer is a recompile, never
+    an exception."""
     import json
 
-    d = json.loads(blob)
-    if d.get("format") != 1:
-        raise ValueError("unknown cache format")
-    kernels = {
-        n: (k["names"], [_parse_type(t) for t in k["types"]], k["stats"]) for n, k in d["kernels"].items()
-    }
-    attrs = {n: k["attrs"] for n, k in d["kernels"].items()}
     from irc.tooling.render import diagnostic_from_json
 
-    diags = [diagnostic_from_json(x) for x in d.get("diagnostics", [])]
-    return CompiledModule(d["ptx"], arch, kernels, diags, attrs)
+    try:
+        d = json.loads(blob)
+        ks = d["kernels"]
+        if d["format"] != 1 or not isinstance(d["ptx"], str) or not isinstance(ks, dict):
+            return None
+        kernels = {}
+        attrs = {}
+        for n, k in ks.items():
+            names, types = k["names"], k["types"]
+            if not (
+                isinstance(names, list)
+                and isinstance(types, list)
+                and all(isinstance(t, str) for t in types)
+                and isinstance(k["stats"], dict)
+                and isinstance(k["attrs"], dict)
+            ):
+                return None
+            kernels[n] = (names, [_parse_type(t) for t in types], k["stats"])
+            attrs[n] = k["attrs"]
+        diags = [diagnostic_from_json(x) for x in d.get("diagnostics", [])]
+        return CompiledModule(d["ptx"], arch, kernels, diags, attrs)
+    except Exception:  # decoding cached bytes: any failure at all means "recompile"
+        return None
 
 
 def compile_file(

@@ -67,6 +67,10 @@ def _jobs(value: str) -> int:
     return n
 
 
+def _arch_list(value: str) -> list[str]:
+    return [_arch(v.strip()) for v in value.split(",") if v.strip()] or [_arch(value)]
+
+
 def _define(value: str) -> tuple[str, object]:
     if "=" not in value:
         raise argparse.ArgumentTypeError(f"-D expects NAME=VALUE, got `{value}`")
@@ -96,7 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="compile a .kdsl file to PTX (or IR, cubin, or the CFG as dot/SVG)",
         description="Compile a .kdsl file. Warnings go to stderr; a kernel with error findings is not compiled.",
     )
-    c.add_argument("file", help="the .kdsl source file (PTX: use `irc check` or `irc run`)")
+    c.add_argument(
+        "file",
+        help="the .kdsl source file (a .ptx/.cu file only with --emit cfg; analyze PTX with `irc check`)",
+    )
     c.add_argument(
         "-o", "--output", help="output file (default: stdout for ptx/ir/cfg, FILE.cubin for cubin)"
     )
@@ -130,8 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     k = sub.add_parser(
         "check",
-        help="analyze .kdsl and .ptx files (directories searched recursively)",
-        description="Analyze .kdsl and .ptx files. With no PATH, checks the `include` globs of the project "
+        help="analyze .kdsl, .ptx and .cu files (directories searched recursively)",
+        description="Analyze .kdsl, .ptx and CUDA (.cu, compiled to PTX with nvcc; a .cuh header through the "
+        ".cu files that include it) files. With no PATH, checks the `include` globs of the project "
         "configuration ([tool.irc] in pyproject.toml, or irc.toml; see docs/ci.md). Exit 0: no error "
         "findings; 1: error findings (or warnings with --werror); 2: usage or configuration error.",
     )
@@ -140,10 +148,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     k.add_argument(
         "--arch",
-        type=_arch,
+        type=_arch_list,
         default=None,
-        help="target for every .kdsl file (default: the file's `// arch:` header, else the config's "
-        "`targets`/`arch`, else sm_80); .ptx files use their own .target",
+        help="target(s), comma-separated: each .kdsl file is checked for each (default: the file's "
+        "`// arch:` header, else the config's `targets`/`arch`, else sm_80), each .cu file is compiled "
+        "for each (default: the compile database's, else `cuda-arch`/`arch`, else sm_80); .ptx files use "
+        "their own .target",
+    )
+    k.add_argument(
+        "-p",
+        "--build-path",
+        metavar="BUILD",
+        default=None,
+        help="a build directory with compile_commands.json (CMake: -DCMAKE_EXPORT_COMPILE_COMMANDS=ON): "
+        ".cu files are compiled with its flags and targets; with no PATH, checks every .cu file in it",
     )
     k.add_argument(
         "-D",
@@ -349,10 +367,14 @@ def _check_output(path: str | None) -> None:
 def cmd_compile(a: argparse.Namespace) -> int:
     from irc.compiler import CompileOptions, compile_kdsl, frontend, optimize
 
-    if a.file.endswith(".ptx"):
+    if a.file.endswith((".ptx", ".cu")):
+        if a.emit in ("cfg", "cfg-svg"):
+            return _emit_cfg_lifted(a)
         raise _UsageError(
-            f"{show_path(a.file)} is PTX; `irc compile` compiles .kdsl. "
-            f"Analyze PTX with `irc check {show_path(a.file)}`, run it with `irc run {show_path(a.file)} ...`"
+            f"{show_path(a.file)} is {'PTX' if a.file.endswith('.ptx') else 'CUDA'}; `irc compile` compiles .kdsl. "
+            f"Analyze it with `irc check {show_path(a.file)}`"
+            + (f", run it with `irc run {show_path(a.file)} ...`" if a.file.endswith(".ptx") else "")
+            + " (`--emit cfg` shows its control flow)"
         )
     _check_output(a.output)
     dump = _dump_after(a.dump_after)
@@ -443,6 +465,43 @@ def _emit_cfg(a: argparse.Namespace, text: str, opts) -> int:
     return EXIT_OK
 
 
+def _emit_cfg_lifted(a: argparse.Namespace) -> int:
+    """`irc compile --emit cfg` of a .ptx or .cu file (the only output irc makes from them): the lifted
+    kernels' CFG with each barrier at its .cu line (`irc.tooling.cuda.emit_cfg`)."""
+    _read(a.file)  # a missing or unreadable file is a usage error (`cmd_compile` sent only cfg emits here)
+    from irc.tooling.cfgdot import dot_to_svg
+    from irc.tooling.compdb import CompDbError
+    from irc.tooling.cuda import emit_cfg
+    from irc.tooling.nvcc import NvccNotFound
+
+    try:
+        dot = emit_cfg(a.file, a.arch, _load_config_quiet())
+    except (NvccNotFound, CompDbError) as e:
+        raise _UsageError(str(e)) from None
+    except CompileError as e:
+        _emit_diags(e.diagnostics, {}, a.format, 1, summary=False)
+        return EXIT_ERRORS
+    if a.emit == "cfg":
+        _write_output(a.output, dot)
+        return EXIT_OK
+    svg = dot_to_svg(dot)
+    if svg is None:
+        sys.stderr.write("irc: error: --emit cfg-svg needs the `dot` binary or the `graphviz` package\n")
+        return EXIT_USAGE
+    _write_output(a.output, svg)
+    return EXIT_OK
+
+
+def _load_config_quiet():  # type: ignore[no-untyped-def]
+    """The project configuration for `irc compile` of a .cu file (nvcc, flags, targets)."""
+    from irc.tooling.config import ConfigError, load_config
+
+    try:
+        return load_config()
+    except ConfigError as e:
+        raise _UsageError(str(e)) from None
+
+
 def _format_stats(res) -> str:
     from irc.ptxas import find_ptxas, run_ptxas
 
@@ -496,17 +555,20 @@ def _write_output(path: str | None, data: str | bytes) -> None:
 _SKIP_DIRS = {"__pycache__", "node_modules"}
 
 
+_CHECKED = (".kdsl", ".ptx", ".cu")  # found in directories; a .cuh only when named (a header)
+
+
 def _walk(root: Path):
-    """Every .kdsl/.ptx file under `root`, skipping hidden directories (.git, .venv) and caches."""
+    """Every .kdsl/.ptx/.cu file under `root`, skipping hidden directories (.git, .venv) and caches."""
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS)
         for f in sorted(filenames):
-            if f.endswith((".kdsl", ".ptx")):
+            if f.endswith(_CHECKED):
                 yield Path(dirpath) / f
 
 
 def collect_files(paths: Sequence[str], config=None, force_exclude: bool = False) -> list[str]:
-    """Expand directories recursively to their .kdsl and .ptx files (sorted, deterministic), leaving out
+    """Expand directories recursively to their .kdsl, .ptx and .cu files (sorted, deterministic), leaving out
     the configuration's `exclude` globs (a file named explicitly is checked unless `force_exclude`)."""
     out: list[str] = []
     for p in paths:
@@ -517,8 +579,8 @@ def collect_files(paths: Sequence[str], config=None, force_exclude: bool = False
                 found = [f for f in found if not config.excluded(f)]
             out.extend(found)
         elif pp.is_file():
-            if pp.suffix not in (".kdsl", ".ptx"):
-                raise _UsageError(f"{show_path(p)}: expected a .kdsl or .ptx file")
+            if pp.suffix not in (*_CHECKED, ".cuh"):
+                raise _UsageError(f"{show_path(p)}: expected a .kdsl, .ptx, .cu or .cuh file")
             if not (force_exclude and config is not None and config.excluded(pp)):
                 out.append(str(pp))
         else:
@@ -549,20 +611,30 @@ def check_one(
     fallback: str | None = None,
     contracts: object | None = None,
     confirm: bool = False,
+    cuda=None,  # type: ignore[no-untyped-def]
 ) -> tuple[list[Diagnostic], str]:
     """Check one file; returns (findings, source text). Used directly and by worker processes. The target
     of a .kdsl file: `arch` (an explicit --arch), else its `// arch:` header, else `fallback` (the
-    configuration's), else sm_80."""
+    configuration's), else sm_80. A .cu file is compiled and checked as `cuda` (CudaOptions) says."""
     from irc.compiler import check_kdsl, check_ptx
     from irc.tooling import checkinfo, suppress
     from irc.tooling.readcheck import read_for_check
 
+    if cuda is not None:
+        from irc.tooling.cuda import check_cu
+
+        return check_cu(path, cuda, warn_unused, why, contracts, confirm)
     text, unreadable = read_for_check(path)
     if unreadable is not None:  # one bad file is a finding of its own; the run goes on
         return [unreadable], text
     with suppress.recording() as used:
         if path.endswith(".ptx"):
             diags = suppress.filter(check_ptx(text, path, contracts), {path: text})
+            diags += _stale(text, path)
+            if diags:  # in a Triton cache entry (NAME.json beside it): name the @triton.jit kernel
+                from irc.triton.cache import annotate as triton_notes
+
+                diags = triton_notes(diags, path)
             target = arch or "sm_80"
         else:
             target = arch or _file_arch(text, path, fallback)
@@ -579,6 +651,24 @@ def check_one(
 
         confirm_all(diags, text, path, target, defines)
     return diags, text
+
+
+def _stale(text: str, path: str) -> list[Diagnostic]:
+    """`stale-ptx`: a source the PTX's `.loc` lines point into changed after the PTX was written."""
+    from irc.diagnostics import Span, warning
+    from irc.tooling.locsource import stale_sources
+
+    return [
+        warning(
+            "stale-ptx",
+            f"`{src}` was modified after this PTX was generated: findings may point at the wrong lines",
+            Span.point(path, 1, 1),
+            help=f"regenerate the PTX (`nvcc -ptx -lineinfo ...`), or check the source itself: `irc check {src}`"
+            if src.endswith(".cu")
+            else "regenerate the PTX",
+        )
+        for src in stale_sources(text, path)
+    ]
 
 
 _FRONTEND = frozenset(
@@ -629,10 +719,13 @@ def cmd_check(a: argparse.Namespace) -> int:
         return EXIT_OK
     _check_output(a.write_baseline)
     config = _load_config(a)
+    build = a.build_path or (str(config.root / config.compile_commands) if config.compile_commands else None)
     if a.paths:
         files = collect_files(a.paths, config, a.force_exclude)
         if not files and a.force_exclude:
             return EXIT_OK  # every file named was excluded: nothing to do (pre-commit)
+    elif a.build_path:
+        files = _database_files(a.build_path)
     elif config.path is not None and config.include:
         files = _configured_files(config)
     elif config.path is not None:
@@ -642,7 +735,8 @@ def cmd_check(a: argparse.Namespace) -> int:
             "no paths given and no configuration found ([tool.irc] in pyproject.toml or irc.toml)"
         )
     if not files:
-        raise _UsageError("no .kdsl or .ptx files found")
+        raise _UsageError("no .kdsl, .ptx or .cu files found")
+    files, cuda = _cuda_plan(files, a.arch, config, build)
     defines = dict(a.defines)
     werror = config.werror if a.werror is None else a.werror
     warn_unused = config.warn_unused_allow if a.warn_unused_allow is None else a.warn_unused_allow
@@ -650,8 +744,9 @@ def cmd_check(a: argparse.Namespace) -> int:
     sources: dict[str, str] = {}
     ices: list[str] = []
     jobs = [
-        (f, a.arch, defines, warn_unused, a.why, config.arch_for(f), config.contracts, a.confirm)
+        (f, arch, defines, warn_unused, a.why, config.arch_for(f), config.contracts, a.confirm, cuda.get(f))
         for f in files
+        for arch in (a.arch if a.arch and f.endswith(".kdsl") else [a.arch[0] if a.arch else None])
     ]
     show_progress = sys.stderr.isatty() and len(files) > 8 and a.format == "text"
     if a.jobs > 1 and len(files) > 1:
@@ -678,6 +773,8 @@ def cmd_check(a: argparse.Namespace) -> int:
     usage = [m for m in ices if m.startswith("usage: ")]
     if usage:
         raise _UsageError(usage[0].removeprefix("usage: "))
+    if a.arch and len(a.arch) > 1:  # a .kdsl finding every target reports is one finding
+        diags = list({(d.check, d.span, d.message, d.kernel): d for d in reversed(diags)}.values())[::-1]
     diags = sorted(_apply_config(diags, config), key=Diagnostic.sort_key)
     if a.write_baseline:
         from irc.tooling.baseline import write_baseline
@@ -715,6 +812,36 @@ def cmd_check(a: argparse.Namespace) -> int:
     if werror and any(d.severity == "warning" for d in diags):
         return EXIT_ERRORS
     return EXIT_OK
+
+
+def _database_files(build: str) -> list[str]:
+    """`irc check -p BUILD` with no paths: every .cu file of the compile database, named relative to the
+    current directory when under it."""
+    from irc.tooling.compdb import CompDbError, load
+
+    try:
+        db = load(build)
+    except CompDbError as e:
+        raise _UsageError(str(e)) from None
+    out = []
+    for f in db:
+        rel = os.path.relpath(f)
+        out.append(f if rel.startswith("..") else rel)
+    return out
+
+
+def _cuda_plan(files: list[str], archs: list[str] | None, config, build: str | None):  # type: ignore[no-untyped-def]
+    """(files with each .cuh replaced by the .cu files that include it, .cu path -> CudaOptions)."""
+    if not any(f.endswith((".cu", ".cuh")) for f in files):
+        return files, {}
+    from irc.tooling.compdb import CompDbError
+    from irc.tooling.cuda import options_for
+    from irc.tooling.nvcc import NvccNotFound
+
+    try:
+        return options_for(files, archs, config, build)
+    except (NvccNotFound, CompDbError) as e:
+        raise _UsageError(str(e)) from None
 
 
 def cmd_explain(a: argparse.Namespace) -> int:

@@ -96,8 +96,11 @@ def analyze(module: Module, arch: str, sources: dict[str, str], contracts: Any =
     if binder is not None:
         diags = binder.diags + diags
     if diags and src is not None and str(src).endswith(".ptx") and sources.get(str(src)) is not None:
+        from irc.tooling.locsource import user_sources
+
         diags = map_to_source(diags, sources[str(src)], str(src))  # .loc: the user's source line
         diags = kernel_notes(diags)  # (a .kdsl finding shows its kernel in the source excerpt)
+        sources = {**sources, **user_sources(diags, sources)}  # `// irc: allow(...)` in the .cu/.py too
     return suppress.filter(group(diags), sources)
 
 

@@ -49,10 +49,12 @@ class Severity(str, Enum):
 
 @record(frozen=True)
 class Label:
-    """A secondary span with a message ("depends on tid.x through `i`")."""
+    """A secondary span with a message ("depends on tid.x through `i`"). `origin` is the PTX
+    instruction when `span` was mapped to the user's source through `.loc` (as `Diagnostic.origin`)."""
 
     span: Span
     message: str
+    origin: Span | None = None
 
 
 @record

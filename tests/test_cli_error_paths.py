@@ -81,6 +81,7 @@ def ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (d / "arch999.kdsl").write_text("// arch: sm_999\nkernel k() { }\n")
     (d / "latin1.kdsl").write_bytes(b"// caf\xe9\nkernel k() { }\n")
     (d / "k.ptx").write_text(PTX.read_text())
+    (d / "k.cu").write_text("__global__ void k(float* o) { o[threadIdx.x] = 1.0f; }\n")
     (d / "notes.txt").write_text("not a kernel\n")
     (d / "empty").mkdir()
     (d / "dir.npy").mkdir()
@@ -212,8 +213,11 @@ CASES: dict[str, tuple[object, int, str]] = {
         2,
         "cannot write /nonexistent/dir/x.ptx: no directory /nonexistent/dir",
     ),
-    f"{C}:cmd_compile:{{}} is PTX; `irc compile` compiles .kdsl. Analyze PTX with `irc check {{}}`, run it "
-    "with `irc run {} ...`": (["compile", "k.ptx"], 2, "Analyze PTX with `irc check k.ptx`"),
+    f"{C}:cmd_compile:{{}} is {{}}; `irc compile` compiles .kdsl. Analyze it with `irc check {{}}`{{}}{{}}": (
+        ["compile", "k.ptx"],
+        2,
+        "is PTX; `irc compile` compiles .kdsl",
+    ),
     f"{C}:cmd_compile:return EXIT_ERRORS": (["compile", "bad.kdsl"], 1, "error[parse-error]"),
     f"{C}:_emit_artifact:return EXIT_ERRORS": (
         ["compile", "good.kdsl", "--emit", "cubin"],
@@ -236,7 +240,11 @@ CASES: dict[str, tuple[object, int, str]] = {
         2,
         "no such file or directory",
     ),
-    f"{C}:collect_files:{{}}: expected a .kdsl or .ptx file": (["check", "notes.txt"], 2, "expected a .kdsl"),
+    f"{C}:collect_files:{{}}: expected a .kdsl, .ptx, .cu or .cuh file": (
+        ["check", "notes.txt"],
+        2,
+        "expected a .kdsl",
+    ),
     f"{C}:_load_config:{{}}": (["check", "--config", "badcfg/irc.toml", "good.kdsl"], 2, "`include`"),
     f"{C}:cmd_check:no paths given and {{}} has no `include` globs": (
         ["check", "--config", "noinc/irc.toml"],
@@ -248,7 +256,13 @@ CASES: dict[str, tuple[object, int, str]] = {
         2,
         "no configuration found",
     ),
-    f"{C}:cmd_check:no .kdsl or .ptx files found": (["check", "empty"], 2, "no .kdsl or .ptx files found"),
+    f"{C}:cmd_check:no .kdsl, .ptx or .cu files found": (
+        ["check", "empty"],
+        2,
+        "no .kdsl, .ptx or .cu files found",
+    ),
+    f"{C}:_database_files:{{}}": (["check", "-p", "nosuch_build"], 2, "nosuch_build"),
+    f"{C}:_cuda_plan:{{}}": (["check", "-p", "nosuch_build", "k.cu"], 2, "nosuch_build"),
     f"{C}:cmd_check:{{}}": (["check", "arch999.kdsl"], 2, "`// arch: sm_999` header"),
     f"{C}:cmd_check:cannot write {{}}: {{}}": (
         ["check", "good.kdsl", "--write-baseline", "/dev/full"],
@@ -681,10 +695,47 @@ UNREACHABLE = {
 }
 
 
+#: sites that need a workspace of their own (a configuration, a compiler), tested below by name
+ELSEWHERE = {
+    f"{C}:_load_config_quiet:{{}}": "test_compile_cu_cfg_errors_are_located",
+    f"{C}:_emit_cfg_lifted:{{}}": "test_compile_cu_cfg_errors_are_located",
+    f"{C}:_emit_cfg_lifted:return EXIT_ERRORS": "test_compile_cu_cfg_errors_are_located",
+    f"{C}:_emit_cfg_lifted:return EXIT_USAGE": "test_compile_cu_cfg_errors_are_located",
+}
+
+
 def test_every_error_site_has_a_case() -> None:
     sites = set(error_sites())
-    assert sites - set(CASES) - set(UNREACHABLE) == set(), "error sites without a case"
-    assert (set(CASES) | set(UNREACHABLE)) - sites == set(), "cases for sites that no longer exist"
+    covered = set(CASES) | set(UNREACHABLE) | set(ELSEWHERE)
+    assert sites - covered == set(), "error sites without a case"
+    assert covered - sites == set(), "cases for sites that no longer exist"
+
+
+def test_compile_cu_cfg_errors_are_located(tmp_path: Path, capsys, monkeypatch) -> None:
+    """`irc compile x.cu --emit cfg`: a bad configuration, no nvcc, a .cu that does not compile and
+    `cfg-svg` without Graphviz are each a clear message with exit 1 or 2, never 3."""
+    from irc.tooling.cfgdot import dot_to_svg
+    from irc.tooling.nvcc import find_nvcc
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("IRC_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "k.cu").write_text("__global__ void k(float* o) { o[threadIdx.x] = 1.0f; }\n")
+    (tmp_path / "bad.cu").write_text("__global__ void k(float* o) { o[threadIdx.x] = ; }\n")
+    (tmp_path / "irc.toml").write_text("unknown_key = 1\n")
+    assert main(["compile", "k.cu", "--emit", "cfg"]) == 2
+    assert "unknown key" in capsys.readouterr().err
+    (tmp_path / "irc.toml").write_text("")
+    monkeypatch.setenv("IRC_NVCC", str(tmp_path / "no-such-nvcc"))
+    assert main(["compile", "k.cu", "--emit", "cfg"]) == 2
+    assert "nvcc" in capsys.readouterr().err
+    monkeypatch.delenv("IRC_NVCC")
+    if find_nvcc() is None:
+        pytest.skip("no nvcc: the remaining cases compile .cu files")
+    assert main(["compile", "bad.cu", "--emit", "cfg"]) == 1
+    assert "error" in capsys.readouterr().err
+    if dot_to_svg("digraph {}") is None:
+        assert main(["compile", "k.cu", "--emit", "cfg-svg"]) == 2
+        assert "graphviz" in capsys.readouterr().err
 
 
 def _api_value(case: Callable[[], object]) -> str:

@@ -455,3 +455,25 @@ kernel @k(%out: *global u32) attributes {launch = [64, 1, 1]} {
         mod = parse_module(text, "m.kdsl")
         found = [d for d in check_module(mod, arch="sm_80") if d.check == "shared-race"]
         assert bool(found) == racy, [d.message for d in found]
+
+
+def test_static_early_exit_on_a_parameter_and_rejoining_selects_are_decided():
+    """An early exit on a parameter (`if ctaid.y >= heads { return; }`) and a `? :` that loads before
+    the access no longer make the evaluation give up: the exchange below them is a race (found
+    without the solver), and the same kernel with its barrier is clean (the near miss)."""
+    src = """
+@launch(block = 64)
+kernel k(out: *global f32, x: *global f32, heads: u32, n: u32) {
+    shared t: [f32; 64];
+    if ctaid.y >= heads {
+        return;
+    }
+    let v = tid.x < n ? x[tid.x] : 0.0;
+    t[tid.x] = v;
+    BARRIER
+    out[tid.x] = t[(tid.x + 1) % 64];
+}
+"""
+    racy = _static_src(src.replace("BARRIER", ""))
+    assert len(racy) == 1 and racy[0].witness is not None
+    assert _static_src(src.replace("BARRIER", "barrier();")) == []

@@ -324,6 +324,7 @@ class ThreadEval:
         self.bases, self.sizes = shared_layout(fn)
         self.memo: dict[tuple, Vector | None] = {}
         self.gmemo: dict[tuple, Vector | None] = {}
+        self.assumptions: dict[int, set[tuple[int, int]]] = {}  # block -> (branch, side) assumed
         self.emem: dict[tuple, Vector | None] = {}
         self._loops: dict[int, list[Loop]] = {}
 
@@ -473,6 +474,12 @@ class ThreadEval:
         self.gmemo[key] = r
         return r
 
+    def assumed(self, b: Block) -> set[tuple[int, int]]:
+        """The (branch, side) pairs the guards of `b` assumed (unknown block-uniform conditions, in any
+        iteration context): two accesses that assumed different sides of one branch never meet, since
+        all threads of a block take the same side."""
+        return self.assumptions.get(id(b), set())
+
     def _guard(self, b: Block, ctx: dict[Loop, int]) -> Vector | None:
         cfg = self.cfg
         mask = self.xp.ones(self.n, dtype=bool)
@@ -492,6 +499,17 @@ class ThreadEval:
                 if cfg.post_dominates(b, d):
                     d = cfg.idom.get(d)
                     continue
+                # a branch whose arms rejoin before `b` (its immediate post-dominator dominates `b`: an
+                # if/else or a `? :` with a load) does not decide whether `b` runs
+                j = cfg.ipdom.get(d)
+                if (
+                    isinstance(j, Block)
+                    and j is not b
+                    and cfg.dominates(j, b)
+                    and set(cfg.loops_containing(j)) <= mine
+                ):
+                    d = cfg.idom.get(d)
+                    continue
                 taken = [
                     k
                     for k, s in enumerate(t.successors)
@@ -508,6 +526,7 @@ class ThreadEval:
                 if c is None:
                     if not self._assumable(d, t.operands[0], s, ctx, b):
                         return None
+                    self.assumptions.setdefault(id(b), set()).add((id(d), k))
                 else:
                     mask &= (c != 0) if k == 0 else (c == 0)
             d = cfg.idom.get(d)
@@ -531,7 +550,9 @@ class ThreadEval:
         return preds
 
     def _assumable(self, d: Block, cond: Value, taken: Block, ctx: dict[Loop, int], b: Block) -> bool:
-        """An unknown, block-uniform loop-continue condition, in iteration 0 or 1: assume it continues."""
+        """An unknown, block-uniform condition: a loop-continue condition in iteration 0 or 1 (assume it
+        continues), the zero-trip test of a loop, or a branch that decides no loop exit (assume the side
+        toward the access)."""
         from irc.analysis.uniformity import Level
 
         cfg = self.cfg
@@ -549,7 +570,12 @@ class ThreadEval:
                 continue
             if cfg.post_dominates(other, h) and self._facts().level(cond) >= Level.BLOCK:
                 return True
-        return False
+        # any other unknown condition that is uniform across the block and decides no loop's exit (an
+        # early exit on a parameter: `if head >= num_heads { return; }`): the block's threads all take
+        # the same side, and only the side toward the access can race, so that side is assumed
+        if any(any(u is d for u, _ in lp.exits) for lp in cfg.loops_containing(d)):
+            return False
+        return self._facts().level(cond) >= Level.BLOCK
 
     def exists(self, lp: Loop, j: int, ctx: dict[Loop, int]) -> Vector | None:
         """Threads for which iteration j of `lp` happens (given they entered the loop)."""

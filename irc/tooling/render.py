@@ -319,11 +319,60 @@ def _read_source(path: str) -> str | None:
     return text
 
 
+def _instr(s: Span) -> str:
+    """` `bar.sync 0;` ` for a PTX span whose file is readable, else empty."""
+    text = _read_source(s.file)
+    if text is None:
+        return ""
+    lines = _split_lines(text)
+    if not 0 < s.line <= len(lines):
+        return ""
+    t = " ".join(lines[s.line - 1].split())
+    return f" `{t if len(t) <= 60 else t[:57] + '...'}`"
+
+
+def ptx_note(d: Diagnostic) -> str | None:
+    """The PTX instructions behind a finding mapped to the user's source through `.loc` (its own and its
+    labels', in order), as one note: `PTX k.ptx: 53 `bar.sync 0;`; labels: 40 `@%p1 bra ...;`, 67 `ret;``."""
+    if d.origin is None and not any(lab.origin for lab in d.labels):
+        return None
+    o = d.origin or next(lab.origin for lab in d.labels if lab.origin is not None)
+    assert o is not None
+    text = f"PTX {o.file}:"
+    if d.origin is not None:
+        text += f" {d.origin.line}{_instr(d.origin)}"
+    labs = [lab.origin for lab in d.labels if lab.origin is not None]
+    if labs:
+        text += ("; labels: " if d.origin is not None else " labels: ") + ", ".join(
+            f"{x.line}{_instr(x)}" if x.file == o.file else f"{x.file}:{x.line}{_instr(x)}" for x in labs
+        )
+    return text
+
+
+def for_display(d: Diagnostic) -> Diagnostic:
+    """`d` as people read it: mangled C++ names in its message, labels, notes and help demangled
+    (`irc.tooling.demangle`), and the PTX lines behind a finding mapped through `.loc` as a note. Every
+    renderer shows this; the diagnostic itself keeps the symbols and its origins."""
+    note = ptx_note(d)
+    texts = [d.message, d.help or "", *d.notes, *(lab.message for lab in d.labels)]
+    if note is None and not any("_Z" in t for t in texts):
+        return d
+    from irc.diagnostics import Label
+    from irc.records import replace
+    from irc.tooling.demangle import demangle_text as dm
+
+    labels = [Label(lab.span, dm(lab.message), lab.origin) for lab in d.labels]
+    notes = [dm(n) for n in d.notes] + ([note] if note else [])
+    return replace(
+        d, message=dm(d.message), help=dm(d.help) if d.help else d.help, notes=notes, labels=labels
+    )
+
+
 def render_text(diags: Iterable[Diagnostic], sources: Mapping[str, str], color: bool = False) -> str:
     """All diagnostics in rustc style, separated by blank lines; ends with a newline unless empty.
     `sources` maps a span's file (as written in the span) to its text."""
     paint = _Paint(color)
-    blocks = [_render_one(d, sources, paint) for d in diags]
+    blocks = [_render_one(for_display(d), sources, paint) for d in diags]
     return "\n\n".join(blocks) + "\n" if blocks else ""
 
 
@@ -344,9 +393,14 @@ def summary_line(diags: Sequence[Diagnostic], files_checked: int) -> str:
 # ----------------------------------------------------------------------------------------------- JSON
 
 
-def diagnostic_to_json(d: Diagnostic) -> dict:
+def diagnostic_to_json(d: Diagnostic, display: bool = False) -> dict:
     """The spec section 9 object for one diagnostic (those keys; location fields are null when the
-    diagnostic has no span, `help` is null when absent), plus `kernel` for analyzer findings."""
+    diagnostic has no span, `help` is null when absent), plus `kernel` for analyzer findings. With
+    `display` (what `--format json` prints) C++ names are demangled and a mangled kernel's symbol is
+    kept as `symbol`; without it (the compile cache) the diagnostic round-trips unchanged."""
+    symbol = d.kernel
+    if display:
+        d = for_display(d)
     s = d.span
     obj = {
         "check": d.check,
@@ -359,15 +413,28 @@ def diagnostic_to_json(d: Diagnostic) -> dict:
         "message": d.message,
         "labels": [
             {"file": lab.span.file, "line": lab.span.line, "column": lab.span.col, "message": lab.message}
+            | ({"ptx": _where(lab.origin)} if display and lab.origin is not None else {})
             for lab in d.labels
         ],
         "help": d.help,
     }
+    if display and d.origin is not None:
+        obj["ptx"] = _where(d.origin)  # the PTX instruction behind a finding mapped through .loc
     if d.kernel:
         obj["kernel"] = d.kernel
+        if display:
+            from irc.tooling.demangle import demangle
+
+            obj["kernel"] = demangle(d.kernel)
+            if obj["kernel"] != symbol:
+                obj["symbol"] = symbol
     if d.witness:
         obj["witness"] = d.witness
     return obj
+
+
+def _where(s: Span) -> dict:
+    return {"file": s.file, "line": s.line, "column": s.col}
 
 
 def diagnostic_from_json(obj: dict) -> Diagnostic:
@@ -390,7 +457,7 @@ def diagnostic_from_json(obj: dict) -> Diagnostic:
 
 def render_json(diags: Iterable[Diagnostic], files_checked: int) -> str:
     """`{"diagnostics": [...], "files_checked": N}` per spec section 9 (notes are not part of that schema)."""
-    obj = {"diagnostics": [diagnostic_to_json(d) for d in diags], "files_checked": files_checked}
+    obj = {"diagnostics": [diagnostic_to_json(d, True) for d in diags], "files_checked": files_checked}
     return json.dumps(obj, indent=2) + "\n"
 
 
@@ -462,7 +529,7 @@ def render_sarif(
 
         fps = compute(diags, sources)
     results = []
-    for d in diags:
+    for d in map(for_display, diags):
         res: dict = {
             "ruleId": d.check,
             "ruleIndex": rule_ids.index(d.check),
@@ -474,7 +541,12 @@ def render_sarif(
         if fps is not None:
             res["partialFingerprints"] = {FINGERPRINT_KEY: fps[len(results)]}
             if d.kernel:
-                res["locations"][0]["logicalLocations"] = [{"name": d.kernel, "kind": "function"}]
+                from irc.tooling.demangle import demangle
+
+                logical = {"name": demangle(d.kernel), "kind": "function"}
+                if logical["name"] != d.kernel:
+                    logical["decoratedName"] = d.kernel  # SARIF's field for the mangled symbol
+                res["locations"][0]["logicalLocations"] = [logical]
         if d.labels:
             res["relatedLocations"] = [
                 {"id": i, **_sarif_location(lab.span), "message": {"text": lab.message}}
@@ -531,7 +603,7 @@ def render_github(diags: Iterable[Diagnostic]) -> str:
     diagnostic (`warning`, `notice` for the other severities). Help and notes are appended to the message
     on their own lines (encoded as %0A), which the annotation UI shows."""
     out = []
-    for d in diags:
+    for d in map(for_display, diags):
         props: list[tuple[str, str]] = []
         s = d.span
         if s is not None:

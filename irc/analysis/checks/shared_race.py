@@ -172,8 +172,10 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
                     budget[0] -= 1
                     if budget[0] < 0:
                         break
+                    if _contradictory(ev, a, c):
+                        continue
                     w = find_witness(ev, ea, ec, a.size, c.size, same_warp, ranges)
-                    if w is None or _same_value_writes(ctx, a, c):
+                    if w is None or _same_value_writes(ctx, a, c, same_warp):
                         continue
                     if _benign_publish(ctx, a, ea, c) or _benign_publish(ctx, c, ec, a):
                         continue
@@ -281,6 +283,16 @@ def _entries(memo, ev, a: Access, d, loop_index):
     return memo[k]
 
 
+def _contradictory(ev: ThreadEval, a: Access, c: Access) -> bool:
+    """The two accesses' guards assumed opposite sides of one block-uniform branch (`if n > 32 { store }
+    else { load }`): no block runs both."""
+    sa, sc = ev.assumed(a.block), ev.assumed(c.block)
+    if not sa or not sc:
+        return False
+    sides = dict(sa)
+    return any(d in sides and sides[d] != k for d, k in sc)
+
+
 def _copy_later(dw, dr) -> bool:  # type: ignore[no-untyped-def]
     """The copy's iteration tag is past the read's in some loop (the copy comes after the read)."""
     fw, fr = dict(dw), dict(dr)
@@ -319,12 +331,14 @@ def _root(a: Access) -> str | None:
     return r  # type: ignore[return-value]
 
 
-def _same_value_writes(ctx: FunctionContext, a: Access, c: Access) -> bool:
-    """Two plain stores of one block-uniform value: every writer stores the same bytes (not a race).
-    Asked only once a witness exists, since it may need the uniformity facts."""
+def _same_value_writes(ctx: FunctionContext, a: Access, c: Access, same_warp: bool = False) -> bool:
+    """Two plain stores of one block-uniform value: every writer stores the same bytes (not a race). For
+    two lanes of one warp (the warp run's witnesses), a warp-uniform value is enough: after a butterfly
+    all-reduce (`shfl.sync.bfly` by 16, 8, 4, 2, 1) every lane holds the warp's total and Triton's epilogue
+    stores it from every lane to the warp's slot. Asked only once a witness exists (uniformity facts)."""
     if not (a.op.name == "store" and c.op.name == "store" and not a.atomic and not c.atomic):
         return False
-    return _same_uniform(ctx, a.op.operands[1], c.op.operands[1])
+    return _same_uniform(ctx, a.op.operands[1], c.op.operands[1], warp=same_warp)
 
 
 def _benign_publish(ctx: FunctionContext, w: Access, ew, r: Access) -> bool:
@@ -345,12 +359,12 @@ def _benign_publish(ctx: FunctionContext, w: Access, ew, r: Access) -> bool:
     return cfg.dominates(w.block, r.block)
 
 
-def _same_uniform(ctx: FunctionContext, va, vc) -> bool:
+def _same_uniform(ctx: FunctionContext, va, vc, warp: bool = False) -> bool:
     from irc.analysis.uniformity import Level, const_value
 
     if va is vc:
         try:
-            return ctx.facts.level(va) >= Level.BLOCK
+            return ctx.facts.level(va) >= (Level.WARP if warp else Level.BLOCK)
         except Exception:  # noqa: BLE001 - no facts: not provably uniform
             return False
     ca, cc = const_value(va), const_value(vc)

@@ -16,7 +16,7 @@ from typing import Any
 
 from irc.analysis.symbolic.encode import Encoder
 from irc.analysis.symbolic.launch import Launch
-from irc.analysis.symbolic.solver import Budget, Outcome, solve
+from irc.analysis.symbolic.solver import Budget, Outcome, Session
 from irc.analysis.symbolic.witness import Witness, enumerate_threads, from_model, ranges
 from irc.ir.core import Block
 
@@ -32,11 +32,13 @@ class Symbolic:
             self.launch.param_names = contract.param_names  # type: ignore[attr-defined]
         self.enc = Encoder(ctx, self.launch)
         self.budget = Budget()
+        self.session = Session(self.launch.z)
         self.contract_text = contract.text if contract is not None else ""
 
-    def solve(self, query: list, threads: tuple = ("a", "b")) -> Outcome:
+    def solve(self, query: list, threads: tuple = ("a", "b"), prefer: bool = True) -> Outcome:
         ths = [self.enc.thread(n) for n in threads]
-        return solve(self.enc.constraints(*ths) + query, self.budget, self.preferences(ths))
+        pref = self.preferences(ths) if prefer else None
+        return self.session.check(self.enc.constraints(*ths), query, self.budget, pref)
 
     def solve_shapes(self, query: list, threads: tuple = ("a", "b")) -> Outcome:
         """`query` for the launch the kernel fixes, or, for a 2-D/3-D kernel whose block shape the PTX
@@ -282,7 +284,19 @@ def lane_outside_mask(
     enc = sym.enc
     z = enc.z
     ta = enc.thread("a")
-    out = sym.solve([enc.reach(b, ta), z.Not(lane_in(enc, ta, mask))], ("a",))
+    q = [enc.reach(b, ta), z.Not(lane_in(enc, ta, mask))]
+    L = sym.launch
+    contract = ctx.cache.get("contract")
+    if (
+        L.fixed_block is None
+        and not ctx.fn.attrs.get("max_threads")
+        and getattr(contract, "block", None) is None
+    ):
+        # No launch bound: a partial constant mask is how a kernel specialised for small blocks says
+        # which lanes exist (cuda-samples' reduce7<16> passes 0xffff); only a block that small is judged
+        n = L.ntid
+        q.append(z.ULE(n[0] * n[1] * n[2], z.BitVecVal(max(1, (mask & 0xFFFFFFFF).bit_length()), 32)))
+    out = sym.solve(q, ("a",))
     if not out.sat:
         return out, None
     w = from_model(out.model, enc, ["a"], sym.contract_text)

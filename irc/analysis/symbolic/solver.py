@@ -109,49 +109,70 @@ def _timeout_ms() -> int:
     return int(env) if env and env.isdigit() else QUERY_TIMEOUT_MS
 
 
-def solve(constraints: list, budget: Budget | None = None, prefer: list[list] | None = None) -> Outcome:
-    """Satisfiability of the conjunction of `constraints` (z3 boolean terms). When satisfiable and
-    `prefer` lists tiers of further constraints, each tier (or, failing that, each constraint of it) is
-    kept in turn if the rest stays satisfiable, so the model (the witness a user reads) is a typical
-    launch: a 1-D block of 256 threads, block 0, small parameters."""
-    import time
+class Session:
+    """One incremental solver for the queries of one function. The definitional constraints (launch
+    bounds, coordinate bounds, join arguments) are asserted once, as they appear; each query is checked
+    between a push and a pop. Re-encoding the same definitions for every query was most of the solver
+    time on kernels with many undecided access pairs."""
 
-    if budget is not None and budget.left <= 0:
-        return Outcome("unknown", reason="budget")
-    try:
-        z = z3()
-    except ImportError:
-        return Outcome("unknown", reason="solver unavailable (pip install z3-solver)")
-    s = z.SolverFor("QF_UFBV", ctx=constraints[0].ctx) if constraints else z.SolverFor("QF_UFBV")
-    s.set("random_seed", 0)
-    tmo = _timeout_ms()
-    if budget is not None:
-        tmo = max(1, min(tmo, int(budget.left)))
-    s.set("timeout", tmo)
-    s.add(*constraints)
-    t0 = time.perf_counter()
-    r = s.check()
-    if budget is not None:
-        budget.spend((time.perf_counter() - t0) * 1000.0)
-    if r == z.sat:
-        model = s.model()
-        if prefer:
-            s.set("timeout", max(1, min(100, tmo)))
-            t1 = time.perf_counter()
-            for tier in prefer:
-                for group in (tier, *([[p] for p in tier] if len(tier) > 1 else [])):
-                    if (time.perf_counter() - t1) * 1000.0 > 4 * tmo:
-                        break
-                    s.push()
-                    s.add(*group)
-                    if s.check() == z.sat:
-                        model = s.model()
-                        break
-                    s.pop()
+    def __init__(self, zc: Any):
+        self.z = zc
+        self.s = None
+        self.added: set[int] = set()
+
+    def check(
+        self, base: list, query: list, budget: Budget | None = None, prefer: list[list] | None = None
+    ) -> Outcome:
+        """Satisfiability of `base` and `query`. When satisfiable and `prefer` lists tiers of further
+        constraints, each tier (or, failing that, each constraint of it) is kept in turn if the rest stays
+        satisfiable, so the model (the witness a user reads) is a typical launch: a 1-D block of 256
+        threads, block 0, small parameters."""
+        import time
+
+        if budget is not None and budget.left <= 0:
+            return Outcome("unknown", reason="budget")
+        z = self.z
+        if self.s is None:
+            self.s = z.SolverFor("QF_UFBV")
+            self.s.set("random_seed", 0)
+        s = self.s
+        for c in base:
+            if id(c) not in self.added:
+                self.added.add(id(c))
+                s.add(c)
+        tmo = _timeout_ms()
+        if budget is not None:
+            tmo = max(1, min(tmo, int(budget.left)))
+        s.set("timeout", tmo)
+        depth = s.num_scopes()
+        s.push()
+        try:
+            s.add(*query)
+            t0 = time.perf_counter()
+            r = s.check()
             if budget is not None:
-                budget.spend((time.perf_counter() - t1) * 1000.0)
-        return Outcome("sat", model=model)
-    if r == z.unsat:
-        return Outcome("unsat")
-    why = s.reason_unknown()
-    return Outcome("unknown", reason="timeout" if "timeout" in why or "canceled" in why else why)
+                budget.spend((time.perf_counter() - t0) * 1000.0)
+            if r == z.unsat:
+                return Outcome("unsat")
+            if r != z.sat:
+                why = s.reason_unknown()
+                return Outcome("unknown", reason="timeout" if "timeout" in why or "canceled" in why else why)
+            model = s.model()
+            if prefer:
+                s.set("timeout", max(1, min(100, tmo)))
+                t1 = time.perf_counter()
+                for tier in prefer:
+                    for group in (tier, *([[p] for p in tier] if len(tier) > 1 else [])):
+                        if (time.perf_counter() - t1) * 1000.0 > 4 * tmo:
+                            break
+                        s.push()
+                        s.add(*group)
+                        if s.check() == z.sat:
+                            model = s.model()
+                            break
+                        s.pop()
+                if budget is not None:
+                    budget.spend((time.perf_counter() - t1) * 1000.0)
+            return Outcome("sat", model=model)
+        finally:
+            s.pop(s.num_scopes() - depth)  # the query's scope and every kept preference's

@@ -1,8 +1,8 @@
 """Parse .kdsl text into an `ast.Program`.
 
 Pipeline: `lexer.Lexer` tokenizes with the grammar's own terminal patterns; lark builds the LALR(1) tables
-for `irc/grammar/kdsl.lark` once per grammar, and `tables.py` caches them as plain data (a compile with a
-warm cache never imports lark); `_Driver` runs the LR automaton over the tokens and calls
+for `irc/grammar/kdsl.lark` at development time, and `tables.py` ships them as plain data in the package
+(a compile never imports lark); `_Driver` runs the LR automaton over the tokens and calls
 `builder.AstBuilder` on every reduction, so the AST is built bottom-up with no parse tree and no recursion
 (1,000 nested parentheses cost 1,000 stack entries in a Python list, not 1,000 Python frames).
 
@@ -78,7 +78,7 @@ _BINARY_OPS = (
 
 class _Grammar:
     """LALR tables, lexer and token display names; built once per process from `tables.load` (plain data
-    cached under the user cache directory: no lark import once the cache holds them).
+    shipped in the package: no lark import).
 
     `table[state][symbol]` is a state (shift, or goto for a nonterminal) when >= 0 and `~rule_index` for a
     reduction. `rules[r]` is (size, lhs name, is_unit): unit rules are the `?rule: other` links of the
@@ -88,7 +88,7 @@ class _Grammar:
 
     def __init__(self) -> None:
         data = tables.load(grammar_text())
-        self.table: dict[int, dict[str, int]] = data["table"]
+        self.table: list[dict[str, int]] = data["table"]
         self.start_state: int = data["start"]
         self.end_state: int = data["end"]
         self.rules: list[tuple[int, str, bool]] = [tuple(r) for r in data["rules"]]  # type: ignore[misc]
