@@ -54,6 +54,9 @@ def _is_int(t: Type) -> bool:
     return (isinstance(t, ScalarType) and t.is_int) or isinstance(t, PtrType)
 
 
+MAX_ITERATIONS = 1 << 20  # iterations of one loop the model allows (docs/analyzer.md, the symbolic model)
+
+
 class Thread:
     """One symbolic thread: its coordinates, its iteration counters and its memo of terms."""
 
@@ -131,6 +134,10 @@ class Encoder:
         k = th.iters.get(id(lp))
         if k is None:
             k = th.iters[id(lp)] = self.z.BitVec(f"k{self._loop_ids[id(lp)]}@{th.name}", 32)
+            # `exists` only says iteration k-1 went on, which a counter compared with `!=` or a pointer
+            # that wraps around the 32-bit shared window also satisfies at absurd k (a 4-iteration loop
+            # "reaching" another allocation after 6 million steps): loops run fewer than 2^20 times
+            th.side.append(self.z.ULT(k, self.z.BitVecVal(MAX_ITERATIONS, 32)))
         return k
 
     def loops_of(self, b: Block | None) -> list[Loop]:
