@@ -1,5 +1,5 @@
-"""Facts about cp.async groups: which copies may still be in flight at each shared-memory read, and how
-many back edges of each loop lie between the copy and the read.
+"""Facts about async groups: which copies may still be in flight at each hazard (a cp.async's destination
+read, a bulk store's source overwritten), and how many back edges of each loop lie between them.
 
 The hardware rule: `cp.async` copies join the current group when `cp.async.commit_group` closes it;
 `cp.async.wait_group N` returns once at most the N newest committed groups are pending. A copy that was
@@ -16,6 +16,11 @@ copy, the back edges taken since it was issued, and for each loop entered after 
 that entry (capped: past `CAP` the entry is dropped, never guessed). The solver
 (`irc.analysis.symbolic.asyncq.pending_read`) relates the copying and the reading thread's iterations
 through them.
+
+Bulk stores (`cp.async.bulk.global.shared`, tensor stores) follow the same rules with their own group
+operations (`cp.async.bulk.commit_group`, `cp.async.bulk.wait_group[.read]`): `BULK_STORES` runs the
+dataflow on them with shared-memory writes as the hazard, and records a `cp.async.wait_group` /
+`wait_all` the store passed while pending (the wrong group operation).
 """
 
 from __future__ import annotations
@@ -31,6 +36,44 @@ MAX_AGE = 8
 
 Key = tuple[int, tuple[tuple[int, int], ...]]  # (id(copy), sorted (loop index, back edges))
 Entry = tuple[Op, int, Op | None]  # (copy, status, a wait it passed while uncommitted)
+
+
+@record(frozen=True)
+class Kind:
+    """One family of async groups: the ops that issue into a group, commit and wait, the other family's
+    waits (which do not cover these copies), and which ops are hazards for a pending copy."""
+
+    issue: tuple[str, ...]
+    commit: str
+    wait: str
+    foreign: tuple[str, ...]
+    hazard: str  # "read" (a shared read) or "write" (a shared write)
+
+
+CP_ASYNC = Kind(("cp_async",), "cp_async_commit", "cp_async_wait", (), "read")
+BULK_STORES = Kind(
+    ("bulk_store", "tma_store"),
+    "tma_store_commit",
+    "tma_store_wait",
+    ("cp_async_wait", "cp_async_commit"),
+    "write",
+)
+_SHARED_WRITES = ("store", "store_vec", "atomic", "atomic_cas", "cp_async", "bulk_load", "tma_load")
+
+
+def _is_shared(op: Op) -> bool:
+    if not op.operands:
+        return False
+    return getattr(op.operands[0].type, "space", None) == "shared" or op.attrs.get("space") == "shared"
+
+
+def is_hazard(kind: Kind, op: Op) -> bool:
+    n = op.name
+    if kind.hazard == "read":
+        return n in ("load", "load_vec") and _is_shared(op)
+    if n in ("cp_async", "bulk_load", "tma_load"):
+        return bool(op.operands)
+    return n in _SHARED_WRITES and _is_shared(op)
 
 
 @record(eq=False)
@@ -57,10 +100,12 @@ def _merge(a: dict[Key, Entry], b: dict[Key, Entry]) -> dict[Key, Entry]:
 
 
 class Groups:
-    """The dataflow of one function: `pending_at(read)` after `run()`."""
+    """The dataflow of one function: `pending_at(hazard)` after `run()`."""
 
-    def __init__(self, cfg: CFG):
+    def __init__(self, cfg: CFG, kind: Kind = CP_ASYNC):
         self.cfg = cfg
+        self.kind = kind
+        self.exits: list[tuple[Op, list[Pending]]] = []  # (ret, copies still pending there)
         self.index = {lp: i for i, lp in enumerate(cfg.loops)}
         self.by_index = {i: lp for lp, i in self.index.items()}
         self.reads: dict[int, list[Pending]] = {}
@@ -71,33 +116,44 @@ class Groups:
 
     def transfer(self, b: Block, st: dict[Key, Entry], record_reads: bool) -> dict[Key, Entry]:
         st = dict(st)
+        kind = self.kind
         for op in b.ops:
             n = op.name
-            if n == "cp_async":
+            if record_reads and is_hazard(kind, op):
+                got = self._pending(st)
+                if got:
+                    self.reads[id(op)] = got
+            if n in kind.issue:
                 counts = tuple(sorted((i, 0) for i in self._loops_in(op)))
                 st[(id(op), counts)] = (op, UNCOMMITTED, None)
-            elif n == "cp_async_commit":
+            elif n == kind.commit:
                 st = {
                     k: (c, s if s == DONE else (0 if s == UNCOMMITTED else min(s + 1, MAX_AGE)), w)
                     for k, (c, s, w) in st.items()
                 }
-            elif n == "cp_async_wait":
+            elif n == kind.wait:
                 keep = int(op.attrs.get("n", 0) or 0)
                 st = {
                     k: (c, DONE if s >= keep else s, w or (op if s == UNCOMMITTED else None))
                     for k, (c, s, w) in st.items()
                 }
+            elif n in kind.foreign:
+                if n.endswith("wait"):  # waits for the other family's groups only: remember it
+                    st = {k: (c, s, w or (op if s != DONE else None)) for k, (c, s, w) in st.items()}
             elif n in ("call", "opaque"):
                 st = {k: (c, DONE, w) for k, (c, _s, w) in st.items()}  # may wait: silent
-            elif record_reads and n in ("load", "load_vec") and op.operands:
-                got = [
-                    Pending(c, {self.by_index[i]: m for i, m in k[1]}, s, w)
-                    for k, (c, s, w) in st.items()
-                    if s != DONE
-                ]
+            elif record_reads and op.name == "ret":
+                got = self._pending(st)
                 if got:
-                    self.reads[id(op)] = got
+                    self.exits.append((op, got))
         return st
+
+    def _pending(self, st: dict[Key, Entry]) -> list[Pending]:
+        return [
+            Pending(c, {self.by_index[i]: m for i, m in k[1]}, s, w)
+            for k, (c, s, w) in st.items()
+            if s != DONE
+        ]
 
     def edge(self, b: Block, s: Block, st: dict[Key, Entry]) -> dict[Key, Entry]:
         """The state along the edge b -> s: back edges count, entries into loops start a count."""
@@ -161,18 +217,30 @@ class Groups:
         return any(p.copy is copy for p in self.reads.get(id(read), []))
 
 
-def pending_reads(cfg: CFG, cache: dict | None = None) -> Groups | None:
-    """The cp.async group facts of a function, or None when it issues no cp.async (kept in `cache`, the
+def pending_reads(cfg: CFG, cache: dict | None = None, kind: Kind = CP_ASYNC) -> Groups | None:
+    """The group facts of a function for `kind`, or None when it issues no such copy (kept in `cache`, the
     check context's, when given: `async-unwaited` and `shared-race` both ask)."""
-    if cache is not None and "cp_groups" in cache:
-        return cache["cp_groups"]  # type: ignore[return-value]
+    key = f"groups:{kind.issue[0]}"
+    if cache is not None and key in cache:
+        return cache[key]  # type: ignore[return-value]
     g: Groups | None = None
-    if any(op.name == "cp_async" for b in cfg.rpo for op in b.ops):
-        g = Groups(cfg)
+    if any(op.name in kind.issue for b in cfg.rpo for op in b.ops):
+        g = Groups(cfg, kind)
         g.run()
     if cache is not None:
-        cache["cp_groups"] = g
+        cache[key] = g
     return g
 
 
-__all__ = ["CAP", "DONE", "UNCOMMITTED", "Groups", "Pending", "pending_reads"]
+__all__ = [
+    "BULK_STORES",
+    "CAP",
+    "CP_ASYNC",
+    "DONE",
+    "UNCOMMITTED",
+    "Groups",
+    "Kind",
+    "Pending",
+    "is_hazard",
+    "pending_reads",
+]

@@ -155,7 +155,7 @@ ASYNC_WRITERS = ("cp_async", "bulk_load", "tma_load")
 MIN_ASYNC_BYTES = 16
 
 
-def _async_bytes(op: Op) -> int:
+def async_bytes(op: Op) -> int:
     n = op.name
     if n == "cp_async":
         return int(op.attrs.get("bytes", 0) or 0) or 4
@@ -189,7 +189,7 @@ def _access(op: Op, b: Block, i: int) -> Access | None:
     if n in ASYNC_WRITERS and op.operands:
         if op.attrs.get("multicast"):
             return None  # lands in other CTAs of the cluster too: not a per-block write
-        return Access(op, b, i, True, False, op.operands[0], 0, _async_bytes(op))
+        return Access(op, b, i, True, False, op.operands[0], 0, async_bytes(op))
     if n not in ("load", "store", "load_vec", "store_vec", "atomic", "atomic_cas") or not op.operands:
         return None
     p = op.operands[0]

@@ -214,6 +214,24 @@ def pointer_origin(fn: Function, v: Value, divs: dict[Value, Divisor]) -> Pointe
         if op.name in PASS_THROUGH:
             v = op.operands[0]
             continue
+        if op.name == "add" and len(op.operands) == 2 and _is_intlike(v.type):
+            # lifted PTX computes shared addresses as integers: `mov.u32 %r, sym; add.s32 %r2, %r, 8`
+            from irc.analysis.mbarrier import shared_root
+
+            a, b = op.operands
+            if shared_root(a) is None:
+                a, b = b, a
+            if shared_root(a) is None:
+                return None
+            c = const_int(b)
+            if c is not None:
+                offset = None if offset is None else offset + c
+                off_div = _meet(off_div, Divisor(_lowbit(c), True))
+            else:
+                offset = None
+                off_div = _meet(off_div, divs.get(b, _OPAQUE))
+            v = a
+            continue
         if op.name == "ptradd":
             off = op.operands[1]
             c = const_int(off)

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from irc.analysis.checks.async_protocol import CHECKS as ASYNC_CHECKS
 from irc.analysis.checks.barrier import check_barrier_divergence
+from irc.analysis.checks.bulk import check_bulk_size, check_bulk_tx, check_bulk_wait
 from irc.analysis.checks.calls import NOTE_CHECK, check_calls
 from irc.analysis.checks.common import FunctionContext
 from irc.analysis.checks.grid_sync import check_grid_sync
@@ -33,13 +34,23 @@ CHECKS: dict[str, CheckFn] = {
     "self-cancel": check_self_cancel,
     "uninitialized": check_uninitialized,
     "tma-misaligned": check_tma_misaligned,
-    # the TMA byte totals (tma.py) and copies on a barrier nobody announces bytes on (async_protocol.py)
-    "mbarrier-tx-mismatch": lambda ctx: check_mbarrier_tx(ctx) + ASYNC_CHECKS["mbarrier-tx-mismatch"](ctx),
+    # the TMA byte totals (tma.py), copies on a barrier nobody announces bytes on (async_protocol.py), and
+    # announcement/copy groups of known sizes (bulk.py)
+    "mbarrier-tx-mismatch": lambda ctx: _tx(ctx),
+    "bulk-size": check_bulk_size,
+    "bulk-wait": check_bulk_wait,
     NOTE_CHECK: lambda ctx: check_calls(ctx, NOTE_CHECK),
     "shared-race": check_shared_race,
     # the mbarrier protocol and async-memory checks (async_protocol.py)
     **{n: f for n, f in ASYNC_CHECKS.items() if n != "mbarrier-tx-mismatch"},
 }
+
+
+def _tx(ctx: FunctionContext) -> list[Diagnostic]:
+    out = check_mbarrier_tx(ctx) + ASYNC_CHECKS["mbarrier-tx-mismatch"](ctx)
+    return out + check_bulk_tx(ctx, {id(d.span) for d in out if d.span is not None})
+
+
 #: Checks that need the launch context, so they run on kernels only: the divergence checks need the
 #: uniformity facts; the TMA checks follow a kernel's barriers and tensormap parameters.
 UNIFORMITY_CHECKS = frozenset({"barrier-divergence", "warp-sync-divergence", "shared-race", NOTE_CHECK})

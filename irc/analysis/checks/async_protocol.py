@@ -9,7 +9,7 @@ calls or unmodelled instructions, or a loop whose counter cannot be evaluated, i
 
 from __future__ import annotations
 
-from irc.analysis.checks.common import FunctionContext
+from irc.analysis.checks.common import FunctionContext, not_decided, witness_json
 from irc.analysis.mbarrier import (
     ANNOUNCE_OPS,
     COPY_OPS,
@@ -141,6 +141,7 @@ def check_phase(ctx: FunctionContext) -> list[Diagnostic]:
                     prev is not None
                     and prev[1] == p
                     and not _flipped_between(ctx, rpo, seqs, w, off, p, prev[0], k)
+                    and not _reinitialised(ctx, o, w, off)
                 ):
                     again = _reused(ctx, o, off)
                     if again is not None:
@@ -148,6 +149,25 @@ def check_phase(ctx: FunctionContext) -> list[Diagnostic]:
                     break
                 last[off] = (k, p)
     return out
+
+
+def _reinitialised(ctx: FunctionContext, o: BarrierObject, w: Op, off: int) -> bool:
+    """The element is `mbarrier.init`ed again in the wait's loop (Triton initialises a tile's barriers at
+    its top and invalidates them at its end): every use starts from phase 0, so parity 0 each time is
+    right. An init whose element cannot be evaluated counts when it is on the same symbol."""
+    assert w.block is not None
+    lp = iteration_loop(ctx.cfg, w.block)
+    if lp is None:
+        return False
+    ev = _eval(ctx)
+    its = iterations(ev, ctx.cfg, lp, 2) or [{}]
+    for i in o.inits:
+        if i.block is None or i.block not in lp.blocks:
+            continue
+        a = ev.value(i.operands[0], its[0])
+        if not isinstance(a, SAddr) or a.off == off:
+            return True
+    return False
 
 
 def _flipped_between(
@@ -218,8 +238,27 @@ def check_arrival(ctx: FunctionContext) -> list[Diagnostic]:
             # too many: one arrive instruction executed by more threads than the phase expects
             for a, per, th, _ in sites:
                 if th.lo * per > C:
-                    out.append(_arrival_diag(o, C, a, th.lo * per, th.why, too_many=True))
+                    d = _arrival_diag(o, C, a, th.lo * per, th.why, too_many=True)
+                    d.witness = (
+                        _arrival_witness(ctx, a, C // per + 1) if C // per + 1 <= MAX_ARRIVERS else None
+                    )
+                    out.append(d)
                     break
+                if per > 0 and C // per + 1 <= MAX_ARRIVERS and (th.hi is None or th.hi * per > C):
+                    # the role guards are beyond the lattice (no launch bound, a parameter, a 2-D
+                    # block): ask whether C // per + 1 different threads arrive in one phase
+                    from irc.analysis.symbolic.asyncq import many_arrive
+
+                    n = C // per + 1
+                    res, w = many_arrive(ctx, a.block, n, "this arrive", a.span)
+                    if res.sat and w is not None:
+                        d = _arrival_diag(o, C, a, n * per, f"{n} different threads", too_many=True)
+                        d.witness = witness_json(w)
+                        out.append(d)
+                        break
+                    if res.status == "unknown" and res.reason in ("timeout", "budget"):
+                        out.append(not_decided(ARRIVAL, a, res.reason))
+                        break
             else:
                 hi = 0
                 for _, per, th, _ in sites:
@@ -231,6 +270,18 @@ def check_arrival(ctx: FunctionContext) -> list[Diagnostic]:
                     a = sites[0][0]
                     out.append(_arrival_diag(o, C, a, hi, sites[0][2].why, too_many=False))
     return out
+
+
+MAX_ARRIVERS = 4  # the solver is asked for up to this many distinct arriving threads (count + 1)
+
+
+def _arrival_witness(ctx: FunctionContext, a: Op, n: int) -> dict | None:
+    """The launch in which `n` threads arrive at `a` in one phase (for a finding the lattice proved)."""
+    from irc.analysis.symbolic.asyncq import many_arrive
+
+    assert a.block is not None
+    res, w = many_arrive(ctx, a.block, n, "this arrive", a.span)
+    return witness_json(w) if res.sat else None
 
 
 def _one_phase_per_use(ctx: FunctionContext, o: BarrierObject, sites) -> bool:

@@ -55,12 +55,20 @@ def _tma_map(op: Op) -> Value | None:
     return None
 
 
-def _tma_smem(op: Op) -> tuple[Value, str] | None:
-    """The shared-memory operand that must be 128-byte aligned and its role in the message."""
+BULK_ALIGN = 16  # cp.async.bulk (non-tensor): both addresses and the size are multiples of 16 bytes
+
+
+def _tma_smem(op: Op) -> tuple[Value, str, int, str] | None:
+    """The shared-memory operand that must be aligned, its role in the message, the alignment the
+    hardware needs and the copy's name: 128 bytes for tensor copies, 16 for plain bulk copies."""
     if op.name == "tma_load" and op.operands:
-        return op.operands[0], "destination"
+        return op.operands[0], "destination", TMA_ALIGN, "TMA"
     if op.name == "tma_store" and op.operands:
-        return op.operands[-1], "source"
+        return op.operands[-1], "source", TMA_ALIGN, "TMA"
+    if op.name == "bulk_load" and op.operands:
+        return op.operands[0], "destination", BULK_ALIGN, "bulk copy"
+    if op.name == "bulk_store" and len(op.operands) > 1:
+        return op.operands[1], "source", BULK_ALIGN, "bulk copy"
     return None
 
 
@@ -70,7 +78,7 @@ def _align_findings(fn: Function, divs: dict[Value, Divisor]) -> list[Diagnostic
         target = _tma_smem(op)
         if target is None:
             continue
-        ptr, role = target
+        ptr, role, need, kind = target
         origin = pointer_origin(fn, ptr, divs)
         if origin is None:
             continue
@@ -78,26 +86,26 @@ def _align_findings(fn: Function, divs: dict[Value, Divisor]) -> list[Diagnostic
         labels = (
             [Label(decl.span, f"`{decl.name}` is declared here with align {decl.align}")] if decl.span else []
         )
-        if decl.align < TMA_ALIGN:
+        if decl.align < need:
             msg = (
-                f"the TMA {role} `{decl.name}` is only {decl.align}-byte aligned "
-                f"(declared with align {decl.align}); TMA needs {TMA_ALIGN}-byte aligned shared memory"
+                f"the {kind} {role} `{decl.name}` is only {decl.align}-byte aligned "
+                f"(declared with align {decl.align}); the {kind} needs {need}-byte aligned shared memory"
             )
-            help_ = f"declare it with `align {TMA_ALIGN}`"
+            help_ = f"declare it with `align {need}`"
         else:
             d = origin.off_div
-            if not d.provable or d.div >= TMA_ALIGN:
+            if not d.provable or d.div >= need:
                 continue
             if origin.offset is not None:
                 what = f"at byte offset {origin.offset}"
             else:
                 what = f"at a byte offset that is only known to be a multiple of {d.div}"
             msg = (
-                f"the TMA {role} is `{decl.name}` (align {decl.align}) {what}, so it is only "
-                f"{min(d.div, decl.align)}-byte aligned; TMA needs {TMA_ALIGN}-byte aligned shared memory"
+                f"the {kind} {role} is `{decl.name}` (align {decl.align}) {what}, so it is only "
+                f"{min(d.div, decl.align)}-byte aligned; the {kind} needs {need}-byte aligned shared memory"
             )
             help_ = (
-                f"declare it with `align {TMA_ALIGN}` and keep offsets into it multiples of {TMA_ALIGN} bytes "
+                f"declare it with `align {need}` and keep offsets into it multiples of {need} bytes "
                 "(pad rows or stages)"
             )
         out.append(error(CHECK_ALIGN, msg, op.span or decl.span, labels=labels, help=help_))
@@ -508,7 +516,7 @@ def check_tma(fn: Function, arch: str, cfg: CFG | None = None) -> list[Diagnosti
     target that has TMA (and on targets without it the ops are already `unsupported-target` errors, but a
     misaligned copy is still worth reporting)."""
     del arch
-    if not any(op.name.startswith(("tma_", "mbarrier_")) for op in fn.ops()):
+    if not any(op.name.startswith(("tma_", "mbarrier_", "bulk_")) for op in fn.ops()):
         return []
     divs = int_divisors(fn)
     out = _align_findings(fn, divs) + _box_findings(fn) + _tx_findings(fn, divs, cfg or CFG(fn))

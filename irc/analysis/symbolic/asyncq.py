@@ -6,9 +6,9 @@
   of each loop lie between them; the query relates the two threads' iteration counters by those counts
   (`k_a + n == k_b` for a loop around the copy, `k_b == n` for a loop entered after it), so a 3-stage ring
   reading stage `k % 3` while the copy of tile `k + 2` is pending is decided exactly.
-- `two_arrive`: two different threads of one block execute the same arrive instruction in the same
-  iterations of the loops around it (the same phase): with an arrival count of 1 the first one completes
-  the phase early.
+- `many_arrive`: n different threads of one block execute the same arrive instruction in the same
+  iterations of the loops around it (the same phase): with an arrival count below n the phase completes
+  before the last of them (and the data it publishes) is in.
 
 Addresses that depend on a value the encoding leaves unknown per thread (a load) are not judged: the
 solver could then place any two accesses on one byte.
@@ -19,10 +19,11 @@ from __future__ import annotations
 from typing import Any
 
 from irc.analysis.cfg import Loop
+from irc.analysis.mbarrier import const_int
 from irc.analysis.symbolic.queries import coord, same_iterations, symbolic
 from irc.analysis.symbolic.solver import Outcome
 from irc.analysis.symbolic.witness import Witness, enumerate_threads, from_model, ranges
-from irc.ir.core import Block, Op
+from irc.ir.core import Block, Op, Value
 
 
 def _addr(z: Any, t: Any) -> Any:
@@ -45,7 +46,10 @@ def _its(w: Witness, enc: Any, model: Any, th: Any, loops: list[Loop]) -> str:
 
 
 def pending_read(
-    ctx: Any, pairs: list[tuple[Op, Op]], variants: list[dict[Loop, int]]
+    ctx: Any,
+    pairs: list[tuple[Op, Op]],
+    variants: list[dict[Loop, int]],
+    words: tuple[str, str] = ("the cp.async", "reads a byte of its destination"),
 ) -> tuple[Outcome, Witness | None, tuple[Op, Op] | None]:
     """Can a thread read a byte that a pending cp.async writes? `pairs` are (copy, read) of one copy block
     and one read block (one query for all of them: a GEMM has a dozen copies and dozens of reads per
@@ -60,15 +64,15 @@ def pending_read(
     assert cb is not None and rb is not None
     hits = []
     for c, r in pairs:
-        xa, xb = _addr(z, enc.value(c.operands[0], ta)), _addr(z, enc.value(r.operands[0], tb))
+        pc, oc, nc = region(c)
+        pr, orr, nr = region(r)
+        xa, xb = _addr(z, enc.value(pc, ta)), _addr(z, enc.value(pr, tb))
         if xa is None or xb is None or not enc.pure(xa) or not enc.pure(xb):
             continue
-        xb = xb + z.BitVecVal(int(r.attrs.get("offset", 0) or 0), 64)
-        nbytes = max(int(c.attrs.get("bytes", 0) or 0), 1)
-        width = _width(r)
-        hits.append(
-            (z.And(z.ULT(xa, xb + z.BitVecVal(width, 64)), z.ULT(xb, xa + z.BitVecVal(nbytes, 64))), (c, r))
-        )
+        xa = xa + z.BitVecVal(oc, 64)
+        xb = xb + z.BitVecVal(orr, 64)
+        overlap = z.And(z.ULT(xa, xb + z.BitVecVal(nr, 64)), z.ULT(xb, xa + z.BitVecVal(nc, 64)))
+        hits.append((overlap, (c, r)))
     if not hits:
         return Outcome("unknown", reason="the address depends on loaded data"), None, None
     q = [enc.reach(cb, ta), enc.reach(rb, tb), z.Or(*[h for h, _ in hits])]
@@ -94,50 +98,94 @@ def pending_read(
     ida, idb = w.threads
     ia = _its(w, enc, m, ta, ctx.cfg.loops_containing(cb))
     ib = _its(w, enc, m, tb, ctx.cfg.loops_containing(rb))
+    what, act = words
     if ida == idb:
         w.story = (
-            f"thread {coord(ida)} of {{block}} issues the cp.async at {w.ref(copy.span)}{ia} and reads its "
-            f"destination at {w.ref(read.span)}{ib} before a wait covers the copy"
+            f"thread {coord(ida)} of {{block}} issues {what} at {w.ref(copy.span)}{ia} and {act} at "
+            f"{w.ref(read.span)}{ib} before a wait covers it"
         )
     else:
         w.story = (
-            f"thread {coord(ida)} of {{block}} issues the cp.async at {w.ref(copy.span)}{ia}; thread "
-            f"{coord(idb)} reads a byte of its destination at {w.ref(read.span)}{ib} before thread "
-            f"{coord(ida)} waits for it"
+            f"thread {coord(ida)} of {{block}} issues {what} at {w.ref(copy.span)}{ia}; thread "
+            f"{coord(idb)} {act} at {w.ref(read.span)}{ib} before thread {coord(ida)} waits for it"
         )
     return out, w, (copy, read)
 
 
-def _width(op: Op) -> int:
+def region(op: Op) -> tuple[Value, int, int]:
+    """The shared bytes an access or asynchronous copy touches: (pointer, constant offset, size). Sizes
+    the IR does not know (a tensor copy's box from a host-built descriptor) count as 16 bytes, the least
+    any of them moves, so an overlap found is real."""
+    from irc.analysis.races import ASYNC_WRITERS, async_bytes
     from irc.ir.types import size_of
 
+    n = op.name
+    if n in ASYNC_WRITERS:
+        return op.operands[0], 0, async_bytes(op)
+    if n == "bulk_store":
+        c = const_int(op.operands[2]) if len(op.operands) > 2 else None
+        return op.operands[1], 0, c if c and c > 0 else 16
+    if n == "tma_store":
+        return op.operands[-1], 0, 16
+    off = int(op.attrs.get("offset", 0) or 0)
     try:
-        return sum(size_of(r.type) for r in op.results) or 4
-    except TypeError:
-        return 4
+        if n in ("load", "load_vec"):
+            size = sum(size_of(r.type) for r in op.results)
+        elif n in ("store", "store_vec"):
+            size = sum(size_of(v.type) for v in op.operands[1:])
+        else:
+            size = size_of(op.results[0].type) if op.results else 4
+    except (TypeError, AttributeError):
+        size = 4
+    return op.operands[0], off, max(size, 1)
 
 
-def two_arrive(ctx: Any, b: Block, what: str, at_span: Any) -> tuple[Outcome, Witness | None]:
-    """Two different threads of one block execute block `b` (an arrive) in the same iterations."""
+def many_arrive(ctx: Any, b: Block, n: int, what: str, at_span: Any) -> tuple[Outcome, Witness | None]:
+    """`n` different threads of one block execute block `b` (an arrive) in the same iterations of the
+    loops around it, that is in one phase: with an arrival count below `n`, the phase completes early."""
     sym = symbolic(ctx)
     if sym is None:
         return Outcome("unknown", reason="solver unavailable (pip install z3-solver)"), None
     enc = sym.enc
-    ta, tb = enc.thread("a"), enc.thread("b")
-    q = [enc.reach(b, ta), enc.reach(b, tb), enc.distinct(ta, tb)]
-    q += same_iterations(sym, b, ta, tb)
-    out = sym.solve(q)
+    names = tuple("ab"[i] if i < 2 else f"t{i}" for i in range(n))
+    ths = [enc.thread(x) for x in names]
+    q = [enc.reach(b, t) for t in ths]
+    for i in range(n):
+        for j in range(i + 1, n):
+            q.append(enc.distinct(ths[i], ths[j]))
+    for t in ths[1:]:
+        q += same_iterations(sym, b, ths[0], t)
+    out = sym.solve_shapes(q, names)
     if not out.sat:
         return out, None
-    w = from_model(out.model, enc, ["a", "b"], sym.contract_text)
+    w = from_model(out.model, enc, list(names), sym.contract_text)
     split = enumerate_threads(out.model, enc, lambda th: enc.reach(b, th))
     at = w.ref(at_span) if at_span is not None else "it"
-    if split is not None and len(split[True]) > 1:
+    if split is not None and len(split[True]) >= n:
         w.groups = [(ranges(split[True]), f"each execute {what} at {at} in the same phase")]
     else:
-        ida, idb = w.threads
-        w.story = f"threads {coord(ida)} and {coord(idb)} of {{block}} both execute {what} at {at} in the same phase"
+        who = " and ".join(coord(t) for t in w.threads)
+        w.story = f"threads {who} of {{block}} each execute {what} at {at} in the same phase"
     return out, w
 
 
-__all__ = ["pending_read", "two_arrive"]
+def reach_where(ctx: Any, b: Block, make: Any, story: str) -> tuple[Outcome, Witness | None, Any]:
+    """Some thread of some launch reaches `b` with `make(enc, thread)` true (a bulk copy of a size or at
+    an address the hardware refuses). Returns the model too, to read the offending value from."""
+    sym = symbolic(ctx)
+    if sym is None:
+        return Outcome("unknown", reason="solver unavailable (pip install z3-solver)"), None, None
+    enc = sym.enc
+    ta = enc.thread("a")
+    cond = make(enc, ta)
+    if cond is None:
+        return Outcome("unknown", reason="the value depends on loaded data"), None, None
+    out = sym.solve([enc.reach(b, ta), cond], ("a",))
+    if not out.sat:
+        return out, None, None
+    w = from_model(out.model, enc, ["a"], sym.contract_text)
+    w.story = f"thread {coord(w.threads[0])} of {{block}} {story}"
+    return out, w, (out.model, enc, ta)
+
+
+__all__ = ["many_arrive", "pending_read", "reach_where", "region"]

@@ -698,6 +698,24 @@ def _divrem(rem: bool):  # type: ignore[no-untyped-def]
     return f
 
 
+def _elect(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
+    """`elect.sync`: true in exactly one lane of the warp, the same lane for every thread of the warp in
+    one iteration (which lane is the model's choice: a function of the warp and the iterations)."""
+    z = e.z
+    if not _is_bool(r.type):
+        return None
+    loops = e.loops_of(r.defining_block)
+    args = [e.iteration(lp, th) for lp in loops] + [e.warp_of(th)]
+    key = (id(r), "leader")
+    f = e._ufs.get(key)
+    if f is None:
+        e._fresh += 1
+        f = e._ufs[key] = z.Function(
+            f"elect#L{e._fresh}", *([z.BitVecSort(32)] * len(args)), z.BitVecSort(32)
+        )
+    return e.lane_of(th) == f(*args)
+
+
 def _shared_addr(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
     base = e.shared_bases().get(str(op.attrs.get("sym")))
     if base is None:
@@ -734,5 +752,6 @@ _RULES = {
     "cmp": _cmp,
     "select": _select,
     "shared_addr": _shared_addr,
+    "elect": _elect,
 }
 _MULTI: frozenset[str] = frozenset()

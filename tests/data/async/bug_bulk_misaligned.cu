@@ -22,8 +22,8 @@ __global__ void __launch_bounds__(256) smooth_rows(const float* __restrict__ img
     if (threadIdx.x == 0) {
         asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem(&bar)), "r"((W + 4) * 4)
                      : "memory");
-        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"  // EXPECT: tma-misaligned
-                     ::"r"(smem(&row[2])), "l"(img + (size_t)r * (W + 8) + 2), "r"((W + 4) * 4), "r"(smem(&bar))
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                     ::"r"(smem(&row[2])), "l"(img + (size_t)r * (W + 8) + 2), "r"((W + 4) * 4), "r"(smem(&bar))  // EXPECT: tma-misaligned
                      : "memory");
     }
     asm volatile("{\n\t.reg .pred P;\nW0:\n\tmbarrier.try_wait.parity.shared::cta.b64 P, [%0], 0;\n\t@!P bra W0;\n}"

@@ -1,12 +1,12 @@
 // BUG: a particle update (sm_90a, cuda::ptx) that stages an array of 12-byte float3 records with one
-// cp.async.bulk per block of 100 particles: 1200 bytes is not a multiple of 16, which cp.async.bulk
+// cp.async.bulk per block of 50 particles: 600 bytes is not a multiple of 16, which cp.async.bulk
 // requires of its size (and of both addresses).
 #include <cuda/ptx>
 #include <cstdint>
 
 namespace ptx = cuda::ptx;
 
-#define NP 100
+#define NP 50
 
 __global__ void __launch_bounds__(128) drift(const float3* __restrict__ pos, float3* __restrict__ out, float dt, int nblk)
 {

@@ -32,7 +32,7 @@ __global__ void __launch_bounds__(128) row_norms(const float* __restrict__ m, fl
     for (int i = 0; i < n; ++i) {
         int s = i & 1;
         if (threadIdx.x == 0 && i + 1 < n) {
-            ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[s ^ 1], OLD_BYTES);
+            ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[s ^ 1], OLD_BYTES);  // EXPECT: mbarrier-tx-mismatch
             ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, &rows[s ^ 1][0],
                                m + (size_t)(first + (i + 1) * step) * ROW, ROW_BYTES, &full[s ^ 1]);
         }
