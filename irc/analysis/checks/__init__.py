@@ -14,6 +14,7 @@ from irc.analysis.checks.bulk import check_bulk_size, check_bulk_tx, check_bulk_
 from irc.analysis.checks.calls import NOTE_CHECK, check_calls
 from irc.analysis.checks.common import FunctionContext
 from irc.analysis.checks.grid_sync import check_grid_sync
+from irc.analysis.checks.mbarrier_life import check_init_fence, check_reuse
 from irc.analysis.checks.self_cancel import check_self_cancel
 from irc.analysis.checks.shared_race import check_shared_race
 from irc.analysis.checks.tma import check_mbarrier_tx, check_tma_misaligned
@@ -33,16 +34,19 @@ CHECKS: dict[str, CheckFn] = {
     ),
     "self-cancel": check_self_cancel,
     "uninitialized": check_uninitialized,
-    "tma-misaligned": check_tma_misaligned,
+    # TMA / bulk addresses and box limits (tma.py), bulk copy sizes (bulk.py)
+    "tma-misaligned": lambda ctx: check_tma_misaligned(ctx) + check_bulk_size(ctx),
     # the TMA byte totals (tma.py), copies on a barrier nobody announces bytes on (async_protocol.py), and
     # announcement/copy groups of known sizes (bulk.py)
     "mbarrier-tx-mismatch": lambda ctx: _tx(ctx),
-    "bulk-size": check_bulk_size,
-    "bulk-wait": check_bulk_wait,
+    "async-overwrite": check_bulk_wait,
+    "mbarrier-reuse": check_reuse,
     NOTE_CHECK: lambda ctx: check_calls(ctx, NOTE_CHECK),
     "shared-race": check_shared_race,
     # the mbarrier protocol and async-memory checks (async_protocol.py)
-    **{n: f for n, f in ASYNC_CHECKS.items() if n != "mbarrier-tx-mismatch"},
+    **{n: f for n, f in ASYNC_CHECKS.items() if n not in ("mbarrier-tx-mismatch", "async-proxy-fence")},
+    # generic-proxy writes the async proxy reads: stores (async_protocol.py), mbarrier.init (mbarrier_life.py)
+    "async-proxy-fence": lambda ctx: ASYNC_CHECKS["async-proxy-fence"](ctx) + check_init_fence(ctx),
 }
 
 

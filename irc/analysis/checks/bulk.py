@@ -1,10 +1,11 @@
-"""Bulk copies (`cp.async.bulk`, non-tensor): `bulk-size`, `bulk-wait`, and the byte half of
-`mbarrier-tx-mismatch` for bulk and tensor copies whose sizes the IR knows.
+"""Bulk copies (`cp.async.bulk`, non-tensor): their size (reported as `tma-misaligned`, with their
+addresses), `async-overwrite`, and the byte half of `mbarrier-tx-mismatch` for bulk and tensor copies whose
+sizes the IR knows.
 
-- `bulk-size`: the size of a `cp.async.bulk` must be a multiple of 16 bytes. A constant is judged
+- size (`tma-misaligned`): the size of a `cp.async.bulk` must be a multiple of 16 bytes. A constant is judged
   directly; a computed size (`n * sizeof(float3)`) is asked of the solver: can some thread of some launch
   issue the copy with `size % 16 != 0`?
-- `bulk-wait`: a bulk store (`cp.async.bulk.global.shared`, tensor stores) reads its shared source
+- `async-overwrite`: a bulk store (`cp.async.bulk.global.shared`, tensor stores) reads its shared source
   asynchronously until `cp.async.bulk.wait_group.read` covers its bulk group. Overwriting the source
   before that (the next tile's staging) corrupts what is stored; `cp.async.wait_all` / `wait_group` and
   `cp.async.commit_group` belong to the non-bulk cp.async groups and do not wait for it. The dataflow is
@@ -33,8 +34,8 @@ from irc.analysis.mbarrier import (
 from irc.diagnostics import Diagnostic, Label, error
 from irc.ir.core import Op
 
-SIZE = "bulk-size"
-WAIT = "bulk-wait"
+SIZE = "tma-misaligned"  # the size rule of bulk copies, beside their address rule
+WAIT = "async-overwrite"
 TX = "mbarrier-tx-mismatch"
 BULK_OPS = ("bulk_load", "bulk_store")
 
@@ -43,7 +44,7 @@ def _line(op: Op) -> str:
     return f"line {op.span.line}" if op.span is not None else "here"
 
 
-# ------------------------------------------------------------------------------------------ bulk-size
+# ------------------------------------------------------------------------------------------ size
 def check_bulk_size(ctx: FunctionContext) -> list[Diagnostic]:
     if not ctx.fn.is_kernel:
         return []
@@ -88,7 +89,7 @@ def check_bulk_size(ctx: FunctionContext) -> list[Diagnostic]:
     return out
 
 
-# ------------------------------------------------------------------------------------------ bulk-wait
+# ------------------------------------------------------------------------------------------ async-overwrite
 def check_bulk_wait(ctx: FunctionContext) -> list[Diagnostic]:
     fn, cfg = ctx.fn, ctx.cfg
     if not fn.is_kernel:

@@ -140,6 +140,27 @@ def region(op: Op) -> tuple[Value, int, int]:
     return op.operands[0], off, max(size, 1)
 
 
+def _uniform_unknowns(enc: Any, term: Any) -> bool:
+    """Whether `term` uses a value the encoding knows only to be uniform (one unknown per warp or block,
+    a function of the iterations): the solver may give each warp any value, so it cannot count which
+    threads pass a condition on it. `elect.sync`'s leader lane is modelled exactly (one per warp)."""
+    z = enc.z
+    seen: set[int] = set()
+    work = [term]
+    while work:
+        t = work.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z.is_app(t) and t.num_args() > 0 and t.decl().kind() == z.Z3_OP_UNINTERPRETED:
+            if not t.decl().name().startswith("elect#"):
+                return True
+        if z.is_const(t) and t.decl().kind() == z.Z3_OP_UNINTERPRETED and "#u" in t.decl().name():
+            return True
+        work.extend(t.children())
+    return False
+
+
 def many_arrive(ctx: Any, b: Block, n: int, what: str, at_span: Any) -> tuple[Outcome, Witness | None]:
     """`n` different threads of one block execute block `b` (an arrive) in the same iterations of the
     loops around it, that is in one phase: with an arrival count below `n`, the phase completes early."""
@@ -150,6 +171,10 @@ def many_arrive(ctx: Any, b: Block, n: int, what: str, at_span: Any) -> tuple[Ou
     names = tuple("ab"[i] if i < 2 else f"t{i}" for i in range(n))
     ths = [enc.thread(x) for x in names]
     q = [enc.reach(b, t) for t in ths]
+    if not enc.pure(q[0]) or _uniform_unknowns(enc, q[0]):
+        # who arrives depends on loaded data (Triton's warp-specialised partitions read their index from
+        # shared memory): the solver would pick any threads
+        return Outcome("unknown", reason="the arriving threads depend on loaded data"), None
     for i in range(n):
         for j in range(i + 1, n):
             q.append(enc.distinct(ths[i], ths[j]))

@@ -716,6 +716,25 @@ def _elect(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
     return e.lane_of(th) == f(*args)
 
 
+def _shfl(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
+    """A full-warp shuffle of a warp-uniform value returns that value in every lane (Triton's
+    `shfl.sync.idx(tid / 32, 0)`, the warp index it makes visibly uniform)."""
+    from irc.analysis.uniformity import const_value
+
+    if len(op.operands) < 3 or (const_value(op.operands[2]) or 0) & 0xFFFFFFFF != 0xFFFFFFFF:
+        return None
+    try:
+        level = e.ctx.facts.level(op.operands[0])
+    except Exception:  # noqa: BLE001 - no facts: unknown
+        return None
+    if level < Level.WARP:
+        return None
+    x = xs[0]
+    if e.z.is_bool(x) or x.size() != _width(r.type):
+        return None
+    return x
+
+
 def _shared_addr(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
     base = e.shared_bases().get(str(op.attrs.get("sym")))
     if base is None:
@@ -753,5 +772,6 @@ _RULES = {
     "select": _select,
     "shared_addr": _shared_addr,
     "elect": _elect,
+    "shfl": _shfl,
 }
 _MULTI: frozenset[str] = frozenset()

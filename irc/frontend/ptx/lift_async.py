@@ -196,7 +196,10 @@ def h_cp(L: Any, i: P.Instr, sc: Any, mods: list[str]) -> bool:
         )
         if d is None or s is None or n is None or m is None:
             return False
-        b.create("bulk_load", [d, s, n, m], [], {"multicast": any("multicast" in x for x in rest)})
+        attrs = {"multicast": any("multicast" in x for x in rest)}
+        if rest[0] == "shared::cta":
+            attrs["cta"] = True  # the CTA-local form: its mbarrier is this CTA's (`async-proxy-fence`)
+        b.create("bulk_load", [d, s, n, m], [], attrs)
         return True
     if rest and rest[0] == "global" and len(ops) >= 3 and "bulk_group" in rest:
         d, s, n = _gptr(L, ops[0], sc), _sptr(L, ops[1], sc, U32), _u32(L, ops[2], sc)
@@ -233,6 +236,8 @@ def _tensor(L: Any, i: P.Instr, sc: Any, rest: list[str], ops: list[P.Operand]) 
     for flag in ("im2col", "multicast", "tile"):
         if any(x.startswith(flag) for x in rest):
             attrs[flag if flag != "multicast" else "multicast"] = True
+    if rest[1] == "shared::cta":
+        attrs["cta"] = True  # the CTA-local form: its mbarrier is this CTA's (`async-proxy-fence`)
     if rest[1].startswith("shared"):  # load: [dst], [map, {coords}], [mbar]{, im2col offs}{, mask}{, pol}
         if len(ops) < 3 or "mbarrier::complete_tx::bytes" not in rest:
             return False

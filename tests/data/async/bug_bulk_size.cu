@@ -22,7 +22,7 @@ __global__ void __launch_bounds__(128) drift(const float3* __restrict__ pos, flo
         return;
     if (threadIdx.x == 0) {
         ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &bar, NP * sizeof(float3));
-        ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, p, pos + (size_t)b * NP, NP * sizeof(float3), &bar);  // EXPECT: bulk-size
+        ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, p, pos + (size_t)b * NP, NP * sizeof(float3), &bar);  // EXPECT: tma-misaligned
     }
     while (!ptx::mbarrier_try_wait_parity(&bar, 0)) {
     }

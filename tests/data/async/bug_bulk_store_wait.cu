@@ -19,7 +19,7 @@ __global__ void __launch_bounds__(256) scale_tiles(const float* __restrict__ x, 
         if (threadIdx.x == 0) {
             ptx::cp_async_bulk(ptx::space_global, ptx::space_shared, y + (size_t)t * TN, stage, sizeof(stage));
             ptx::cp_async_bulk_commit_group();
-            asm volatile("cp.async.wait_all;" ::: "memory");  // EXPECT: bulk-wait
+            asm volatile("cp.async.wait_all;" ::: "memory");  // EXPECT: async-overwrite
         }
         __syncthreads();
     }

@@ -22,9 +22,8 @@ __global__ void __launch_bounds__(256) gather_blocks(const float* __restrict__ t
         if (threadIdx.x == 0) {
             asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem(&bar)), "r"(BLK * 4)
                          : "memory");
-            asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"  // EXPECT: mbarrier-init-fence
-                         ::"r"(smem(blk)), "l"(table + (size_t)idx[j] * BLK), "r"(BLK * 4), "r"(smem(&bar))
-                         : "memory");
+            const float* src = table + (size_t)idx[j] * BLK;
+            asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(smem(blk)), "l"(src), "r"(BLK * 4), "r"(smem(&bar)) : "memory");  // EXPECT: async-proxy-fence
         }
         asm volatile("{\n\t.reg .pred P;\nW:\n\tmbarrier.try_wait.parity.shared::cta.b64 P, [%0], %1;\n\t@!P bra W;\n}"
                      ::"r"(smem(&bar)), "r"(phase) : "memory");
