@@ -86,21 +86,29 @@ class Pending:
     passed: Op | None  # a wait_group the copy passed before it was committed
 
 
-def _merge(a: dict[Key, Entry], b: dict[Key, Entry]) -> dict[Key, Entry]:
-    out = dict(a)
-    for k, (op, st, w) in b.items():
-        cur = out.get(k)
-        if cur is None:
-            out[k] = (op, st, w)
+State = tuple[dict[Key, Entry], frozenset[int]]  # (pending copies, copies waited on this path)
+
+
+def _merge(a: State, b: State) -> State:
+    """Must-pending: a copy waited for on either path is done; a copy pending on one path only (never
+    issued on the other) stays pending; two ages: the older (a wait completes it sooner)."""
+    done = a[1] | b[1]
+    out: dict[Key, Entry] = {k: e for k, e in a[0].items() if id(e[0]) not in done}
+    for k, (op, st, w) in b[0].items():
+        if id(op) in done:
             continue
-        s0 = cur[1]
-        st2 = DONE if DONE in (s0, st) else max(s0, st)
-        out[k] = (op, st2, cur[2] or w)
-    return out
+        cur = out.get(k)
+        out[k] = (op, st, w) if cur is None else (op, max(cur[1], st), cur[2] or w)
+    return out, done
 
 
 class Groups:
-    """The dataflow of one function: `pending_at(hazard)` after `run()`."""
+    """The dataflow of one function: `pending_at(hazard)` after `run()`.
+
+    State per program point: the copies that may be in flight, keyed by (copy, loop counts), with their
+    status, and the copies whose latest issue a wait covered on this path (groups complete in order, so
+    that covers its older instances too): only these keep a waited copy from being pending after a merge,
+    so the waited copies carry no loop counts (a kernel with many loops keeps a small state)."""
 
     def __init__(self, cfg: CFG, kind: Kind = CP_ASYNC):
         self.cfg = cfg
@@ -109,13 +117,25 @@ class Groups:
         self.index = {lp: i for i, lp in enumerate(cfg.loops)}
         self.by_index = {i: lp for lp, i in self.index.items()}
         self.reads: dict[int, list[Pending]] = {}
+        self._around: dict[int, frozenset[int]] = {}
+        self._inner = {
+            self.index[lp]: frozenset(
+                self.index[x] for x in cfg.loops if x is not lp and x.blocks < lp.blocks
+            )
+            for lp in cfg.loops
+        }
 
-    def _loops_in(self, op: Op) -> set[int]:
-        assert op.block is not None
-        return {self.index[lp] for lp in self.cfg.loops_containing(op.block)}
+    def _loops_in(self, op: Op) -> frozenset[int]:
+        got = self._around.get(id(op))
+        if got is None:
+            assert op.block is not None
+            got = self._around[id(op)] = frozenset(
+                self.index[lp] for lp in self.cfg.loops_containing(op.block)
+            )
+        return got
 
-    def transfer(self, b: Block, st: dict[Key, Entry], record_reads: bool) -> dict[Key, Entry]:
-        st = dict(st)
+    def transfer(self, b: Block, state: State, record_reads: bool) -> State:
+        st, done = dict(state[0]), set(state[1])
         kind = self.kind
         for op in b.ops:
             n = op.name
@@ -126,43 +146,45 @@ class Groups:
             if n in kind.issue:
                 counts = tuple(sorted((i, 0) for i in self._loops_in(op)))
                 st[(id(op), counts)] = (op, UNCOMMITTED, None)
+                done.discard(id(op))
             elif n == kind.commit:
                 st = {
-                    k: (c, s if s == DONE else (0 if s == UNCOMMITTED else min(s + 1, MAX_AGE)), w)
-                    for k, (c, s, w) in st.items()
+                    k: (c, 0 if s == UNCOMMITTED else min(s + 1, MAX_AGE), w) for k, (c, s, w) in st.items()
                 }
             elif n == kind.wait:
                 keep = int(op.attrs.get("n", 0) or 0)
-                st = {
-                    k: (c, DONE if s >= keep else s, w or (op if s == UNCOMMITTED else None))
-                    for k, (c, s, w) in st.items()
-                }
+                nxt: dict[Key, Entry] = {}
+                for k, (c, s, w) in st.items():
+                    if s >= keep:
+                        done.add(id(c))
+                    else:
+                        nxt[k] = (c, s, w or (op if s == UNCOMMITTED else None))
+                st = nxt
+                done -= {id(c) for c, _s, _w in st.values()}  # a newer instance is still in flight
             elif n in kind.foreign:
                 if n.endswith("wait"):  # waits for the other family's groups only: remember it
-                    st = {k: (c, s, w or (op if s != DONE else None)) for k, (c, s, w) in st.items()}
+                    st = {k: (c, s, w or op) for k, (c, s, w) in st.items()}
             elif n in ("call", "opaque"):
-                st = {k: (c, DONE, w) for k, (c, _s, w) in st.items()}  # may wait: silent
+                done |= {id(c) for c, _s, _w in st.values()}  # may wait: silent
+                st = {}
             elif record_reads and op.name == "ret":
                 got = self._pending(st)
                 if got:
                     self.exits.append((op, got))
-        return st
+        return st, frozenset(done)
 
     def _pending(self, st: dict[Key, Entry]) -> list[Pending]:
-        return [
-            Pending(c, {self.by_index[i]: m for i, m in k[1]}, s, w)
-            for k, (c, s, w) in st.items()
-            if s != DONE
-        ]
+        return [Pending(c, {self.by_index[i]: m for i, m in k[1]}, s, w) for k, (c, s, w) in st.items()]
 
-    def edge(self, b: Block, s: Block, st: dict[Key, Entry]) -> dict[Key, Entry]:
+    def edge(self, b: Block, s: Block, state: State) -> State:
         """The state along the edge b -> s: back edges count, entries into loops start a count."""
+        st = state[0]
         for lp in self.cfg.loops_containing(s):
             if s not in lp.headers:
                 continue
             li = self.index[lp]
             back = b in lp.blocks
-            inner = {self.index[x] for x in self.cfg.loops if x is not lp and x.blocks < lp.blocks}
+            inner = self._inner[li]
             nxt: dict[Key, Entry] = {}
             for (cid, counts), e in st.items():
                 d = dict(counts)
@@ -184,11 +206,11 @@ class Groups:
                     d.pop(i, None)
                 nxt[(cid, tuple(sorted(d.items())))] = e
             st = nxt
-        return st
+        return st, state[1]
 
     def run(self) -> None:
         cfg = self.cfg
-        state_in: dict[Block, dict[Key, Entry]] = {cfg.entry: {}}
+        state_in: dict[Block, State] = {cfg.entry: ({}, frozenset())}
         changed = True
         rounds = 0
         while changed and rounds < 60:
