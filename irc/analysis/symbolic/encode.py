@@ -57,12 +57,17 @@ def _is_int(t: Type) -> bool:
 class Thread:
     """One symbolic thread: its coordinates, its iteration counters and its memo of terms."""
 
-    def __init__(self, name: str, z: Any):
+    def __init__(self, name: str, z: Any, tid: list | None = None, parent: Thread | None = None):
         self.name = name
-        self.tid = [z.ZeroExt(32 - w, z.BitVec(f"tid.{a}@{name}", w)) for a, w in zip(AXES, (10, 10, 6))]
-        self.iters: dict[int, Any] = {}
+        if tid is None:
+            tid = [z.ZeroExt(32 - w, z.BitVec(f"tid.{a}@{name}", w)) for a, w in zip(AXES, (10, 10, 6))]
+        self.tid = tid
+        # a lane another thread reads with `shfl` is that thread in the same iterations: it shares the
+        # reader's iteration counters and definitional constraints
+        self.iters: dict[int, Any] = parent.iters if parent is not None else {}
         self.memo: dict[tuple[str, int], Any] = {}
-        self.side: list = []  # definitional constraints of this thread's terms (bounds, join arguments)
+        self.side: list = parent.side if parent is not None else []
+        self.derived: dict[int, Thread] = {}
 
 
 class Encoder:
@@ -163,11 +168,10 @@ class Encoder:
         if not conts:
             return z.BoolVal(True)
         cont = conts[0] if len(conts) == 1 else z.Or(*conts)
-        from irc.analysis.symbolic.witness import free_consts
+        from irc.analysis.symbolic.witness import has_unknowns
 
-        for c in free_consts(cont):
-            if "#" in str(c):
-                return z.BoolVal(True)
+        if has_unknowns(cont):
+            return z.BoolVal(True)
         prev = z.substitute(cont, (k, k - 1))
         return z.Or(k == 0, prev)
 
@@ -191,19 +195,22 @@ class Encoder:
                 level = self.ctx.facts.level(v)
             except Exception:  # noqa: BLE001 - a value the lattice did not see: varying
                 level = Level.THREAD
-        if level == Level.THREAD:
-            return self.fresh(v.type, v.name or "v", th)
         loops = self.loops_of(v.defining_block)
         args = [self.iteration(lp, th) for lp in loops]
         doms = [z.BitVecSort(32)] * len(args)
-        if level == Level.WARP:
+        if level == Level.THREAD:
+            # a function of the thread (its linear id; the block is shared) and the iterations: the lane a
+            # `shfl` reads is the same function at that lane's id
+            args.append(self.linear_tid(th))
+            doms.append(z.BitVecSort(32))
+        elif level == Level.WARP:
             args.append(self.warp_of(th))
             doms.append(z.BitVecSort(32))
         key = (id(v), len(args))
         f = self._ufs.get(key)
         if f is None:
             self._fresh += 1
-            nm = f"{v.name or 'u'}#u{self._fresh}"
+            nm = f"{v.name or 'u'}#{'t' if level == Level.THREAD else 'u'}{self._fresh}"
             f = self._ufs[key] = (
                 z.Function(nm, *doms, self._sort(v.type)) if doms else z.Const(nm, self._sort(v.type))
             )
@@ -404,14 +411,105 @@ class Encoder:
     # ---------------------------------------------------------------------------- ops
     def _op_value(self, v: OpResult, th: Thread):  # type: ignore[no-untyped-def]
         op = v.op
+        if len(op.results) != 1:
+            return self.opaque(v, th)
+        if op.name == "shfl":
+            got = yield from self._shfl(op, v, th)
+            return got if got is not None else self.opaque(v, th)
         rule = _RULES.get(op.name)
-        if rule is None or len(op.results) != 1 and op.name not in _MULTI:
+        pure = op.has_trait("pure")
+        if rule is None and not pure and op.name != "load":
             return self.opaque(v, th)
         vals = []
         for o in op.operands:
             vals.append((yield ("v", o)))
-        got = rule(self, op, v, vals, th)
-        return got if got is not None else self.opaque(v, th)
+        got = rule(self, op, v, vals, th) if rule is not None else None
+        if got is not None:
+            return got
+        if op.name == "load":
+            return self._load(op, v, vals, th)
+        return self._function(op, v, vals) if pure else self.opaque(v, th)
+
+    def _function(self, op: Op, r: Value, xs: list) -> Any:
+        """A pure op without integer semantics here (float arithmetic, conversions): an uninterpreted
+        function of its operands, so equal inputs give equal results (two lanes holding one reduced
+        value); commutative ops see their operands in a canonical order."""
+        z = self.z
+        if (
+            op.has_trait("commutative")
+            and len(xs) == 2
+            and not z.is_bool(xs[0])
+            and xs[0].sort() == xs[1].sort()
+        ):
+            a, b = xs
+            le = z.ULE(a, b)
+            xs = [z.If(le, a, b), z.If(le, b, a)]
+        attrs = ",".join(f"{k}={op.attrs[k]}" for k in sorted(op.attrs))
+        key = ("pf", op.name, attrs, str(r.type), tuple(str(x.sort()) for x in xs))
+        f = self._ufs.get(key)
+        if f is None:
+            f = self._ufs[key] = z.Function(
+                f"pf:{op.name}[{attrs}]:{r.type}", *[x.sort() for x in xs], self._sort(r.type)
+            )
+        return f(*xs)
+
+    def _load(self, op: Op, r: Value, xs: list, th: Thread) -> Any:
+        """A load: a function of its address (and the iterations around it), so two threads reading one
+        address in one iteration read one value. Volatile loads are fresh unknowns (the value may change
+        between the two reads)."""
+        z = self.z
+        if op.attrs.get("volatile") or not xs or z.is_bool(xs[0]):
+            return self.opaque(r, th)
+        loops = self.loops_of(op.block)
+        args = [xs[0], *[self.iteration(lp, th) for lp in loops]]
+        key = ("ld", id(op), str(r.type))
+        f = self._ufs.get(key)
+        if f is None:
+            self._fresh += 1
+            f = self._ufs[key] = z.Function(
+                f"ld:{self._fresh}", *[a.sort() for a in args], self._sort(r.type)
+            )
+        return f(*args)
+
+    def one_d(self) -> bool:
+        L = self.launch
+        return L.one_d or (L.fixed_block is not None and L.fixed_block[1] == 1 and L.fixed_block[2] == 1)
+
+    def _shfl(self, op: Op, r: Value, th: Thread):  # type: ignore[no-untyped-def]
+        """`shfl.sync` over the whole warp (clamp 31) in a 1-D block: the value operand at the source lane
+        (bfly: lane ^ c, down: lane + c within the warp, up: lane - c, idx: c), encoded for that lane as
+        a thread of its own. Other shapes are unknown values."""
+        z = self.z
+        mode = str(op.attrs.get("mode"))
+        c = op.attrs.get("c", 31)
+        if (
+            mode not in ("bfly", "down", "up", "idx")
+            or c not in (31, None)
+            or not self.one_d()
+            or len(op.operands) < 2
+        ):
+            return None
+        off = yield ("v", op.operands[1])
+        if z.is_bool(off):
+            return None
+        off = _resize(off, 32, False) & 31
+        lin = self.linear_tid(th)
+        lane = lin & 31
+        if mode == "bfly":
+            src = lane ^ off
+        elif mode == "down":
+            src = z.If(z.ULE(lane + off, 31), lane + off, lane)
+        elif mode == "up":
+            src = z.If(z.UGE(lane, off), lane - off, lane)
+        else:
+            src = off
+        d = th.derived.get(id(op))
+        if d is None:
+            self._fresh += 1
+            d = th.derived[id(op)] = Thread(
+                f"{th.name}~{self._fresh}", z, [(lin & ~31) | src, z.BitVecVal(0, 32), z.BitVecVal(0, 32)], th
+            )
+        return self.value(op.operands[0], d)
 
 
 def _strip(v: Value) -> Value:

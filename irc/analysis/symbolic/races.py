@@ -17,15 +17,11 @@ from typing import Any
 
 from irc.analysis.symbolic.queries import symbolic
 from irc.analysis.symbolic.solver import Outcome
-from irc.analysis.symbolic.witness import Witness, free_consts, from_model
+from irc.analysis.symbolic.witness import Witness, from_model, has_unknowns
 
 
 def _pure(z: Any, terms: list) -> bool:
-    for t in terms:
-        for c in free_consts(t):
-            if "#" in str(c):
-                return False
-    return True
+    return not any(has_unknowns(t) for t in terms)
 
 
 def _addr64(z: Any, t: Any) -> Any:
