@@ -22,6 +22,8 @@ from irc.analysis.races import (
     element,
     entries,
     find_witness,
+    incompatible,
+    infeasible_exit,
     reach,
     shared_accesses,
     shared_name,
@@ -142,6 +144,8 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
             undecided = []  # (access, tag) the per-thread evaluation could not evaluate: the solver's
             for a, ds in found.items():
                 for d in sorted(ds, key=str):
+                    if infeasible_exit(ev, d, loop_index):
+                        continue
                     e = _entries(memo, ev, a, d, loop_index)
                     if e is not None and len(e[0]):
                         items.append((a, d, e, int(e[1].min()), int(e[1].max()) + a.size))
@@ -166,7 +170,7 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
                     budget[0] -= 1
                     if budget[0] < 0:
                         break
-                    if _contradictory(ev, a, c):
+                    if _contradictory(ev, a, c) or incompatible(lambda: ctx.facts, a, da, c, dc, loop_index):
                         continue
                     w = find_witness(ev, ea, ec, a.size, c.size, same_warp, ranges)
                     if w is None or _same_value_writes(ctx, a, c, same_warp):
@@ -187,7 +191,9 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
                 pool = undecided + [(it[0], it[1]) for it in items]
                 for a, da in undecided:
                     for c, dc in pool:
-                        if not _may_conflict(a, c):
+                        if not _may_conflict(a, c) or incompatible(
+                            lambda: ctx.facts, a, da, c, dc, loop_index
+                        ):
                             continue
                         key = (id(a.op), id(c.op)) if id(a.op) <= id(c.op) else (id(c.op), id(a.op))
                         tk = ("sym", id(a), da, id(c), dc)
