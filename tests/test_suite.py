@@ -154,7 +154,8 @@ def test_suite_size_and_classes() -> None:
 def test_case_files_and_markers(case) -> None:
     """Both variants exist; the bug's source marks a line with a check irc has or the suite proposes; the
     expected emulator error is an irc.emu error class or kind, or a proposed one."""
-    from irc import checkinfo, emu
+    from irc import emu
+    from irc.tooling import checkinfo
 
     mod = score.load_cases()
     assert case.bug_path.is_file() and case.ok_path.is_file()

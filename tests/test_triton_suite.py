@@ -150,7 +150,7 @@ def _irc_check_json(names: list[str]) -> dict[str, list[dict]]:
     assert report["files_checked"] == len(names)
     out: dict[str, list[dict]] = {n: [] for n in names}
     for d in report["diagnostics"]:
-        ptx = next((lb for lb in d.get("labels", []) if lb.get("message") == "the PTX instruction"), d)
+        ptx = d.get("ptx") or d  # a finding mapped to the .py line keeps its PTX instruction in `ptx`
         out[Path(ptx["file"]).name].append(d)
     return out
 

@@ -212,7 +212,10 @@ def _access(op: Op, b: Block, i: int) -> Access | None:
 
 
 # ---------------------------------------------------------------------------------------- reachability
-Delta = tuple[tuple[int, object], ...]  # sorted (loop index, 0 | 1 | "*" | "x")
+# sorted (loop index, tag): 0 | 1 (iterations after the start or the loop's entry), "*" (any), "x0" | "x1"
+# (left the start's loop in that relative iteration), "x" (left it, iteration unknown), "e0" (left a loop
+# entered after the start in the iteration it was entered in)
+Delta = tuple[tuple[int, object], ...]
 
 
 def reach(
@@ -264,8 +267,11 @@ def _transition(cfg, b, s, d: Delta, loop_index, start_loops, stop_loops) -> Del
     for lp in cfg.loops_containing(b):
         if s not in lp.blocks:  # leaving the loop
             k = loop_index[lp]
+            cur = dd.get(k, 0)
             if lp in start_loops:
-                dd[k] = "x"  # iteration relation to the start is lost
+                dd[k] = f"x{cur}" if cur in (0, 1) else "x"  # see `incompatible`
+            elif cur == 0:
+                dd[k] = "e0"  # left in the iteration it was entered in (see `infeasible_exit`)
             else:
                 dd.pop(k, None)
     for lp in cfg.loops_containing(s):
@@ -274,7 +280,7 @@ def _transition(cfg, b, s, d: Delta, loop_index, start_loops, stop_loops) -> Del
         k = loop_index[lp]
         if b in lp.blocks:  # back edge
             cur = dd.get(k, 0)
-            if cur in ("x", "*"):
+            if isinstance(cur, str):  # "*", or a loop already left
                 continue
             if lp not in stop_loops:
                 dd[k] = "*"
@@ -285,6 +291,56 @@ def _transition(cfg, b, s, d: Delta, loop_index, start_loops, stop_loops) -> Del
         else:
             dd[k] = 0
     return tuple(sorted(dd.items(), key=lambda kv: kv[0]))
+
+
+def infeasible_exit(ev: ThreadEval, delta: Delta, loop_index: dict[Loop, int]) -> bool:
+    """Whether the path a reach tag stands for left a loop in the first iteration after entering it, while
+    every thread provably runs that loop's second iteration (`while stride > 0` from 128): the access it
+    reached is not reachable that way (a tree reduction's read after the loop is never in one interval
+    with the loop's first write)."""
+    loops = None
+    for k, tag in delta:
+        if tag != "e0":
+            continue
+        if loops is None:
+            loops = {i: lp for lp, i in loop_index.items()}
+        lp = loops.get(k)
+        if lp is None or ev.cfg.loops_containing(lp.header) != [lp]:
+            continue  # nested: the outer iteration context is not known here
+        ex = ev.exists(lp, 1, {lp: 1})
+        if ex is not None and len(ex) and bool(ex.all()):
+            return True
+    return False
+
+
+def incompatible(facts: Any, a: Access, da: Delta, c: Access, dc: Delta, loop_index: dict[Loop, int]) -> bool:
+    """Two reach tags from one start that no two threads of a block can realise together: one access was
+    reached by leaving the start's loop in relative iteration t, the other runs in a later iteration of
+    it (or in iteration t itself, when the loop leaves only from its header and the access is in its body),
+    or left it in another iteration, and the loop's exit is uniform across the block, so all threads leave
+    together (a tree reduction's read after its halving loop against the loop's next write)."""
+    from irc.analysis.uniformity import Level
+
+    fa, fc = dict(da), dict(dc)
+    loops = None
+    for k in fa.keys() | fc.keys():
+        ta, tc = fa.get(k), fc.get(k)
+        for x, y, other in ((ta, tc, c), (tc, ta, a)):
+            if not (isinstance(x, str) and x in ("x0", "x1")):
+                continue
+            if loops is None:
+                loops = {i: lp for lp, i in loop_index.items()}
+            lp = loops.get(k)
+            if lp is None:
+                continue
+            t = int(x[1])
+            top = all(u in lp.headers for u, _ in lp.exits) and other.block not in lp.headers
+            clash = (isinstance(y, int) and (y > t or (top and y == t))) or (
+                isinstance(y, str) and y in ("x0", "x1") and y != x
+            )
+            if clash and facts().loop_exit_level(lp) >= Level.BLOCK:
+                return True
+    return False
 
 
 # ---------------------------------------------------------------------------------------- evaluation
@@ -682,7 +738,7 @@ def entries(ev: ThreadEval, a: Access, delta: Delta, loop_index: dict[Loop, int]
     d = dict(delta)
     loops = list(reversed(ev.cfg.loops_containing(a.block)))  # outermost first
     tags = [d.get(loop_index[lp], 0) for lp in loops]
-    if "x" in tags:
+    if any(isinstance(t, str) and t != "*" for t in tags):
         return None
     n_any = sum(1 for t in tags if t == "*")
     span = MAX_ITERS if n_any <= 1 else 4

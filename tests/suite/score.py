@@ -5,7 +5,7 @@ For every case of `tests/data/suite/cases.py`:
 - static: the findings `irc check --format json` gives (the same `irc.cli.check_one` and JSON objects, in
   process) on the bug variant and on its twin. The bug is *found* when a finding of the expected check
   is at a marked line (`// EXPECT: <check>`; several marked lines are alternatives): its primary location,
-  or any inlining level of the `.loc` of its PTX instruction (label "the PTX instruction"). The twin is
+  or any inlining level of the `.loc` of its PTX instruction (the JSON's `ptx` object). The twin is
   *clean* when it has no error finding.
 - emulator: the bug variant and the twin run in irc's emulator (`run_kernel`, `schedules=8` by default).
   The bug is *found* when the raised error is of the expected kind (its class or a base class has the
@@ -97,12 +97,11 @@ def check_json(path: Path) -> list[dict]:
         if out.returncode not in (0, 1):
             raise RuntimeError(f"irc check {path} exited {out.returncode}: {out.stderr[-500:]}")
         return json.loads(out.stdout)["diagnostics"]
-    from irc.render import diagnostic_to_json
-
     from irc.cli import check_one
+    from irc.tooling.render import diagnostic_to_json
 
     diags, _ = check_one(str(path), None, {})
-    return [diagnostic_to_json(d) for d in diags]
+    return [diagnostic_to_json(d, display=True) for d in diags]
 
 
 def _errors(findings: list[dict]) -> list[dict]:
@@ -116,6 +115,9 @@ def _hits(f: dict, src: str, locs: dict[int, set[int]] | None) -> set[int]:
     if f.get("file") and Path(f["file"]).name == src and f.get("line"):
         out.add(f["line"])
     if locs is not None:
+        ptx = f.get("ptx")  # the PTX instruction behind a finding mapped to its source line
+        if ptx and ptx.get("line"):
+            out |= locs.get(ptx["line"], set())
         for lab in f.get("labels", []):
             if lab.get("message") == "the PTX instruction" and lab.get("line"):
                 out |= locs.get(lab["line"], set())

@@ -23,10 +23,13 @@ from irc.analysis.races import (
     element,
     entries,
     find_witness,
+    incompatible,
+    infeasible_exit,
     reach,
     shared_accesses,
     shared_name,
 )
+from irc.analysis.valuekeys import same_stored_values
 from irc.diagnostics import Diagnostic, Label, error
 from irc.ir.core import Op
 
@@ -148,6 +151,8 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
             undecided = []  # (access, tag) the per-thread evaluation could not evaluate: the solver's
             for a, ds in found.items():
                 for d in sorted(ds, key=str):
+                    if infeasible_exit(ev, d, loop_index):
+                        continue
                     e = _entries(memo, ev, a, d, loop_index)
                     if e is not None and len(e[0]):
                         items.append((a, d, e, int(e[1].min()), int(e[1].max()) + a.size))
@@ -172,10 +177,14 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
                     budget[0] -= 1
                     if budget[0] < 0:
                         break
-                    if _contradictory(ev, a, c):
+                    if _contradictory(ev, a, c) or incompatible(lambda: ctx.facts, a, da, c, dc, loop_index):
                         continue
                     w = find_witness(ev, ea, ec, a.size, c.size, same_warp, ranges)
                     if w is None or _same_value_writes(ctx, a, c, same_warp):
+                        continue
+                    if same_stored_values(ctx, ev, a, ea, c, ec):
+                        continue
+                    if _solver_same_values(ctx, a, da, c, dc, b, same_warp, loop_index):
                         continue
                     if _benign_publish(ctx, a, ea, c) or _benign_publish(ctx, c, ec, a):
                         continue
@@ -194,6 +203,7 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
                     for a, da in undecided
                     for c, dc in pool
                     if _may_conflict(a, c, pending, da, dc)
+                    and not incompatible(lambda: ctx.facts, a, da, c, dc, loop_index)
                 ]
     # The solver's pairs, over all intervals: a read against a write first (two asynchronous copies of a
     # pipeline rarely collide, and would spend the budget before the missing barrier of a tiled loop)
@@ -339,6 +349,18 @@ def _same_value_writes(ctx: FunctionContext, a: Access, c: Access, same_warp: bo
     if not (a.op.name == "store" and c.op.name == "store" and not a.atomic and not c.atomic):
         return False
     return _same_uniform(ctx, a.op.operands[1], c.op.operands[1], warp=same_warp)
+
+
+def _solver_same_values(ctx, a, da, c, dc, sblock, same_warp, loop_index) -> bool:  # type: ignore[no-untyped-def]
+    """Two plain stores the evaluation found colliding: the solver decides whether any two threads that
+    collide can store different values (lanes of a warp storing one reduced value after a butterfly
+    over part of the warp, copies of one loaded value). UNSAT: not a race."""
+    if not (a.op.name == "store" and c.op.name == "store" and a.write and c.write):
+        return False
+    from irc.analysis.symbolic.races import race
+
+    outcome, _, _ = race(ctx, a, da, c, dc, sblock, same_warp, loop_index)
+    return outcome.unsat
 
 
 def _benign_publish(ctx: FunctionContext, w: Access, ew, r: Access) -> bool:

@@ -60,12 +60,17 @@ MAX_ITERATIONS = 1 << 20  # iterations of one loop the model allows (docs/analyz
 class Thread:
     """One symbolic thread: its coordinates, its iteration counters and its memo of terms."""
 
-    def __init__(self, name: str, z: Any):
+    def __init__(self, name: str, z: Any, tid: list | None = None, parent: Thread | None = None):
         self.name = name
-        self.tid = [z.ZeroExt(32 - w, z.BitVec(f"tid.{a}@{name}", w)) for a, w in zip(AXES, (10, 10, 6))]
-        self.iters: dict[int, Any] = {}
+        if tid is None:
+            tid = [z.ZeroExt(32 - w, z.BitVec(f"tid.{a}@{name}", w)) for a, w in zip(AXES, (10, 10, 6))]
+        self.tid = tid
+        # a lane another thread reads with `shfl` is that thread in the same iterations: it shares the
+        # reader's iteration counters and definitional constraints
+        self.iters: dict[int, Any] = parent.iters if parent is not None else {}
         self.memo: dict[tuple[str, int], Any] = {}
-        self.side: list = []  # definitional constraints of this thread's terms (bounds, join arguments)
+        self.side: list = parent.side if parent is not None else []
+        self.derived: dict[int, Thread] = {}
 
 
 class Encoder:
@@ -173,12 +178,8 @@ class Encoder:
         if not conts:
             return z.BoolVal(True)
         cont = conts[0] if len(conts) == 1 else z.Or(*conts)
-        from irc.analysis.symbolic.witness import free_consts
-
-        for c in free_consts(cont):
-            n = str(c)
-            if "#" in n and (self._origin.get(n) is None or self._origin[n] in lp.blocks):
-                return z.BoolVal(True)  # (an unknown defined outside the loop is the same in k-1)
+        if self.undetermined(cont, lp):
+            return z.BoolVal(True)
         prev = z.substitute(cont, (k, k - 1))
         return z.Or(k == 0, prev)
 
@@ -204,20 +205,22 @@ class Encoder:
                 level = self.ctx.facts.level(v)
             except Exception:  # noqa: BLE001 - a value the lattice did not see: varying
                 level = Level.THREAD
-        if level == Level.THREAD:
-            return self.fresh(v.type, v.name or "v", th, v.defining_block)
         loops = self.loops_of(v.defining_block)
         args = [self.iteration(lp, th) for lp in loops]
         doms = [z.BitVecSort(32)] * len(args)
-        if level == Level.WARP:
+        if level == Level.THREAD:
+            # a function of the thread (its linear id; the block is shared) and the iterations: the lane a
+            # `shfl` reads is the same function at that lane's id
+            args.append(self.linear_tid(th))
+            doms.append(z.BitVecSort(32))
+        elif level == Level.WARP:
             args.append(self.warp_of(th))
             doms.append(z.BitVecSort(32))
         key = (id(v), len(args))
         f = self._ufs.get(key)
         if f is None:
             self._fresh += 1
-            nm = f"{v.name or 'u'}#u{self._fresh}"
-            self._origin[nm] = v.defining_block
+            nm = f"{v.name or 'u'}#{'t' if level == Level.THREAD else 'u'}{self._fresh}"
             f = self._ufs[key] = (
                 z.Function(nm, *doms, self._sort(v.type)) if doms else z.Const(nm, self._sort(v.type))
             )
@@ -405,17 +408,43 @@ class Encoder:
 
     def pure(self, term: Any) -> bool:
         """Whether `term` is a function of the coordinates, the launch, the parameters and the iteration
-        counters only: no unknown stands in it for loaded data or an undetermined loop-carried value
-        (join symbols fixed by their incoming edges count as determined)."""
-        from irc.analysis.symbolic.witness import free_consts
-
+        counters only (`witness.has_unknowns`), where join symbols fixed by their incoming edges count as
+        determined."""
         key = term.get_id()
         hit = self._pure_memo.get(key)
         if hit is None:
-            hit = self._pure_memo[key] = all(
-                "#" not in (n := str(c)) or n in self.determined for c in free_consts(term)
-            )
+            hit = self._pure_memo[key] = not self._unknown_in(term, None)
         return hit
+
+    def undetermined(self, term: Any, lp: Loop) -> bool:
+        """`pure`'s question for `exists`: besides determined joins, an unknown whose value is defined
+        outside `lp` is the same in iteration k-1, so it does not spoil the substitution."""
+        return self._unknown_in(term, lp)
+
+    def _unknown_in(self, term: Any, lp: Loop | None) -> bool:
+        z = self.z
+        seen: set = set()
+        work = [term]
+        while work:
+            t = work.pop()
+            if t.get_id() in seen:
+                continue
+            seen.add(t.get_id())
+            if z.is_app(t) and t.decl().kind() == z.Z3_OP_UNINTERPRETED:
+                n = t.decl().name()
+                if ("#" in n and "#u" not in n and not n.startswith("elect#")) or n.startswith(
+                    ("ld:", "pf:")
+                ):
+                    if n in self.determined:
+                        pass
+                    elif lp is not None and t.num_args() == 0 and n in self._origin:
+                        where = self._origin[n]
+                        if where is None or where in lp.blocks:
+                            return True
+                    else:
+                        return True
+            work.extend(t.children())
+        return False
 
     def _induction_step(self, a: BlockArg, lp: Loop, backs: list[Value]) -> tuple[Value, int] | None:
         """(step, +1/-1) when every back edge passes `a + step` (or `a - step`) with `step` defined
@@ -450,14 +479,105 @@ class Encoder:
     # ---------------------------------------------------------------------------- ops
     def _op_value(self, v: OpResult, th: Thread):  # type: ignore[no-untyped-def]
         op = v.op
+        if len(op.results) != 1:
+            return self.opaque(v, th)
+        if op.name == "shfl":
+            got = yield from self._shfl(op, v, th)
+            return got if got is not None else self.opaque(v, th)
         rule = _RULES.get(op.name)
-        if rule is None or len(op.results) != 1 and op.name not in _MULTI:
+        pure = op.has_trait("pure")
+        if rule is None and not pure and op.name != "load":
             return self.opaque(v, th)
         vals = []
         for o in op.operands:
             vals.append((yield ("v", o)))
-        got = rule(self, op, v, vals, th)
-        return got if got is not None else self.opaque(v, th)
+        got = rule(self, op, v, vals, th) if rule is not None else None
+        if got is not None:
+            return got
+        if op.name == "load":
+            return self._load(op, v, vals, th)
+        return self._function(op, v, vals) if pure else self.opaque(v, th)
+
+    def _function(self, op: Op, r: Value, xs: list) -> Any:
+        """A pure op without integer semantics here (float arithmetic, conversions): an uninterpreted
+        function of its operands, so equal inputs give equal results (two lanes holding one reduced
+        value); commutative ops see their operands in a canonical order."""
+        z = self.z
+        if (
+            op.has_trait("commutative")
+            and len(xs) == 2
+            and not z.is_bool(xs[0])
+            and xs[0].sort() == xs[1].sort()
+        ):
+            a, b = xs
+            le = z.ULE(a, b)
+            xs = [z.If(le, a, b), z.If(le, b, a)]
+        attrs = ",".join(f"{k}={op.attrs[k]}" for k in sorted(op.attrs))
+        key = ("pf", op.name, attrs, str(r.type), tuple(str(x.sort()) for x in xs))
+        f = self._ufs.get(key)
+        if f is None:
+            f = self._ufs[key] = z.Function(
+                f"pf:{op.name}[{attrs}]:{r.type}", *[x.sort() for x in xs], self._sort(r.type)
+            )
+        return f(*xs)
+
+    def _load(self, op: Op, r: Value, xs: list, th: Thread) -> Any:
+        """A load: a function of its address (and the iterations around it), so two threads reading one
+        address in one iteration read one value. Volatile loads are fresh unknowns (the value may change
+        between the two reads)."""
+        z = self.z
+        if op.attrs.get("volatile") or not xs or z.is_bool(xs[0]):
+            return self.opaque(r, th)
+        loops = self.loops_of(op.block)
+        args = [xs[0], *[self.iteration(lp, th) for lp in loops]]
+        key = ("ld", id(op), str(r.type))
+        f = self._ufs.get(key)
+        if f is None:
+            self._fresh += 1
+            f = self._ufs[key] = z.Function(
+                f"ld:{self._fresh}", *[a.sort() for a in args], self._sort(r.type)
+            )
+        return f(*args)
+
+    def one_d(self) -> bool:
+        L = self.launch
+        return L.one_d or (L.fixed_block is not None and L.fixed_block[1] == 1 and L.fixed_block[2] == 1)
+
+    def _shfl(self, op: Op, r: Value, th: Thread):  # type: ignore[no-untyped-def]
+        """`shfl.sync` over the whole warp (clamp 31) in a 1-D block: the value operand at the source lane
+        (bfly: lane ^ c, down: lane + c within the warp, up: lane - c, idx: c), encoded for that lane as
+        a thread of its own. Other shapes are unknown values."""
+        z = self.z
+        mode = str(op.attrs.get("mode"))
+        c = op.attrs.get("c", 31)
+        if (
+            mode not in ("bfly", "down", "up", "idx")
+            or c not in (31, None)
+            or not self.one_d()
+            or len(op.operands) < 2
+        ):
+            return None
+        off = yield ("v", op.operands[1])
+        if z.is_bool(off):
+            return None
+        off = _resize(off, 32, False) & 31
+        lin = self.linear_tid(th)
+        lane = lin & 31
+        if mode == "bfly":
+            src = lane ^ off
+        elif mode == "down":
+            src = z.If(z.ULE(lane + off, 31), lane + off, lane)
+        elif mode == "up":
+            src = z.If(z.UGE(lane, off), lane - off, lane)
+        else:
+            src = off
+        d = th.derived.get(id(op))
+        if d is None:
+            self._fresh += 1
+            d = th.derived[id(op)] = Thread(
+                f"{th.name}~{self._fresh}", z, [(lin & ~31) | src, z.BitVecVal(0, 32), z.BitVecVal(0, 32)], th
+            )
+        return self.value(op.operands[0], d)
 
 
 def _strip(v: Value) -> Value:
@@ -716,25 +836,6 @@ def _elect(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
     return e.lane_of(th) == f(*args)
 
 
-def _shfl(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
-    """A full-warp shuffle of a warp-uniform value returns that value in every lane (Triton's
-    `shfl.sync.idx(tid / 32, 0)`, the warp index it makes visibly uniform)."""
-    from irc.analysis.uniformity import const_value
-
-    if len(op.operands) < 3 or (const_value(op.operands[2]) or 0) & 0xFFFFFFFF != 0xFFFFFFFF:
-        return None
-    try:
-        level = e.ctx.facts.level(op.operands[0])
-    except Exception:  # noqa: BLE001 - no facts: unknown
-        return None
-    if level < Level.WARP:
-        return None
-    x = xs[0]
-    if e.z.is_bool(x) or x.size() != _width(r.type):
-        return None
-    return x
-
-
 def _shared_addr(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
     base = e.shared_bases().get(str(op.attrs.get("sym")))
     if base is None:
@@ -772,6 +873,5 @@ _RULES = {
     "select": _select,
     "shared_addr": _shared_addr,
     "elect": _elect,
-    "shfl": _shfl,
 }
 _MULTI: frozenset[str] = frozenset()

@@ -157,6 +157,8 @@ def from_model(model: Any, enc: Any, thread_names: list[str], contract: str = ""
     by_index: dict[str, int] = {}
     for idx, sym in sorted(L.params.items()):
         a = enc.fn.params[idx]
+        if _is_pointer(a):
+            continue  # an address: its value says nothing to the reader
         signed = bool(getattr(a.type, "is_signed", False))
         params[_param_name(enc, idx)] = by_index[str(idx)] = _int(model, sym, signed)
     w = Witness(bd, gd, blk, threads, params, by_index, {}, contract=contract)  # type: ignore[arg-type]
@@ -168,6 +170,21 @@ def from_model(model: Any, enc: Any, thread_names: list[str], contract: str = ""
                 w.iterations[f"the loop at {w.ref(sp)}" if sp is not None else "the loop"] = _int(model, k)
                 break
     return w
+
+
+def _is_pointer(a: Any) -> bool:
+    """A pointer parameter: a pointer type (.kdsl), or lifted PTX's 64-bit parameter made global with
+    `cvta.to.global`."""
+    if getattr(a.type, "is_ptr", False):
+        return True
+    for u in a.uses:
+        if u.name == "cvt" and u.attrs.get("cvta"):
+            return True
+        if u.name == "bitcast" and any(
+            x.name == "cvt" and x.attrs.get("cvta") for r in u.results for x in r.uses
+        ):
+            return True
+    return False
 
 
 def _param_name(enc: Any, idx: int) -> str:
@@ -203,7 +220,6 @@ def enumerate_threads(
     total = dims[0] * dims[1] * dims[2]
     if total > limit or total <= 0:
         return None
-    mine = {f"tid.{a}@enum" for a in AXES}
     kmap = {}
     for lid, k in th.iters.items():
         other = None
@@ -212,13 +228,8 @@ def enumerate_threads(
                 other = t2.iters[lid]
                 break
         kmap[k] = _int(model, other) if other is not None else 0
-    free = free_consts(term)
-    for c in free:
-        n = str(c)
-        if n in mine or c in kmap:
-            continue
-        if n.endswith("@enum"):
-            return None  # a per-thread unknown: the split is not determined by the coordinates
+    if has_unknowns(term):
+        return None  # the split depends on data, not only on the coordinates
     subs_k = [(k, z.BitVecVal(v, 32)) for k, v in kmap.items()]
     if subs_k:
         term = z.substitute(term, *subs_k)
@@ -239,6 +250,26 @@ def enumerate_threads(
             return None
         out[z.is_true(v)].append(lin)
     return out
+
+
+def has_unknowns(term: Any) -> bool:
+    """Whether `term` depends on a value the encoding does not determine from the coordinates, the
+    launch, the parameters and the iterations: a fresh unknown (`#` constants), a per-thread unknown
+    (`#t` functions), memory (`ld:`) or an uninterpreted pure function (`pf:`, float arithmetic)."""
+    z = z3()
+    seen: set = set()
+    work = [term]
+    while work:
+        t = work.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z.is_app(t) and t.decl().kind() == z.Z3_OP_UNINTERPRETED:
+            n = t.decl().name()
+            if ("#" in n and "#u" not in n) or n.startswith(("ld:", "pf:")):
+                return True
+        work.extend(t.children())
+    return False
 
 
 def free_consts(term: Any) -> list:
