@@ -35,7 +35,9 @@ CAP = 4  # back edges between a copy and a read that are still related exactly
 MAX_AGE = 8
 
 Key = tuple[int, tuple[tuple[int, int], ...]]  # (id(copy), sorted (loop index, back edges))
-Entry = tuple[Op, int, Op | None]  # (copy, status, a wait it passed while uncommitted)
+Entry = tuple[
+    Op, int, Op | None, str | None
+]  # (copy, status, a wait it passed while uncommitted, tracking mbarrier)
 
 
 @record(frozen=True)
@@ -94,11 +96,15 @@ def _merge(a: State, b: State) -> State:
     issued on the other) stays pending; two ages: the older (a wait completes it sooner)."""
     done = a[1] | b[1]
     out: dict[Key, Entry] = {k: e for k, e in a[0].items() if id(e[0]) not in done}
-    for k, (op, st, w) in b[0].items():
+    for k, (op, st, w, t) in b[0].items():
         if id(op) in done:
             continue
         cur = out.get(k)
-        out[k] = (op, st, w) if cur is None else (op, max(cur[1], st), cur[2] or w)
+        out[k] = (
+            (op, st, w, t)
+            if cur is None
+            else (op, max(cur[1], st), cur[2] or w, cur[3] if cur[3] == t else None)
+        )
     return out, done
 
 
@@ -135,6 +141,8 @@ class Groups:
         return got
 
     def transfer(self, b: Block, state: State, record_reads: bool) -> State:
+        from irc.analysis.mbarrier import WAIT_OPS, shared_root
+
         st, done = dict(state[0]), set(state[1])
         kind = self.kind
         for op in b.ops:
@@ -145,27 +153,30 @@ class Groups:
                     self.reads[id(op)] = got
             if n in kind.issue:
                 counts = tuple(sorted((i, 0) for i in self._loops_in(op)))
-                st[(id(op), counts)] = (op, UNCOMMITTED, None)
+                st[(id(op), counts)] = (op, UNCOMMITTED, None, None)
                 done.discard(id(op))
             elif n == kind.commit:
                 st = {
-                    k: (c, 0 if s == UNCOMMITTED else min(s + 1, MAX_AGE), w) for k, (c, s, w) in st.items()
+                    k: (c, 0 if s == UNCOMMITTED else min(s + 1, MAX_AGE), w, t)
+                    for k, (c, s, w, t) in st.items()
                 }
             elif n == kind.wait:
                 keep = int(op.attrs.get("n", 0) or 0)
-                nxt: dict[Key, Entry] = {}
-                for k, (c, s, w) in st.items():
-                    if s >= keep:
-                        done.add(id(c))
-                    else:
-                        nxt[k] = (c, s, w or (op if s == UNCOMMITTED else None))
-                st = nxt
-                done -= {id(c) for c, _s, _w in st.values()}  # a newer instance is still in flight
+                st = self._complete(st, done, lambda s, t, keep=keep: s >= keep, op)
+            elif n == "cp_async_mbarrier_arrive" and kind is CP_ASYNC and op.operands:
+                # the mbarrier tracks this thread's prior cp.async: a wait on it completes them
+                sym = shared_root(op.operands[0]) or "?"
+                st = {k: (c, s, w, sym) for k, (c, s, w, _t) in st.items()}
+            elif n in WAIT_OPS and kind is CP_ASYNC and op.operands:
+                sym = shared_root(op.operands[0])
+                st = self._complete(
+                    st, done, lambda s, t, sym=sym: t is not None and (t == sym or t == "?"), None
+                )
             elif n in kind.foreign:
                 if n.endswith("wait"):  # waits for the other family's groups only: remember it
-                    st = {k: (c, s, w or op) for k, (c, s, w) in st.items()}
+                    st = {k: (c, s, w or op, t) for k, (c, s, w, t) in st.items()}
             elif n in ("call", "opaque"):
-                done |= {id(c) for c, _s, _w in st.values()}  # may wait: silent
+                done |= {id(e[0]) for e in st.values()}  # may wait: silent
                 st = {}
             elif record_reads and op.name == "ret":
                 got = self._pending(st)
@@ -173,8 +184,19 @@ class Groups:
                     self.exits.append((op, got))
         return st, frozenset(done)
 
+    @staticmethod
+    def _complete(st: dict[Key, Entry], done: set[int], finished, op: Op | None) -> dict[Key, Entry]:  # type: ignore[no-untyped-def]
+        nxt: dict[Key, Entry] = {}
+        for k, (c, s, w, t) in st.items():
+            if finished(s, t):
+                done.add(id(c))
+            else:
+                nxt[k] = (c, s, w or (op if s == UNCOMMITTED else None), t)
+        done -= {id(e[0]) for e in nxt.values()}  # a newer instance is still in flight
+        return nxt
+
     def _pending(self, st: dict[Key, Entry]) -> list[Pending]:
-        return [Pending(c, {self.by_index[i]: m for i, m in k[1]}, s, w) for k, (c, s, w) in st.items()]
+        return [Pending(c, {self.by_index[i]: m for i, m in k[1]}, s, w) for k, (c, s, w, _t) in st.items()]
 
     def edge(self, b: Block, s: Block, state: State) -> State:
         """The state along the edge b -> s: back edges count, entries into loops start a count."""

@@ -491,6 +491,15 @@ def _tid_interval(v: Value, pol: bool, lo: int, hi: int) -> tuple[int, int] | No
     return None  # `ne` in the middle: not an interval
 
 
+def _block_uniform(facts: object, v: Value) -> bool:
+    from irc.analysis.uniformity import Level
+
+    try:
+        return facts.level(v) >= Level.BLOCK  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - a value the facts did not see: not uniform
+        return False
+
+
 def _is_elect(v: Value) -> bool:
     v = strip(v)
     if isinstance(v, OpResult) and v.op.name == "elect":
@@ -502,8 +511,12 @@ def _is_elect(v: Value) -> bool:
     return False
 
 
-def threads_of(fn: Function, cfg: CFG, b: Block, loop_blocks: set[Block] | None = None) -> Threads:
-    """Threads of one CTA that execute `b` (once per iteration of its loop)."""
+def threads_of(
+    fn: Function, cfg: CFG, b: Block, loop_blocks: set[Block] | None = None, facts: object = None
+) -> Threads:
+    """Threads of one CTA that execute `b` (once per iteration of its loop). With the uniformity `facts`,
+    a guard every thread of the block decides alike (`k < ntiles`, the entry test of a loop with a
+    parameter trip count) does not change how many threads arrive when the block runs at all."""
     T = block_size(fn)
     launch = fn.attrs.get("launch") or fn.attrs.get("max_threads")
     one_dim = isinstance(launch, (list, tuple)) and len(launch) >= 1 and all(x == 1 for x in launch[1:])
@@ -519,6 +532,8 @@ def threads_of(fn: Function, cfg: CFG, b: Block, loop_blocks: set[Block] | None 
         ):
             continue  # loop exit tests
         c = t.operands[0]
+        if facts is not None and _block_uniform(facts, c):
+            continue
         if _is_elect(c) and pol:
             elect = True
             continue

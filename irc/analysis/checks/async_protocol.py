@@ -232,7 +232,9 @@ def check_arrival(ctx: FunctionContext) -> list[Diagnostic]:
             if per is None or a.block is None:
                 break
             lp = iteration_loop(cfg, a.block)
-            th = threads_of(fn, cfg, a.block, lp.blocks if lp is not None else None)
+            th = threads_of(
+                fn, cfg, a.block, lp.blocks if lp is not None else None, ctx.facts if fn.is_kernel else None
+            )
             sites.append((a, per, th, lp))
         else:
             # too many: one arrive instruction executed by more threads than the phase expects
@@ -260,6 +262,10 @@ def check_arrival(ctx: FunctionContext) -> list[Diagnostic]:
                         out.append(not_decided(ARRIVAL, a, res.reason))
                         break
             else:
+                d = _arrivals_sum(ctx, o, C, sites)
+                if d is not None:
+                    out.append(d)
+                    continue
                 hi = 0
                 for _, per, th, _ in sites:
                     if th.hi is None:
@@ -273,6 +279,51 @@ def check_arrival(ctx: FunctionContext) -> list[Diagnostic]:
 
 
 MAX_ARRIVERS = 4  # the solver is asked for up to this many distinct arriving threads (count + 1)
+
+
+def _arrivals_sum(ctx: FunctionContext, o: BarrierObject, C: int, sites) -> Diagnostic | None:  # type: ignore[no-untyped-def]
+    """Several arrive sites that all run in every phase (one loop, or none; every wait on the barrier
+    after all of them in the iteration) whose arrivals together exceed the count: a thread arriving twice
+    per phase (`cp.async.mbarrier.arrive.noinc` beside its own `mbarrier.arrive`) completes two phases.
+    Reported at the `.noinc` arrive when there is one (counting it as an arrival is the usual mistake)."""
+    if len(sites) < 2:
+        return None
+    loops = {id(lp) for _, _, _, lp in sites}
+    if len(loops) != 1:
+        return None
+    total = sum(th.lo * per for _, per, th, _ in sites)
+    if total <= C or any(th.lo != th.hi for _, _, th, _ in sites):
+        return None
+    cfg = ctx.cfg
+    blocks = [a.block for a, *_ in sites]
+    for w in o.waits:
+        if w.block is None or (sites[0][3] is not None and w.block not in sites[0][3].blocks):
+            continue
+        if not all(cfg.dominates(b, w.block) and b is not w.block for b in blocks):
+            return None  # a wait between two of the arrivals: they may be in different phases
+    noinc = next(
+        (a for a, *_ in sites if a.name == "cp_async_mbarrier_arrive" and a.attrs.get("noinc")), None
+    )
+    init = o.inits[0]
+    labels = _lab(init, f"`{o.sym}` initialised to expect {C} arrivals per phase")
+    for a, per, th, _ in sites:
+        labels += _lab(a, f"{th.lo * per} arrivals per phase: {th.why}")
+    where = noinc if noinc is not None else init
+    extra = (
+        " (`cp.async.mbarrier.arrive.noinc` counts as an arrival of its own: without `.noinc` the pending "
+        "count is raised first and the arrival is net zero)"
+        if noinc is not None
+        else ""
+    )
+    return error(
+        ARRIVAL,
+        f"mbarrier `{o.sym}` is initialised with an arrival count of {C}, but its arrive sites deliver {total} "
+        f"arrivals per phase{extra}: each use completes more than one phase, so the next wait returns early",
+        where.span,
+        labels=labels,
+        help="count every arrival per phase in `mbarrier.init`, or use `cp.async.mbarrier.arrive` without "
+        "`.noinc` when the thread also arrives itself",
+    )
 
 
 def _arrival_witness(ctx: FunctionContext, a: Op, n: int) -> dict | None:
