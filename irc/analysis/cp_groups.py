@@ -3,24 +3,31 @@ read, a bulk store's source overwritten), and how many back edges of each loop l
 
 The hardware rule: `cp.async` copies join the current group when `cp.async.commit_group` closes it;
 `cp.async.wait_group N` returns once at most the N newest committed groups are pending. A copy that was
-never committed is not covered by any `wait_group` (`cp.async.wait_all` commits first). Until the issuing
-thread has waited for it, no thread may read its destination (other threads also need a barrier after the
-wait, which `shared-race` checks).
+never committed is not covered by any `wait_group` (`cp.async.wait_all` commits first). A copy tracked by
+an mbarrier (`cp.async.mbarrier.arrive`) is also complete once a wait on that mbarrier returns. Until the
+issuing thread has waited for it, no thread may read its destination (other threads also need a barrier
+after the wait, which `shared-race` checks).
 
-The dataflow runs along the CFG from the kernel entry. State: per (copy, loop counts) the group status:
-`UNCOMMITTED`, the number of commits since the copy's own (its age; a wait with N keeps ages below N), or
-`DONE`. Merges are must-pending: a copy waited for on one incoming path is done (`cuda::pipeline` selects
-its `wait_group N` through a switch on run-time counters, and the path around every wait is one the
-counters rule out); a copy issued on one path only stays pending. Loop counts: for each loop around the
-copy, the back edges taken since it was issued, and for each loop entered after it, the back edges since
-that entry (capped: past `CAP` the entry is dropped, never guessed). The solver
-(`irc.analysis.symbolic.asyncq.pending_read`) relates the copying and the reading thread's iterations
-through them.
+The dataflow runs along the CFG from the kernel entry. State: the copies that may be in flight, per (copy,
+loop counts), with their group status (`UNCOMMITTED` or the number of commits since their own: a wait
+with N completes ages N and above), and the copies a wait covered on the path, with the waits that did.
+At a merge, a copy waited for on one incoming path and pending on the other is
+- done when the branch that split the paths is block-uniform: `cuda::pipeline` selects its
+  `wait_group N` through a switch on run-time counters, and the path around every wait is one the
+  counters rule out;
+- still pending when the branch depends on the thread (`if (tid == 0) wait_all`: the other threads never
+  waited), remembering the waits those threads skipped (the solver's copying thread must skip them too).
+A copy issued on one path only stays pending; of two ages the younger is kept (the path that committed
+less). Loop counts: for each loop around the copy, the back edges taken since it was issued, and for
+each loop entered after it, the back edges since that entry (capped: past `CAP` the entry is dropped,
+never guessed). The solver (`irc.analysis.symbolic.asyncq.pending_read`) relates the copying and the
+reading thread's iterations through them.
 
 Bulk stores (`cp.async.bulk.global.shared`, tensor stores) follow the same rules with their own group
 operations (`cp.async.bulk.commit_group`, `cp.async.bulk.wait_group[.read]`): `BULK_STORES` runs the
-dataflow on them with shared-memory writes as the hazard, and records a `cp.async.wait_group` /
-`wait_all` the store passed while pending (the wrong group operation).
+dataflow on them with shared-memory writes as the hazard. Each family records a wait of the other family
+that a pending copy passed (the wrong group operation), and cp.async records a `wait_group` passed while
+uncommitted.
 """
 
 from __future__ import annotations
@@ -30,20 +37,20 @@ from irc.ir.core import Block, Op
 from irc.records import record
 
 UNCOMMITTED = -1
-DONE = -2
 CAP = 4  # back edges between a copy and a read that are still related exactly
 MAX_AGE = 8
 
 Key = tuple[int, tuple[tuple[int, int], ...]]  # (id(copy), sorted (loop index, back edges))
-Entry = tuple[
-    Op, int, Op | None, str | None
-]  # (copy, status, a wait it passed while uncommitted, tracking mbarrier)
+# (copy, status, a wait it passed that does not cover it, tracking mbarrier, waits other threads ran)
+Entry = tuple[Op, int, "Op | None", "str | None", frozenset]
+Done = frozenset  # of (id(copy), wait op or None): the copies a wait covered on this path, and by what
+State = tuple[dict[Key, Entry], Done]
 
 
 @record(frozen=True)
 class Kind:
     """One family of async groups: the ops that issue into a group, commit and wait, the other family's
-    waits (which do not cover these copies), and which ops are hazards for a pending copy."""
+    group operations (which do not cover these copies), and which ops are hazards for a pending copy."""
 
     issue: tuple[str, ...]
     commit: str
@@ -52,12 +59,14 @@ class Kind:
     hazard: str  # "read" (a shared read) or "write" (a shared write)
 
 
-CP_ASYNC = Kind(("cp_async",), "cp_async_commit", "cp_async_wait", (), "read")
+CP_ASYNC = Kind(
+    ("cp_async",), "cp_async_commit", "cp_async_wait", ("tma_store_commit", "tma_store_wait"), "read"
+)
 BULK_STORES = Kind(
     ("bulk_store", "tma_store"),
     "tma_store_commit",
     "tma_store_wait",
-    ("cp_async_wait", "cp_async_commit"),
+    ("cp_async_commit", "cp_async_wait"),
     "write",
 )
 _SHARED_WRITES = ("store", "store_vec", "atomic", "atomic_cas", "cp_async", "bulk_load", "tma_load")
@@ -80,45 +89,47 @@ def is_hazard(kind: Kind, op: Op) -> bool:
 
 @record(eq=False)
 class Pending:
-    """A copy that may still be in flight at a read."""
+    """A copy that may still be in flight at a hazard."""
 
     copy: Op
-    counts: dict[Loop, int]  # loop -> back edges between the copy and the read
+    counts: dict[Loop, int]  # loop -> back edges between the copy and the hazard
     status: int  # UNCOMMITTED or the group's age
-    passed: Op | None  # a wait_group the copy passed before it was committed
+    passed: Op | None  # a wait the copy passed that does not cover it (uncommitted, or the other family's)
+    skipped: frozenset  # waits that covered the copy for other threads (ops), which this thread skipped
 
 
-State = tuple[dict[Key, Entry], frozenset[int]]  # (pending copies, copies waited on this path)
-
-
-def _merge(a: State, b: State) -> State:
-    """Must-pending: a copy waited for on either path is done; a copy pending on one path only (never
-    issued on the other) stays pending; two ages: the older (a wait completes it sooner)."""
+def _merge(a: State, b: State, uniform: bool) -> State:
     done = a[1] | b[1]
-    out: dict[Key, Entry] = {k: e for k, e in a[0].items() if id(e[0]) not in done}
-    for k, (op, st, w, t) in b[0].items():
-        if id(op) in done:
-            continue
-        cur = out.get(k)
-        out[k] = (
-            (op, st, w, t)
-            if cur is None
-            else (op, max(cur[1], st), cur[2] or w, cur[3] if cur[3] == t else None)
-        )
+    done_copies: dict[int, set] = {}
+    for c, w in done:
+        done_copies.setdefault(c, set()).add(w)
+    out: dict[Key, Entry] = {}
+    for side in (a[0], b[0]):
+        for k, (op, st, w, t, sk) in side.items():
+            waits = done_copies.get(id(op))
+            if waits is not None:
+                if uniform:
+                    continue
+                sk = sk | frozenset(x for x in waits if x is not None)
+            cur = out.get(k)
+            out[k] = (
+                (op, st, w, t, sk)
+                if cur is None
+                else (op, min(cur[1], st), cur[2] or w, cur[3] if cur[3] == t else None, cur[4] | sk)
+            )
+    if not uniform:
+        still = {id(e[0]) for e in out.values()}
+        done = frozenset((c, w) for c, w in done if c not in still)
     return out, done
 
 
 class Groups:
-    """The dataflow of one function: `pending_at(hazard)` after `run()`.
+    """The dataflow of one function: `pending_at(hazard)` after `run()`."""
 
-    State per program point: the copies that may be in flight, keyed by (copy, loop counts), with their
-    status, and the copies whose latest issue a wait covered on this path (groups complete in order, so
-    that covers its older instances too): only these keep a waited copy from being pending after a merge,
-    so the waited copies carry no loop counts (a kernel with many loops keeps a small state)."""
-
-    def __init__(self, cfg: CFG, kind: Kind = CP_ASYNC):
+    def __init__(self, cfg: CFG, kind: Kind = CP_ASYNC, facts: object = None):
         self.cfg = cfg
         self.kind = kind
+        self.facts = facts
         self.exits: list[tuple[Op, list[Pending]]] = []  # (ret, copies still pending there)
         self.index = {lp: i for i, lp in enumerate(cfg.loops)}
         self.by_index = {i: lp for lp, i in self.index.items()}
@@ -130,6 +141,7 @@ class Groups:
             )
             for lp in cfg.loops
         }
+        self._uniform: dict[Block, bool] = {}
 
     def _loops_in(self, op: Op) -> frozenset[int]:
         got = self._around.get(id(op))
@@ -139,6 +151,24 @@ class Groups:
                 self.index[lp] for lp in self.cfg.loops_containing(op.block)
             )
         return got
+
+    def _split_uniform(self, s: Block) -> bool:
+        """Whether the paths meeting at `s` were split by a block-uniform branch (its immediate
+        dominator's condition). Without uniformity facts every split counts as uniform (must-merge)."""
+        hit = self._uniform.get(s)
+        if hit is None:
+            hit = True
+            d = self.cfg.idom.get(s)
+            t = d.terminator if d is not None else None
+            if self.facts is not None and t is not None and t.name == "cbr" and t.operands:
+                from irc.analysis.uniformity import Level
+
+                try:
+                    hit = self.facts.level(t.operands[0]) >= Level.BLOCK  # type: ignore[attr-defined]
+                except Exception:  # noqa: BLE001 - a condition the facts did not see: thread-dependent
+                    hit = False
+            self._uniform[s] = hit
+        return hit
 
     def transfer(self, b: Block, state: State, record_reads: bool) -> State:
         from irc.analysis.mbarrier import WAIT_OPS, shared_root
@@ -153,30 +183,30 @@ class Groups:
                     self.reads[id(op)] = got
             if n in kind.issue:
                 counts = tuple(sorted((i, 0) for i in self._loops_in(op)))
-                st[(id(op), counts)] = (op, UNCOMMITTED, None, None)
-                done.discard(id(op))
+                st[(id(op), counts)] = (op, UNCOMMITTED, None, None, frozenset())
+                done = {x for x in done if x[0] != id(op)}
             elif n == kind.commit:
                 st = {
-                    k: (c, 0 if s == UNCOMMITTED else min(s + 1, MAX_AGE), w, t)
-                    for k, (c, s, w, t) in st.items()
+                    k: (c, 0 if s == UNCOMMITTED else min(s + 1, MAX_AGE), w, t, sk)
+                    for k, (c, s, w, t, sk) in st.items()
                 }
             elif n == kind.wait:
                 keep = int(op.attrs.get("n", 0) or 0)
-                st = self._complete(st, done, lambda s, t, keep=keep: s >= keep, op)
+                st = self._complete(st, done, lambda s, t, keep=keep: s >= keep, op, op)
             elif n == "cp_async_mbarrier_arrive" and kind is CP_ASYNC and op.operands:
                 # the mbarrier tracks this thread's prior cp.async: a wait on it completes them
                 sym = shared_root(op.operands[0]) or "?"
-                st = {k: (c, s, w, sym) for k, (c, s, w, _t) in st.items()}
+                st = {k: (c, s, w, sym, sk) for k, (c, s, w, _t, sk) in st.items()}
             elif n in WAIT_OPS and kind is CP_ASYNC and op.operands:
                 sym = shared_root(op.operands[0])
                 st = self._complete(
-                    st, done, lambda s, t, sym=sym: t is not None and (t == sym or t == "?"), None
+                    st, done, lambda s, t, sym=sym: t is not None and (t == sym or t == "?"), None, op
                 )
             elif n in kind.foreign:
                 if n.endswith("wait"):  # waits for the other family's groups only: remember it
-                    st = {k: (c, s, w or op, t) for k, (c, s, w, t) in st.items()}
+                    st = {k: (c, s, w or op, t, sk) for k, (c, s, w, t, sk) in st.items()}
             elif n in ("call", "opaque"):
-                done |= {id(e[0]) for e in st.values()}  # may wait: silent
+                done |= {(id(e[0]), None) for e in st.values()}  # may wait: silent
                 st = {}
             elif record_reads and op.name == "ret":
                 got = self._pending(st)
@@ -185,18 +215,22 @@ class Groups:
         return st, frozenset(done)
 
     @staticmethod
-    def _complete(st: dict[Key, Entry], done: set[int], finished, op: Op | None) -> dict[Key, Entry]:  # type: ignore[no-untyped-def]
+    def _complete(st: dict[Key, Entry], done: set, finished, passed: Op | None, by: Op) -> dict[Key, Entry]:  # type: ignore[no-untyped-def]
         nxt: dict[Key, Entry] = {}
-        for k, (c, s, w, t) in st.items():
+        for k, (c, s, w, t, sk) in st.items():
             if finished(s, t):
-                done.add(id(c))
+                done.add((id(c), by))
             else:
-                nxt[k] = (c, s, w or (op if s == UNCOMMITTED else None), t)
-        done -= {id(e[0]) for e in nxt.values()}  # a newer instance is still in flight
+                nxt[k] = (c, s, w or (passed if s == UNCOMMITTED else None), t, sk)
+        still = {id(e[0]) for e in nxt.values()}  # a newer instance is still in flight
+        done -= {x for x in done if x[0] in still}
         return nxt
 
     def _pending(self, st: dict[Key, Entry]) -> list[Pending]:
-        return [Pending(c, {self.by_index[i]: m for i, m in k[1]}, s, w) for k, (c, s, w, _t) in st.items()]
+        return [
+            Pending(c, {self.by_index[i]: m for i, m in k[1]}, s, w, sk)
+            for k, (c, s, w, _t, sk) in st.items()
+        ]
 
     def edge(self, b: Block, s: Block, state: State) -> State:
         """The state along the edge b -> s: back edges count, entries into loops start a count."""
@@ -245,7 +279,7 @@ class Groups:
                 for s in cfg.succs.get(b, []):
                     new = self.edge(b, s, out)
                     old = state_in.get(s)
-                    merged = new if old is None else _merge(old, new)
+                    merged = new if old is None else _merge(old, new, self._split_uniform(s))
                     if old is None or merged != old:
                         state_in[s] = merged
                         changed = True
@@ -261,15 +295,18 @@ class Groups:
         return any(p.copy is copy for p in self.reads.get(id(read), []))
 
 
-def pending_reads(cfg: CFG, cache: dict | None = None, kind: Kind = CP_ASYNC) -> Groups | None:
+def pending_reads(
+    cfg: CFG, cache: dict | None = None, kind: Kind = CP_ASYNC, facts: object = None
+) -> Groups | None:
     """The group facts of a function for `kind`, or None when it issues no such copy (kept in `cache`, the
-    check context's, when given: `async-unwaited` and `shared-race` both ask)."""
+    check context's, when given: `async-unwaited` and `shared-race` both ask). `facts` (uniformity) tell
+    which merges are of block-uniform branches."""
     key = f"groups:{kind.issue[0]}"
     if cache is not None and key in cache:
         return cache[key]  # type: ignore[return-value]
     g: Groups | None = None
     if any(op.name in kind.issue for b in cfg.rpo for op in b.ops):
-        g = Groups(cfg, kind)
+        g = Groups(cfg, kind, facts)
         g.run()
     if cache is not None:
         cache[key] = g
@@ -280,7 +317,6 @@ __all__ = [
     "BULK_STORES",
     "CAP",
     "CP_ASYNC",
-    "DONE",
     "UNCOMMITTED",
     "Groups",
     "Kind",

@@ -7,7 +7,7 @@ allow. The finding carries that launch, the two threads and their iterations as 
 
 Covered by one question: no `wait_group` at all, a `wait_group N` too shallow for the ring's depth (the
 group of tile k still pending when stage k % S is read), reading the stage that is being filled, a wait
-before the copies were committed (reported at the wait: `wait_group` covers committed groups only), and
+before the copies were committed (`wait_group` covers committed groups only; labelled at that wait), and
 another thread's element read after a barrier but before its copier waited.
 """
 
@@ -37,13 +37,14 @@ def check_cp_pending(ctx: FunctionContext) -> list[Diagnostic]:
     fn, cfg = ctx.fn, ctx.cfg
     if not fn.is_kernel:
         return []
-    g = pending_reads(cfg, ctx.cache)
+    g = pending_reads(cfg, ctx.cache, facts=ctx.facts)
     if g is None:
         return []
     from irc.analysis.symbolic.asyncq import pending_read
 
     # one question per (copy block, read block): its pairs and the loop counts between them
     groups: dict[tuple[int, int], tuple[list, list, dict]] = {}
+    skipped: dict[int, set] = {}  # copy -> waits other threads ran and its copier skipped
     for b in cfg.rpo:
         for rd in b.ops:
             if not _is_shared_read(rd):
@@ -59,8 +60,9 @@ def check_cp_pending(ctx: FunctionContext) -> list[Diagnostic]:
                     pairs.append((c, rd))
                 if p.counts not in variants:
                     variants.append(p.counts)
-                if p.status == UNCOMMITTED and p.passed is not None:
+                if p.passed is not None and (p.status == UNCOMMITTED or p.passed.name != "cp_async_wait"):
                     passed[id(c)] = p.passed
+                skipped.setdefault(id(c), set()).update(p.skipped)
     out: list[Diagnostic] = []
     done: set[int] = set()
     undecided: tuple[Op, str] | None = None
@@ -71,7 +73,7 @@ def check_cp_pending(ctx: FunctionContext) -> list[Diagnostic]:
         if n >= MAX_QUERIES:
             undecided = undecided or (pairs[0][1], "query budget")
             break
-        res, w, hit = pending_read(ctx, pairs, variants)
+        res, w, hit = pending_read(ctx, pairs, variants, skipped=skipped)
         if res.sat and hit is not None:
             c, rd = hit
             done.update(id(x) for x, _ in pairs if x.block is c.block)
@@ -85,15 +87,29 @@ def check_cp_pending(ctx: FunctionContext) -> list[Diagnostic]:
 
 def _diag(site: Op, rd: Op, passed: Op | None, w: object) -> Diagnostic:
     labels = [Label(site.span, "cp.async writes this shared memory asynchronously")] if site.span else []
-    if passed is not None:
+    if passed is not None and passed.name != "cp_async_wait":
         if rd.span is not None:
             labels.append(Label(rd.span, "read here while the copy may still be in flight"))
         return error(
             CHECK,
-            f"`cp.async.wait_group` does not cover the cp.async at {_line(site)}: the copy was never "
-            f"committed (`cp.async.commit_group`), and wait_group waits for committed groups only, so the "
-            f"read at {_line(rd)} may see the old contents",
+            f"`cp.async.bulk.wait_group` does not wait for the cp.async at {_line(site)}: it tracks bulk "
+            f"copies only (`cp.async.bulk.commit_group` groups), so the read at {_line(rd)} may see the old "
+            f"contents",
             passed.span,
+            labels=labels,
+            help="commit and wait with the non-bulk group operations: `cp.async.commit_group` and "
+            "`cp.async.wait_group N` (or `cp.async.wait_all`)",
+            witness=witness_json(w),
+        )
+    if passed is not None:
+        if passed.span is not None:
+            labels.append(Label(passed.span, "this wait does not cover the copy: it was never committed"))
+        return error(
+            CHECK,
+            f"shared memory written by the cp.async at {_line(site)} is read before any wait covers it: the "
+            f"copy was never committed (`cp.async.commit_group`), and the `cp.async.wait_group` at "
+            f"{_line(passed)} waits for committed groups only, so the read may see the old contents",
+            rd.span,
             labels=labels,
             help="commit the copies (`cp.async.commit_group`, `__pipeline_commit()`) before waiting, or use "
             "`cp.async.wait_all`, which commits first",

@@ -3,8 +3,8 @@ addresses), `async-overwrite`, and the byte half of `mbarrier-tx-mismatch` for b
 sizes the IR knows.
 
 - size (`tma-misaligned`): the size of a `cp.async.bulk` must be a multiple of 16 bytes. A constant is judged
-  directly; a computed size (`n * sizeof(float3)`) is asked of the solver: can some thread of some launch
-  issue the copy with `size % 16 != 0`?
+  directly; a size computed from parameters (`n * sizeof(float3)`) only when the solver proves that no
+  launch makes it a multiple of 16 (hosts usually guarantee tile sizes the PTX does not state).
 - `async-overwrite`: a bulk store (`cp.async.bulk.global.shared`, tensor stores) reads its shared source
   asynchronously until `cp.async.bulk.wait_group.read` covers its bulk group. Overwriting the source
   before that (the next tile's staging) corrupts what is stored; `cp.async.wait_all` / `wait_group` and
@@ -59,6 +59,20 @@ def check_bulk_size(ctx: FunctionContext) -> list[Diagnostic]:
         if c is not None and c % 16 == 0 and c > 0:
             continue
 
+        if c is None:
+            # a size computed from parameters (`count * sizeof(float)`): hosts usually guarantee the
+            # multiple of 16 (tile sizes), which the PTX does not say, so it is reported only when no
+            # launch makes it one
+            def aligned(enc, th, size=size):  # type: ignore[no-untyped-def]
+                t = enc.value(size, th)
+                if enc.z.is_bool(t) or not enc.pure(t):
+                    return None
+                return (t & 15) == 0
+
+            ok, _w, _m = reach_where(ctx, op.block, aligned, "")
+            if not ok.unsat:
+                continue
+
         def bad(enc, th, size=size):  # type: ignore[no-untyped-def]
             t = enc.value(size, th)
             if enc.z.is_bool(t) or not enc.pure(t):
@@ -94,12 +108,13 @@ def check_bulk_wait(ctx: FunctionContext) -> list[Diagnostic]:
     fn, cfg = ctx.fn, ctx.cfg
     if not fn.is_kernel:
         return []
-    g = pending_reads(cfg, ctx.cache, BULK_STORES)
+    g = pending_reads(cfg, ctx.cache, BULK_STORES, ctx.facts)
     if g is None:
         return []
     from irc.analysis.symbolic.asyncq import pending_read
 
     groups: dict[tuple[int, int], tuple[list, list, dict]] = {}
+    skipped: dict[int, set] = {}
     for b in cfg.rpo:
         for wr in b.ops:
             for p in g.pending_at(wr):
@@ -115,15 +130,15 @@ def check_bulk_wait(ctx: FunctionContext) -> list[Diagnostic]:
                     variants.append(p.counts)
                 if p.passed is not None:
                     passed[id(s)] = p.passed
+                skipped.setdefault(id(s), set()).update(p.skipped)
     out: list[Diagnostic] = []
     done: set[int] = set()
     for pairs, variants, passed in groups.values():
         pairs = [(s, w) for s, w in pairs if id(s) not in done]
         if not pairs:
             continue
-        res, wit, hit = pending_read(
-            ctx, pairs, variants, ("the bulk store", "overwrites a byte of its source")
-        )
+        words = ("the bulk store", "overwrites a byte of its source")
+        res, wit, hit = pending_read(ctx, pairs, variants, words, skipped)
         if res.sat and hit is not None:
             s, wr = hit
             done.add(id(s))
@@ -251,6 +266,10 @@ def check_bulk_tx(ctx: FunctionContext, already: set[int]) -> list[Diagnostic]:
             ann = [const_int(a.operands[1]) for a in gr["ann"]]
             got = [_copy_bytes(c) for c in gr["copies"]]
             if None in ann or None in got:
+                if len(grs) == 1:  # computed byte counts: ask the solver whether they can differ
+                    d = _tx_symbolic(ctx, gr, already)
+                    if d is not None:
+                        out.append(d)
                 diffs = []
                 break
             diffs.append((gr, sum(ann), sum(got)))  # type: ignore[arg-type]
@@ -261,6 +280,39 @@ def check_bulk_tx(ctx: FunctionContext, already: set[int]) -> list[Diagnostic]:
                 continue
             out.append(_tx_diag(gr, announced, moved))
     return out
+
+
+def _tx_symbolic(ctx: FunctionContext, gr: dict, already: set[int]) -> Diagnostic | None:
+    """A group whose byte counts are computed (`count * sizeof(float)` for the last, shorter chunk): some
+    launch in which the thread issuing it announces one number and copies another."""
+    from irc.analysis.symbolic.asyncq import reach_where
+
+    ann, copies = gr["ann"], gr["copies"]
+    if id(ann[0]) in already or ann[0].block is None or any(c.name != "bulk_load" for c in copies):
+        return None
+    terms: dict[str, list] = {}
+
+    def differ(enc, th):  # type: ignore[no-untyped-def]
+        z = enc.z
+        a = [enc.value(x.operands[1], th) for x in ann]
+        m = [enc.value(c.operands[2], th) for c in copies]
+        if any(z.is_bool(t) or t.size() != 32 or not enc.pure(t) for t in a + m):
+            return None
+        terms["a"], terms["m"] = a, m
+        return sum(a[1:], a[0]) != sum(m[1:], m[0])
+
+    res, w, got = reach_where(ctx, ann[0].block, differ, "announces and copies different byte counts at {L}")
+    if not res.sat or w is None:
+        return None
+    model, _enc, _th = got
+    z = _enc.z
+    announced = model.eval(sum(terms["a"][1:], terms["a"][0]), model_completion=True).as_long()
+    moved = model.eval(sum(terms["m"][1:], terms["m"][0]), model_completion=True).as_long()
+    w.story = w.story.replace("{L}", w.ref(ann[0].span)) + f" ({announced} announced, {moved} copied)"
+    del z
+    d = _tx_diag(gr, announced, moved)
+    d.witness = witness_json(w)
+    return d
 
 
 def _tx_diag(gr: dict, announced: int, moved: int) -> Diagnostic:

@@ -50,6 +50,7 @@ def pending_read(
     pairs: list[tuple[Op, Op]],
     variants: list[dict[Loop, int]],
     words: tuple[str, str] = ("the cp.async", "reads a byte of its destination"),
+    skipped: dict[int, set] | None = None,
 ) -> tuple[Outcome, Witness | None, tuple[Op, Op] | None]:
     """Can a thread read a byte that a pending cp.async writes? `pairs` are (copy, read) of one copy block
     and one read block (one query for all of them: a GEMM has a dozen copies and dozens of reads per
@@ -63,6 +64,9 @@ def pending_read(
     cb, rb = pairs[0][0].block, pairs[0][1].block
     assert cb is not None and rb is not None
     hits = []
+    names = ["a", "b"]
+    extra = 0
+    read_loops = set(ctx.cfg.loops_containing(rb))
     for c, r in pairs:
         pc, oc, nc = region(c)
         pr, orr, nr = region(r)
@@ -72,6 +76,21 @@ def pending_read(
         xa = xa + z.BitVecVal(oc, 64)
         xb = xb + z.BitVecVal(orr, 64)
         overlap = z.And(z.ULT(xa, xb + z.BitVecVal(nr, 64)), z.ULT(xb, xa + z.BitVecVal(nc, 64)))
+        # the copying thread is one that skipped the waits other threads ran (`if (tid == 0) wait_all`):
+        # that thread, in the reader's iterations of the loops the wait shares with the read (the wait
+        # lies between copy and read), does not reach the wait
+        for wt in (skipped or {}).get(id(c), ()):
+            if wt.block is None:
+                continue
+            extra += 1
+            nm = f"a~w{extra}"
+            tw = enc.thread(nm)
+            names.append(nm)
+            same = [x == y for x, y in zip(tw.tid, ta.tid)]
+            for lp in ctx.cfg.loops_containing(wt.block):
+                src = tb if lp in read_loops else ta
+                same.append(enc.iteration(lp, tw) == enc.iteration(lp, src))
+            overlap = z.And(overlap, *same, z.Not(enc.reach(wt.block, tw)))
         hits.append((overlap, (c, r)))
     if not hits:
         return Outcome("unknown", reason="the address depends on loaded data"), None, None
@@ -89,7 +108,7 @@ def pending_read(
             cs.append(enc.exists(lp, tb))
         alts.append(z.And(*cs) if cs else z.BoolVal(True))
     q.append(z.Or(*alts))
-    out = sym.solve_shapes(q)
+    out = sym.solve_shapes(q, tuple(names))
     if not out.sat:
         return out, None, None
     m = out.model
@@ -205,7 +224,8 @@ def reach_where(ctx: Any, b: Block, make: Any, story: str) -> tuple[Outcome, Wit
     cond = make(enc, ta)
     if cond is None:
         return Outcome("unknown", reason="the value depends on loaded data"), None, None
-    out = sym.solve([enc.reach(b, ta), cond], ("a",))
+    q = [enc.reach(b, ta), cond] + [enc.exists(lp, ta) for lp in ctx.cfg.loops_containing(b)]
+    out = sym.solve(q, ("a",))
     if not out.sat:
         return out, None, None
     w = from_model(out.model, enc, ["a"], sym.contract_text)

@@ -470,11 +470,25 @@ class Encoder:
     def _invariant(self, v: Value, lp: Loop) -> bool:
         """Defined outside `lp`, or a constant (the lifter materialises constants where PTX uses them,
         so nvcc's `add.s32 %r163, %r163, 4` has its step defined inside the loop)."""
+        return self._invariant_at(v, lp, 8)
+
+    def _invariant_at(self, v: Value, lp: Loop, depth: int) -> bool:
+        """Defined outside `lp`, or a constant, a launch register (`mov.u32 %r, %ntid.x` inside the loop)
+        or a pure op of such values."""
         b = v.defining_block
         if b is None or b not in lp.blocks:
             return True
         v = _strip(v)
-        return isinstance(v, OpResult) and v.op.name == "const"
+        if not isinstance(v, OpResult) or depth <= 0:
+            return False
+        op = v.op
+        if op.name == "const":
+            return True
+        if op.name == "sreg":
+            return str(op.attrs.get("name", "")).split(".")[0] in ("ntid", "nctaid", "ctaid", "tid", "laneid")
+        if not op.has_trait("pure") or not op.operands:
+            return False
+        return all(self._invariant_at(o, lp, depth - 1) for o in op.operands)
 
     # ---------------------------------------------------------------------------- ops
     def _op_value(self, v: OpResult, th: Thread):  # type: ignore[no-untyped-def]
