@@ -15,8 +15,10 @@ At a merge, a copy waited for on one incoming path and pending on the other is
 - done when the branch that split the paths is block-uniform: `cuda::pipeline` selects its
   `wait_group N` through a switch on run-time counters, and the path around every wait is one the
   counters rule out;
-- still pending when the branch depends on the thread (`if (tid == 0) wait_all`: the other threads never
-  waited), remembering the waits those threads skipped (the solver's copying thread must skip them too).
+- still pending when the branch picks threads by their coordinates (`if (tid == 0) wait_all`: the other
+  threads never waited), remembering the waits those threads skipped (the solver's copying thread must
+  skip them too); a thread-dependent condition on run-time state (the pipeline's counters) counts as
+  uniform.
 A copy issued on one path only stays pending; of two ages the younger is kept (the path that committed
 less). Loop counts: for each loop around the copy, the back edges taken since it was issued, and for
 each loop entered after it, the back edges since that entry (capped: past `CAP` the entry is dropped,
@@ -98,29 +100,73 @@ class Pending:
     skipped: frozenset  # waits that covered the copy for other threads (ops), which this thread skipped
 
 
-def _merge(a: State, b: State, uniform: bool) -> State:
-    done = a[1] | b[1]
-    done_copies: dict[int, set] = {}
-    for c, w in done:
-        done_copies.setdefault(c, set()).add(w)
+def _merge_all(ins: list[tuple[Block, State]], must) -> State:  # type: ignore[no-untyped-def]
+    """The state where the incoming edges `ins` (predecessor, state) meet. `must(p, d)` says whether the
+    branch that split the paths from `p` and `d` was decided alike by every thread or by run-time state
+    (then a copy waited for on the path from `d` is done on the path from `p` too)."""
+    done: set = set()
+    for _p, st in ins:
+        done |= st[1]
+    waited: dict[int, list] = {}  # copy -> [(pred, wait op)]
+    for p, st in ins:
+        for c, w in st[1]:
+            waited.setdefault(c, []).append((p, w))
     out: dict[Key, Entry] = {}
-    for side in (a[0], b[0]):
-        for k, (op, st, w, t, sk) in side.items():
-            waits = done_copies.get(id(op))
-            if waits is not None:
-                if uniform:
+    keep_pending: set[int] = set()
+    verdict: dict[int, bool] = {}  # copy -> pending wins over the waits of other paths
+    for p, st in ins:
+        for k, (op, sta, w, t, sk) in st[0].items():
+            ws = waited.get(id(op))
+            if ws is not None:
+                key = id(op)
+                if key not in verdict:
+                    verdict[key] = not any(must(p, d) for d, _w in ws)
+                if not verdict[key]:
                     continue
-                sk = sk | frozenset(x for x in waits if x is not None)
+                sk = sk | frozenset(x for _d, x in ws if x is not None)
+                keep_pending.add(id(op))
             cur = out.get(k)
             out[k] = (
-                (op, st, w, t, sk)
+                (op, sta, w, t, sk)
                 if cur is None
-                else (op, min(cur[1], st), cur[2] or w, cur[3] if cur[3] == t else None, cur[4] | sk)
+                else (op, min(cur[1], sta), cur[2] or w, cur[3] if cur[3] == t else None, cur[4] | sk)
             )
-    if not uniform:
-        still = {id(e[0]) for e in out.values()}
-        done = frozenset((c, w) for c, w in done if c not in still)
-    return out, done
+    still = {id(e[0]) for e in out.values()}
+    return out, frozenset((c, w) for c, w in done if c not in still or c not in keep_pending)
+
+
+_COORDS = ("tid.", "laneid")
+
+
+def _by_coordinates(v: object, depth: int = 0, seen: set | None = None) -> bool:
+    """Whether condition `v` picks threads by their coordinates only (`tid.x == 0`, `t4x < 16`): pure ops
+    over thread and launch registers and constants. A condition on run-time state (a pipeline's head and
+    tail counters in a loop, a loaded value) splits the paths by what the program did, not by who runs
+    it, and counts as a must-merge like a uniform one."""
+    from irc.ir.core import BlockArg, OpResult
+
+    seen = set() if seen is None else seen
+    found = [False]
+
+    def walk(x: object, d: int) -> bool:
+        if id(x) in seen:
+            return True
+        seen.add(id(x))
+        if d > 40 or isinstance(x, BlockArg) or not isinstance(x, OpResult):
+            return False
+        op = x.op
+        if op.name == "sreg":
+            name = str(op.attrs.get("name", ""))
+            if name.startswith(_COORDS):
+                found[0] = True
+            return True
+        if op.name == "const":
+            return True
+        if not op.has_trait("pure"):
+            return False
+        return all(walk(o, d + 1) for o in op.operands)
+
+    return walk(v, depth) and found[0]
 
 
 class Groups:
@@ -152,22 +198,22 @@ class Groups:
             )
         return got
 
-    def _split_uniform(self, s: Block) -> bool:
-        """Whether the paths meeting at `s` were split by a block-uniform branch (its immediate
-        dominator's condition). Without uniformity facts every split counts as uniform (must-merge)."""
-        hit = self._uniform.get(s)
+    def _split_uniform_at(self, d: Block) -> bool:
+        """Whether the branch ending `d` is block-uniform or decided by run-time state (not by the thread's
+        coordinates). Without uniformity facts every split counts as uniform (must-merge)."""
+        hit = self._uniform.get(d)
         if hit is None:
             hit = True
-            d = self.cfg.idom.get(s)
-            t = d.terminator if d is not None else None
+            t = d.terminator
             if self.facts is not None and t is not None and t.name == "cbr" and t.operands:
                 from irc.analysis.uniformity import Level
 
                 try:
-                    hit = self.facts.level(t.operands[0]) >= Level.BLOCK  # type: ignore[attr-defined]
+                    uniform = self.facts.level(t.operands[0]) >= Level.BLOCK  # type: ignore[attr-defined]
                 except Exception:  # noqa: BLE001 - a condition the facts did not see: thread-dependent
-                    hit = False
-            self._uniform[s] = hit
+                    uniform = False
+                hit = uniform or not _by_coordinates(t.operands[0])
+            self._uniform[d] = hit
         return hit
 
     def transfer(self, b: Block, state: State, record_reads: bool) -> State:
@@ -266,6 +312,7 @@ class Groups:
 
     def run(self) -> None:
         cfg = self.cfg
+        outs: dict[tuple[int, int], State] = {}  # (pred, succ) -> the state along that edge
         state_in: dict[Block, State] = {cfg.entry: ({}, frozenset())}
         changed = True
         rounds = 0
@@ -277,15 +324,34 @@ class Groups:
                     continue
                 out = self.transfer(b, state_in[b], False)
                 for s in cfg.succs.get(b, []):
-                    new = self.edge(b, s, out)
-                    old = state_in.get(s)
-                    merged = new if old is None else _merge(old, new, self._split_uniform(s))
-                    if old is None or merged != old:
+                    outs[(id(b), id(s))] = self.edge(b, s, out)
+                    ins = [(p, outs[(id(p), id(s))]) for p in cfg.preds.get(s, []) if (id(p), id(s)) in outs]
+                    merged = ins[0][1] if len(ins) == 1 else _merge_all(ins, self._must)
+                    if state_in.get(s) != merged:
                         state_in[s] = merged
                         changed = True
         for b in cfg.rpo:
             if b in state_in:
                 self.transfer(b, state_in[b], True)
+
+    def _must(self, p: Block, d: Block) -> bool:
+        """Whether the branch that split the paths through `p` and `d` (their nearest common dominator's)
+        is one every thread decides alike, or one on run-time state rather than on the thread's
+        coordinates: then a wait on one path stands for the other."""
+        idom = self.cfg.idom
+        up: set[int] = set()
+        x: Block | None = p
+        while x is not None and id(x) not in up:
+            up.add(id(x))
+            x = idom.get(x)
+        y: Block | None = d
+        seen: set[int] = set()
+        while y is not None and id(y) not in up and id(y) not in seen:
+            seen.add(id(y))
+            y = idom.get(y)
+        if y is None:
+            return True
+        return self._split_uniform_at(y)
 
     def pending_at(self, read: Op) -> list[Pending]:
         return self.reads.get(id(read), [])

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from irc.analysis.checks.common import FunctionContext, witness_json
 from irc.analysis.mbarrier import COPY_OPS, Eval, SAddr, barrier_operand, protocol, shared_root, strip
-from irc.diagnostics import Diagnostic, Label, error
+from irc.diagnostics import Diagnostic, Label, error, note
 from irc.ir.core import Block, Op
 
 FENCE = "async-proxy-fence"  # mbarrier.init is a generic-proxy write the async proxy must see
@@ -86,25 +86,40 @@ def check_init_fence(ctx: FunctionContext) -> list[Diagnostic]:
                 cta = bool(op.attrs.get("cta"))
                 for i, synced in st:
                     if shared_root(i.operands[0]) == sym and not (cta and synced):
-                        report.append((i, op))
+                        report.append((i, op, synced and not cluster))
         return st
 
+    # a launch with several CTAs per cluster, or multicast copies: other CTAs' complete_tx reach this
+    # CTA's barrier, and only fence.mbarrier_init releases its init at cluster scope
+    cluster = _cluster_launch(fn) or any(
+        c.attrs.get("multicast") for o in pr.objects.values() for c in o.copies
+    )
+
     state_in = _fixpoint(cfg, transfer)
-    found: list[tuple[Op, Op]] = []
+    found: list[tuple[Op, Op, bool]] = []
     for b in cfg.rpo:
         if b in state_in:
             transfer(b, set(state_in[b]), found)
     out: list[Diagnostic] = []
     seen: set[int] = set()
-    for init, copy in found:
+    for init, copy, soft in sorted(found, key=lambda f: f[2]):  # errors first
         if id(copy) in seen or id(init) in seen:
             continue
         seen.update((id(copy), id(init)))
-        out.append(_fence_diag(ctx, init, copy))
+        out.append(_fence_diag(ctx, init, copy, soft))
     return out
 
 
-def _fence_diag(ctx: FunctionContext, init: Op, copy: Op) -> Diagnostic:
+def _cluster_launch(fn) -> bool:  # type: ignore[no-untyped-def]
+    c = fn.attrs.get("cluster")
+    n = 1
+    for x in c if isinstance(c, (list, tuple)) else ():
+        if isinstance(x, int) and x > 0:
+            n *= x
+    return n > 1
+
+
+def _fence_diag(ctx: FunctionContext, init: Op, copy: Op, soft: bool) -> Diagnostic:
     from irc.analysis.symbolic.queries import reachable_by
 
     what = "tensor copy" if copy.name == "tma_load" else "bulk copy"
@@ -117,17 +132,29 @@ def _fence_diag(ctx: FunctionContext, init: Op, copy: Op) -> Diagnostic:
                 f"thread ({w.threads[0][0]}, {w.threads[0][1]}, {w.threads[0][2]}) of {{block}} issues the "
                 f"{what} at {w.ref(copy.span)} with no fence after the init at {w.ref(init.span)}"
             )
-    return error(
-        FENCE,
+    msg = (
         f"the {what} completes its bytes on the mbarrier initialised at {_line(init)} with no "
         f"`fence.mbarrier_init` (or `fence.proxy.async`) after the init: the async proxy may not see the "
-        f"initialised barrier, and the copy's complete_tx can act on garbage",
-        copy.span,
-        labels=labels,
-        help="after the `mbarrier.init`s, execute `fence.mbarrier_init.release.cluster` (`cuda::ptx::"
-        "fence_mbarrier_init`, kdsl `fence_mbarrier_init()`) in the initialising thread, then synchronise",
-        witness=witness_json(w),
+        f"initialised barrier, and the copy's complete_tx can act on garbage"
     )
+    help_ = (
+        "after the `mbarrier.init`s, execute `fence.mbarrier_init.release.cluster` (`cuda::ptx::"
+        "fence_mbarrier_init`, kdsl `fence_mbarrier_init()`) in the initialising thread, then synchronise"
+    )
+    if soft:
+        # a CTA barrier orders the init before the copy for every thread of this CTA: the PTX ISA still
+        # asks for the proxy fence, but CUDA's own libraries (cuda::memcpy_async, its documented examples)
+        # and Triton rely on the barrier for CTA-local barriers, so this is a note, not an error
+        return note(
+            FENCE,
+            msg + " (a CTA barrier orders the init for this CTA's threads, which CUDA's own libraries rely "
+            "on; the PTX memory model asks for the fence)",
+            copy.span,
+            labels=labels,
+            help=help_,
+            witness=witness_json(w),
+        )
+    return error(FENCE, msg, copy.span, labels=labels, help=help_, witness=witness_json(w))
 
 
 # ------------------------------------------------------------------------------ mbarrier-reuse
