@@ -148,7 +148,69 @@ def check_phase(ctx: FunctionContext) -> list[Diagnostic]:
                         out.append(_phase_diag(ctx, o, w, again, prev[0], k, off, p))
                     break
                 last[off] = (k, p)
+        if not any(d.span is not None and any(d.span == w.span for w in o.waits) for d in out):
+            d = _two_waits_one_phase(ctx, o, seqs, rpo)
+            if d is not None:
+                out.append(d)
     return out
+
+
+def _two_waits_one_phase(ctx: FunctionContext, o: BarrierObject, seqs: dict, rpo: dict) -> Diagnostic | None:
+    """Two different waits of one loop on one barrier element, consecutive in execution order, with the
+    same parity although an arrival on the element lies between them: one barrier serving two phases per
+    step (the TMA copies' phase, then the MMA's `tcgen05.commit`) awaited with one parity for both. The
+    second wait returns at once on the first phase. (Two waits on one phase with no arrival between them
+    are only redundant, and not reported.)"""
+    cfg = ctx.cfg
+    by_loop: dict[int, list] = {}
+    for w, seq in seqs.items():
+        if not seq or w.block is None:
+            continue
+        lp = iteration_loop(cfg, w.block)
+        if lp is None:
+            continue
+        pos = (rpo.get(w.block, -1), w.block.ops.index(w))
+        for k, off, p in seq:
+            by_loop.setdefault(id(lp), []).append((k, pos, off, p, w))
+    for events in by_loop.values():
+        events.sort(key=lambda e: (e[0], e[1]))
+        last: dict[int, tuple] = {}
+        for ev in events:
+            k, pos, off, p, w = ev
+            prev = last.get(off)
+            last[off] = ev
+            if prev is None or prev[4] is w or prev[3] != p or prev[0] != k:
+                continue
+            arr = _arrive_between(ctx, o, rpo, prev[1], pos)
+            if arr is None or _reinitialised(ctx, o, w, off):
+                continue
+            name = _element(ctx, o.sym, off)
+            labels = _lab(prev[4], f"iteration {k} waits on parity {p} here")
+            labels += _lab(
+                arr, f"arrives on `{name}` between the two waits: the first wait's phase completes"
+            )
+            return error(
+                PHASE,
+                f"two waits on `{name}` in iteration {k} use the same parity {p} although a phase completes "
+                f"between them (one barrier, two phases per step): the second wait returns at once on the "
+                f"phase the first one waited for",
+                w.span,
+                labels=labels,
+                help="give each phase of a step its own parity: with two phases per step, the second wait uses "
+                "the other parity (`phase ^ 1`), and each flips per step only if the step count of phases is odd",
+            )
+    return None
+
+
+def _arrive_between(ctx: FunctionContext, o: BarrierObject, rpo: dict, a: tuple, b: tuple) -> Op | None:
+    """An arrival (or a copy completing bytes) on the object strictly between positions `a` and `b`."""
+    for x in o.arrives + o.copies:
+        if x.block is None:
+            continue
+        pos = (rpo.get(x.block, -1), x.block.ops.index(x))
+        if a < pos < b:
+            return x
+    return None
 
 
 def _reinitialised(ctx: FunctionContext, o: BarrierObject, w: Op, off: int) -> bool:
@@ -691,6 +753,33 @@ def _unwaited_roles(ctx: FunctionContext) -> list[tuple[Op, Diagnostic]]:
             return True
         return any(before(b, r) and any(reaches(w, b) for w in ws) for b in syncs)
 
+    def through_waits(src: Op, r: Op, objs: set) -> bool:
+        """`src` reaches `r` only through a wait on `objs` (the waits of a loop that issues the writer and
+        waits for it in every iteration: the path that skips the loop skips the writer too)."""
+        cut = {id(w) for s in objs for w in waits.get(s, [])}
+        if not cut or not reaches(src, r):
+            return False
+        assert src.block is not None and r.block is not None
+        start = src.block.ops.index(src) + 1
+        work: list[tuple[Block, int]] = [(src.block, start)]
+        seen: set[int] = set()
+        while work:
+            b, i = work.pop()
+            stopped = False
+            for op in b.ops[i:]:
+                if op is r:
+                    return False
+                if id(op) in cut:
+                    stopped = True
+                    break
+            if stopped:
+                continue
+            for nb in cfg.succs.get(b, []):
+                if id(nb) not in seen:
+                    seen.add(id(nb))
+                    work.append((nb, 0))
+        return True
+
     found: list[tuple[Op, Op, str]] = []
     for r in ctx.reachable_ops():
         cands: list[tuple[list[Op], set]] = []
@@ -710,7 +799,7 @@ def _unwaited_roles(ctx: FunctionContext) -> list[tuple[Op, Diagnostic]]:
             # a writer that can run before the read (same path) or beside it (another role's branch);
             # one that only ever comes after the read in program order is not a hazard for it
             src = next((c for c in srcs if c is not r and (reaches(c, r) or not reaches(r, c))), None)
-            if src is not None and not covered(r, objs):
+            if src is not None and not covered(r, objs) and not through_waits(src, r, objs):
                 found.append((src, r, ", ".join(f"`{o}`" for o in sorted(objs))))
                 break
     out: list[tuple[Op, Diagnostic]] = []

@@ -180,7 +180,7 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
                     if _contradictory(ev, a, c) or incompatible(lambda: ctx.facts, a, da, c, dc, loop_index):
                         continue
                     w = find_witness(ev, ea, ec, a.size, c.size, same_warp, ranges)
-                    if w is None or _same_value_writes(ctx, a, c, same_warp):
+                    if w is None or _same_value_writes(ctx, a, c, same_warp) or _same_copy(ctx, a, c):
                         continue
                     if same_stored_values(ctx, ev, a, ea, c, ec):
                         continue
@@ -203,6 +203,7 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
                     for a, da in undecided
                     for c, dc in pool
                     if _may_conflict(a, c, pending, da, dc)
+                    and not _same_copy(ctx, a, c)
                     and not incompatible(lambda: ctx.facts, a, da, c, dc, loop_index)
                 ]
     # The solver's pairs, over all intervals: a read against a write first (two asynchronous copies of a
@@ -339,6 +340,19 @@ def _root(a: Access) -> str | None:
         r = shared_root(a.ptr)
         a._root = r  # type: ignore[attr-defined]
     return r  # type: ignore[return-value]
+
+
+def _same_copy(ctx: FunctionContext, a: Access, c: Access) -> bool:
+    """One asynchronous copy instruction whose source and destination are block-uniform (every operand
+    but the thread's own mbarrier handle): the threads that issue it write the same bytes."""
+    if a.op is not c.op or a.op.name not in ASYNC_WRITERS:
+        return False
+    from irc.analysis.uniformity import Level
+
+    try:
+        return all(ctx.facts.level(v) >= Level.BLOCK for v in a.op.operands)
+    except Exception:  # noqa: BLE001 - no facts: not provably the same
+        return False
 
 
 def _same_value_writes(ctx: FunctionContext, a: Access, c: Access, same_warp: bool = False) -> bool:

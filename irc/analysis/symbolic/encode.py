@@ -180,7 +180,15 @@ class Encoder:
         cont = conts[0] if len(conts) == 1 else z.Or(*conts)
         if self.undetermined(cont, lp):
             return z.BoolVal(True)
-        prev = z.substitute(cont, (k, k - 1))
+        # the back edge of iteration k-1 left the loops nested in `lp` at their own iterations, not at the
+        # ones this thread is in now: their counters are fresh (existential) in that condition
+        subs = [(k, k - 1)]
+        for inner in self.cfg.loops:
+            ki = th.iters.get(id(inner))
+            if inner is not lp and inner.blocks < lp.blocks and ki is not None:
+                self._fresh += 1
+                subs.append((ki, z.BitVec(f"k{self._loop_ids[id(inner)]}'{self._fresh}@{th.name}", 32)))
+        prev = z.substitute(cont, *subs)
         return z.Or(k == 0, prev)
 
     # ---------------------------------------------------------------------------- opaque values
