@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -78,13 +78,16 @@ def optimize(module: Module, opts: CompileOptions, ctx=None):
     return ctx
 
 
-def analyze(module: Module, arch: str, sources: dict[str, str]) -> list[Diagnostic]:
-    """Run the analyzer and apply `// irc: allow(...)` comments (kernel `@allow` is applied inside)."""
+def analyze(
+    module: Module, arch: str, sources: dict[str, str], checks: Iterable[str] | None = None
+) -> list[Diagnostic]:
+    """Run the analyzer (all checks, or `checks`) and apply `// irc: allow(...)` comments (kernel `@allow`
+    is applied inside)."""
     from irc.analysis import check_module
     from irc.analysis.report import group, kernel_notes, map_to_source
     from irc.tooling import suppress
 
-    diags = check_module(module, arch=arch)
+    diags = check_module(module, arch=arch, checks=checks)
     src = module.source
     if diags and src is not None and str(src).endswith(".ptx") and sources.get(str(src)) is not None:
         diags = map_to_source(diags, sources[str(src)], str(src))  # .loc: the user's source line
@@ -108,16 +111,20 @@ def compile_kdsl(text: str, path: str, opts: CompileOptions | None = None) -> Co
 
 
 def _compile_kdsl(text: str, path: str, opts: CompileOptions | None) -> CompileResult:
+    from irc.analysis.checks import CHECKS, SOURCE_CHECKS
     from irc.backends.ptx.emit import compile_module
     from irc.tooling import suppress
 
     opts = opts or CompileOptions()
     sources = {path: text}
     module = frontend(text, path, defines=opts.defines, arch=opts.arch)
+    # Checks about what the source says run before the optimizer merges values (GVN makes `min(v | 0, v)`
+    # a `min(v, v)`): their findings are the same at -O0 and -O2. The rest run on the optimized IR.
+    early = analyze(module, opts.arch, sources, checks=sorted(SOURCE_CHECKS)) if opts.check else []
     ctx = optimize(module, opts)
-    diags = list(module.warnings) + list(ctx.diagnostics) + operand_ranges(module)
+    diags = list(module.warnings) + list(ctx.diagnostics) + operand_ranges(module) + early
     if opts.check:
-        diags += analyze(module, opts.arch, sources)
+        diags += analyze(module, opts.arch, sources, checks=[c for c in CHECKS if c not in SOURCE_CHECKS])
     if _errors(diags):
         raise CompileError(sorted(diags, key=Diagnostic.sort_key))
     start = len(ctx.diagnostics)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from irc.floatbits import value_key
 from irc.ir.core import Block, Function, Op, OpResult, Value
 
 __all__ = ["benign_undefs", "guard_facts", "all_reads_benign"]
@@ -39,7 +40,7 @@ def _pkey(v: Value, depth: int = 0) -> Any:
         if op.name == "cmp":
             return ("cmp", op.attrs.get("pred"), *(_pkey(o, depth + 1) for o in op.operands))
         if op.name == "const":
-            return ("const", op.attrs.get("value"), str(v.type))
+            return ("const", value_key(op.attrs.get("value")), str(v.type))
         if op.name in ("sreg", "shared_addr"):
             return (op.name, tuple(op.attrs.items()))
         if op.name in ("bitcast", "cvt"):

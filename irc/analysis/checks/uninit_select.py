@@ -80,7 +80,7 @@ class ThreadEval:
             val = args[0]
         else:
             d = OPS.get(n)
-            if d is None or d.fold is None or "pure" not in d.traits or len(op.results) != 1:
+            if d is None or d.sem is None or "pure" not in d.traits or len(op.results) != 1:
                 return None
             val = d.fold(args, v.type, op.attrs, [o.type for o in op.operands])
         t = v.type
