@@ -233,20 +233,21 @@ class NumpyLanes(_NoFloats):
         top = self._k(1 << (self._w(w) - 1))
         return ((a ^ top) - top).view(self.np.int64) if w < 64 else a.view(self.np.int64)
 
-    def _back(self, x: Any, w: int) -> Any:
-        return self._mask(x.view(self.u), w)
+    def _magnitude(self, a: Any, w: int) -> tuple[Any, Any]:
+        """(|a| as uint64, a < 0) of w-bit patterns read as signed (|INT64_MIN| = 2**63 fits uint64)."""
+        x = self._signed(a, w).view(self.u)
+        neg = self._signed(a, w) < 0
+        return self.np.where(neg, self._k(0) - x, x), neg
 
     def sdiv(self, a: Any, b: Any, w: int) -> Any:
-        np = self.np
-        x, y = self._signed(a, w), self._signed(b, w)
-        q = np.abs(x) // np.abs(y)
-        return self._back(np.where((x < 0) == (y < 0), q, -q), w)
+        (ma, na), (mb, nb) = self._magnitude(a, w), self._magnitude(b, w)
+        q = ma // mb
+        return self._mask(self.np.where(na != nb, self._k(0) - q, q), w)
 
     def srem(self, a: Any, b: Any, w: int) -> Any:
-        np = self.np
-        x, y = self._signed(a, w), self._signed(b, w)
-        r = np.abs(x) % np.abs(y)
-        return self._back(np.where(x < 0, -r, r), w)
+        (ma, na), (mb, _) = self._magnitude(a, w), self._magnitude(b, w)
+        r = ma % mb
+        return self._mask(self.np.where(na, self._k(0) - r, r), w)
 
     def _bit(self, c: Any) -> Any:
         return c.astype(self.u)
