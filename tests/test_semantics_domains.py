@@ -69,7 +69,9 @@ ints = st.one_of(st.sampled_from(EDGE), st.integers(-(2**64), 2**64))
     raw=st.lists(st.lists(ints, min_size=N, max_size=N), min_size=3, max_size=3),
     attr_pick=st.integers(0, 100),
 )
-def test_lanes_agree_with_the_concrete_domain(name: str, t: str, raw: list[list[int]], attr_pick: int) -> None:
+def test_lanes_agree_with_the_concrete_domain(
+    name: str, t: str, raw: list[list[int]], attr_pick: int
+) -> None:
     sig = _sig(name, t)
     if sig is None:
         return
