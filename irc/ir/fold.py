@@ -11,7 +11,7 @@ f32 arithmetic is computed in double precision and rounded once to f32, which is
 f32 result for `+ - * /` (double has more than twice f32's precision), so it needs no numpy. A float
 result that is NaN is not folded (its payload is the hardware's choice); f16 / bf16 are not folded.
 
-`fold(d, vals, rtype, attrs, otypes)` takes operand values as `const` ops hold them (signed integers may
+`fold(sem, vals, rtype, attrs, otypes)` takes operand values as `const` ops hold them (signed integers may
 be negative, bools are bools) and returns the result in the same form, or None (undefined, not
 computable, not modelled).
 """
@@ -27,16 +27,7 @@ from irc.floatbits import round_f32
 from irc.ir.semantics import Sem, Unknown, kind, width
 from irc.ir.types import ScalarType, Type
 
-__all__ = ["Concrete", "CONCRETE", "fold", "as_signed", "to_bits", "from_bits"]
-
-
-def as_signed(a: int, t: ScalarType) -> int:
-    """`a` read as a value of `t` (bit patterns of signed types become negative)."""
-    bits = t.bits
-    a &= (1 << bits) - 1
-    if t.is_signed and a >= 1 << (bits - 1):
-        a -= 1 << bits
-    return a
+__all__ = ["Concrete", "CONCRETE", "fold", "to_bits", "from_bits"]
 
 
 def _m(w: int) -> int:
@@ -268,6 +259,7 @@ def fold(
         return None
     try:
         xs = [to_bits(v, t) for v, t in zip(vals, ots)]
-        return from_bits(sem(CONCRETE, xs, rt, attrs, ots), rt)
+        r = from_bits(sem(CONCRETE, xs, rt, attrs, ots), rt)
     except Unknown:
         return None
+    return None if isinstance(r, float) and r != r else r  # (a NaN, even one passed through: see above)
