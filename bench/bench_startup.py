@@ -5,7 +5,7 @@
 
 Every figure is the median wall time of `--runs` runs of a fresh process; the commands of one comparison
 alternate (A, B, A, B, ...) so a slow moment of the machine hits both, and one untimed warm-up run of each
-comes first (it writes Python's bytecode cache and irc's parser-table cache, as any installed irc has after
+comes first (it writes Python's bytecode cache, as any installed irc has after
 its first run). Ratios are measured in the same run: `irc / nvcc` at most 0.5 and `irc check` at most
 0.15 s are the targets of issue 15. The CUDA equivalents are `bench/cuda/<example>.cu`, except the two
 sm_100a kernels, whose equivalents spell the same TMA, mbarrier and tcgen05 instructions as the .kdsl

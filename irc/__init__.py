@@ -7,9 +7,23 @@ Python API: `irc.compile(source, arch=..., defines=...)`, `irc.compile_file(path
 from irc.diagnostics import CompileError, Diagnostic, InternalCompilerError
 from irc.version import __version__
 
+_API = (
+    "compile",
+    "compile_file",
+    "load_ptx",
+    "load_ptx_file",
+    "CompiledModule",
+    "Kernel",
+    "PtxModule",
+    "PtxKernel",
+    "TensorMap",
+    "LaunchError",
+    "UnknownKernelError",
+)
+
 
 def __getattr__(name: str):  # lazy: `import irc` stays cheap for the CLI
-    if name in ("compile", "compile_file", "CompiledModule", "Kernel", "TensorMap", "LaunchError"):
+    if name in _API:
         from irc import api
 
         return getattr(api, name)
@@ -21,10 +35,5 @@ __all__ = [
     "CompileError",
     "Diagnostic",
     "InternalCompilerError",
-    "compile",
-    "compile_file",
-    "CompiledModule",
-    "Kernel",
-    "TensorMap",
-    "LaunchError",
+    *_API,
 ]

@@ -5,7 +5,8 @@
 
 The emulator executes the PTX text exactly as printed (parsed back with the PTX front end), so a launch
 tests every pass, the register allocator and the printer. Compiled PTX is cached on disk
-(`~/.cache/irc`, or `$IRC_CACHE_DIR`), keyed by source, options, target and irc version.
+(`~/.cache/irc`, or `$IRC_CACHE_DIR`), keyed by source, path, options, target and irc version; the
+directory and its entries are checked before use (docs/ci.md, "Cache security").
 """
 
 from __future__ import annotations
@@ -18,63 +19,40 @@ import numpy as np
 from irc.diagnostics import Diagnostic
 from irc.ir.types import BF16, F16, F32, F64, I32, I64, U32, U64, PtrType, ScalarType, TensorMapType, Type
 from irc.records import field, record
+from irc.runtime.args import (
+    NP_DTYPES,
+    LaunchError,
+    ParamSpec,
+    TensorMap,
+    UnknownKernelError,
+    convert_args,
+    emulated_size,
+    find_kernel,
+    launch_geometry,
+)
 
 
-class LaunchError(ValueError):
-    """A launch with wrong arguments (count, dtype, size, shape) — the caller's mistake, clearly worded."""
+def param_spec(name: str, t: Type) -> ParamSpec:
+    """What a .kdsl parameter of type `t` accepts at launch (irc/runtime/args.py checks it)."""
+    if isinstance(t, PtrType) and isinstance(t.elem, PtrType):
+        return ParamSpec(name, str(t), "arrays", dtype=NP_DTYPES.get(str(t.elem.elem)))
+    if isinstance(t, PtrType):
+        return ParamSpec(name, str(t), "array", dtype=NP_DTYPES.get(str(t.elem)))
+    if isinstance(t, TensorMapType):
+        return ParamSpec(name, str(t), "tensormap", dtype=NP_DTYPES.get(str(t.elem)), box=tuple(t.box))
+    if isinstance(t, ScalarType):
+        kind = "float" if t.is_float else "bool" if t.is_bool else "int"
+        return ParamSpec(name, str(t), kind, bits=t.bits, signed=bool(t.is_signed))
+    raise LaunchError(f"parameter `{name}` has unsupported type `{t}`")
 
 
-_NP_DTYPES: dict[str, Any] = {
-    "i8": np.int8,
-    "u8": np.uint8,
-    "i16": np.int16,
-    "u16": np.uint16,
-    "i32": np.int32,
-    "u32": np.uint32,
-    "i64": np.int64,
-    "u64": np.uint64,
-    "f16": np.float16,
-    "f32": np.float32,
-    "f64": np.float64,
-    "bf16": np.uint16,  # numpy has no bfloat16: bf16 buffers are passed as their raw 16-bit patterns
-}
-
-
-@record
-class TensorMap:
-    """A host-side TMA descriptor: `array` (C-contiguous, 1-5 dims) tiled by `box` (outermost first, numpy
-    order). In the emulator it drives the tile copy; on a GPU it is encoded with cuTensorMapEncodeTiled.
-    `swizzle` is one of "none", "32B", "64B", "128B"; `oob_fill` is "zero" or "nan"."""
-
-    array: np.ndarray
-    box: tuple[int, ...]
-    swizzle: str = "none"
-    oob_fill: str = "zero"
-
-    def __post_init__(self) -> None:
-        self.box = tuple(int(b) for b in self.box)
-        if not isinstance(self.array, np.ndarray) or not self.array.flags.c_contiguous:
-            raise LaunchError("TensorMap needs a C-contiguous numpy array")
-        if not 1 <= self.array.ndim <= 5 or len(self.box) != self.array.ndim:
-            raise LaunchError(
-                f"TensorMap box {self.box} must have one extent per array dimension ({self.array.ndim})"
-            )
-        if any(b < 1 or b > 256 for b in self.box):
-            raise LaunchError(f"TensorMap box extents must be in 1..256, got {self.box}")
-        if self.swizzle not in ("none", "32B", "64B", "128B"):
-            raise LaunchError(f"unknown swizzle `{self.swizzle}`")
-        if self.oob_fill not in ("zero", "nan"):
-            raise LaunchError(f"unknown oob_fill `{self.oob_fill}`")
-
-
-def _dims(v: Any, what: str) -> tuple[int, int, int]:
-    if isinstance(v, (int, np.integer)):
-        t = (int(v), 1, 1)
-    else:
-        t = tuple(int(x) for x in v) + (1,) * (3 - len(tuple(v)))
-    if len(t) != 3 or any(x < 1 for x in t):
-        raise LaunchError(f"{what} must be a positive int or up to three positive ints, got {v!r}")
-    return t  # type: ignore[return-value]
+def check_dynamic_shared(value: Any) -> int:
+    """`dynamic_shared_bytes`: a non-negative integer (None means 0)."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise LaunchError(f"dynamic_shared_bytes must be a non-negative integer, got {value!r}")
+    return int(value)
 
 
 @record
@@ -87,82 +65,13 @@ class Kernel:
     param_types: list[Type]
     stats: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def params(self) -> list[ParamSpec]:
+        return [param_spec(n, t) for n, t in zip(self.param_names, self.param_types)]
+
     def check_args(self, args: list[Any]) -> list[Any]:
         """Validate and convert arguments by the parameter types; raise LaunchError with a clear message."""
-        if len(args) != len(self.param_types):
-            sig = ", ".join(f"{n}: {t}" for n, t in zip(self.param_names, self.param_types))
-            raise LaunchError(
-                f"kernel `{self.name}` takes {len(self.param_types)} arguments ({sig}), got {len(args)}"
-            )
-        out: list[Any] = []
-        for name, t, a in zip(self.param_names, self.param_types, args):
-            if isinstance(t, PtrType) and isinstance(t.elem, PtrType):
-                # an array of pointers: pass the arrays it points at; the launcher builds the table
-                if not isinstance(a, (list, tuple)) or not a or not all(isinstance(x, np.ndarray) for x in a):
-                    raise LaunchError(f"argument `{name}` is `{t}`: pass a list of numpy arrays")
-                want = _NP_DTYPES.get(str(t.elem.elem))
-                for j, x in enumerate(a):
-                    if want is not None and x.dtype != np.dtype(want):
-                        raise LaunchError(
-                            f"argument `{name}`[{j}]: expected dtype {np.dtype(want)}, got {x.dtype}"
-                        )
-                    if not x.flags.c_contiguous:
-                        raise LaunchError(f"argument `{name}`[{j}] must be C-contiguous")
-                out.append(list(a))
-            elif isinstance(t, PtrType):
-                if not isinstance(a, np.ndarray):
-                    raise LaunchError(
-                        f"argument `{name}` is `{t}`: pass a numpy array, got {type(a).__name__}"
-                    )
-                want = _NP_DTYPES.get(str(t.elem))
-                if want is not None and a.dtype != np.dtype(want):
-                    raise LaunchError(
-                        f"argument `{name}` is `{t}`: expected dtype {np.dtype(want)}, got {a.dtype}"
-                    )
-                if not a.flags.c_contiguous:
-                    raise LaunchError(f"argument `{name}` must be C-contiguous (use np.ascontiguousarray)")
-                if a.size == 0:
-                    raise LaunchError(f"argument `{name}` is an empty array")
-                out.append(a)
-            elif isinstance(t, TensorMapType):
-                if not isinstance(a, TensorMap):
-                    raise LaunchError(f"argument `{name}` is `{t}`: pass irc.TensorMap(array, box)")
-                if a.box != tuple(t.box):
-                    raise LaunchError(
-                        f"argument `{name}`: TensorMap box {a.box} differs from the declared box "
-                        f"{tuple(t.box)}"
-                    )
-                want = _NP_DTYPES.get(str(t.elem))
-                if want is not None and a.array.dtype != np.dtype(want):
-                    raise LaunchError(
-                        f"argument `{name}`: TensorMap array dtype {a.array.dtype}, expected {np.dtype(want)}"
-                    )
-                out.append(a)
-            elif isinstance(t, ScalarType):
-                if isinstance(a, np.ndarray) and a.ndim > 0:
-                    raise LaunchError(f"argument `{name}` is a scalar `{t}`, got an array")
-                try:
-                    if t.is_float:
-                        v: Any = float(a)
-                    elif t.is_bool:
-                        v = bool(a)
-                    else:
-                        v = int(a)
-                        lo, hi = (
-                            (-(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1)
-                            if t.is_signed
-                            else (0, (1 << t.bits) - 1)
-                        )
-                        if not lo <= v <= hi:
-                            raise LaunchError(f"argument `{name}` = {v} does not fit `{t}`")
-                except (TypeError, ValueError) as e:
-                    if isinstance(e, LaunchError):
-                        raise
-                    raise LaunchError(f"argument `{name}` is `{t}`: cannot convert {a!r}") from None
-                out.append(v)
-            else:
-                raise LaunchError(f"argument `{name}` has unsupported type `{t}`")
-        return out
+        return convert_args(self.name, self.params, list(args))
 
     def launch(
         self,
@@ -177,20 +86,17 @@ class Kernel:
         """Run the kernel. Arrays are written back in place. Returns the emulator's stats (emu) or None.
         Emulator options: `racecheck=True` (default; `RaceError` on unordered conflicting accesses),
         `max_steps`, `max_threads_per_chunk`."""
-        g, b = _dims(grid, "grid"), _dims(block, "block")
+        if device not in ("emu", "cuda"):
+            raise LaunchError(f'unknown device `{device}` (use "emu" or "cuda")')
+        g, b = launch_geometry(grid, block, self.module.arch)
         conv = self.check_args(list(args))
         # `dynamic_shared_bytes` sizes the kernel's `shared x: [T] dynamic;` array; the dynamic shared memory
         # the kernel needs for its own static allocations (above 48 KB they live there too) is added to it.
-        if dynamic_shared_bytes is not None and (
-            not isinstance(dynamic_shared_bytes, int) or dynamic_shared_bytes < 0
-        ):
-            raise LaunchError(
-                f"dynamic_shared_bytes must be a non-negative integer, got {dynamic_shared_bytes!r}"
-            )
-        dyn = self.stats.get("dynamic_shared_bytes", 0) + (dynamic_shared_bytes or 0)
+        dyn = self.stats.get("dynamic_shared_bytes", 0) + check_dynamic_shared(dynamic_shared_bytes)
         if device == "emu":
             from irc.emu import encode_tensormap, run_kernel
 
+            emulated_size(g, b)
             for a in conv:
                 if isinstance(a, TensorMap) and a.swizzle != "none":
                     raise LaunchError(
@@ -219,22 +125,20 @@ class Kernel:
                 dynamic_shared_bytes=dyn,
                 **emu_options,
             )
-        if device == "cuda":
-            from irc.runtime.cuda import launch as cuda_launch
+        from irc.runtime.cuda import launch as cuda_launch
 
-            cluster = self.module.cluster_dims(self.name)
-            return cuda_launch(
-                self.module.ptx_text,
-                self.module.arch,
-                self.name,
-                g,
-                b,
-                conv,
-                self.param_types,
-                dynamic_shared_bytes=dyn,
-                cluster=cluster,
-            )
-        raise LaunchError(f'unknown device `{device}` (use "emu" or "cuda")')
+        cluster = self.module.cluster_dims(self.name)
+        return cuda_launch(
+            self.module.ptx_text,
+            self.module.arch,
+            self.name,
+            g,
+            b,
+            conv,
+            self.param_types,
+            dynamic_shared_bytes=dyn,
+            cluster=cluster,
+        )
 
 
 class CompiledModule:
@@ -258,10 +162,8 @@ class CompiledModule:
         }
 
     def __getitem__(self, name: str) -> Kernel:
-        try:
-            return self._kernels[name]
-        except KeyError:
-            raise KeyError(f"no kernel `{name}`; kernels: {', '.join(self._kernels) or '(none)'}") from None
+        """The kernel `name`; an unknown name raises `UnknownKernelError` (a KeyError) listing the kernels."""
+        return self._kernels[find_kernel(list(self._kernels), name)]
 
     def __iter__(self):
         return iter(self._kernels)
@@ -285,31 +187,32 @@ class CompiledModule:
 def compile(
     source: str,
     *,
-    arch: str = "sm_80",
+    arch: str | None = None,
     defines: dict[str, Any] | None = None,  # noqa: A001
     path: str = "<string>",
     cache: bool = True,
 ) -> CompiledModule:
     """Compile .kdsl source text. Raises irc.CompileError (with every diagnostic) on errors.
 
-    With `cache=True` the result is looked up in (and stored to) the content-addressed on-disk cache
-    (`$IRC_CACHE_DIR`, default `~/.cache/irc`), keyed by source, defines, target and irc version."""
+    The target is `arch`, else the source's `// arch: sm_90a` header, else sm_80 (the rule of the command
+    line). With `cache=True` the result is looked up in (and stored to) the content-addressed on-disk cache
+    (`$IRC_CACHE_DIR`, default `~/.cache/irc`), keyed by source, path, defines, target and irc version
+    (docs/ci.md, "Cache security")."""
     from irc.compiler import CompileOptions, compile_kdsl
-    from irc.target import parse_arch
+    from irc.tooling.config import resolve_arch
 
-    arch = parse_arch(arch).name
+    arch = resolve_arch(source, path, arch)
     defines = dict(defines or {})
     key = None
     if cache:
         from irc.backends.ptx import cache as ptx_cache
 
-        key = ptx_cache.make_key(source, {"defines": defines, "api": 1}, arch)
+        key = ptx_cache.make_key(source, {"defines": defines, "api": 1}, arch, path)
         hit = ptx_cache.get(key)
         if hit is not None:
-            try:
-                return _from_cache(hit, arch)
-            except (ValueError, KeyError, TypeError):
-                pass  # an unreadable entry is recompiled and overwritten
+            mod = _from_cache(hit, arch)
+            if mod is not None:
+                return mod
     res = compile_kdsl(source, path, CompileOptions(arch=arch, defines=defines))
     kernels = {}
     attrs = {}
@@ -358,32 +261,153 @@ def _parse_type(text: str) -> Type:
     return m.functions[0].params[0].type
 
 
-def _from_cache(blob: str, arch: str) -> CompiledModule:
+def _from_cache(blob: str, arch: str) -> CompiledModule | None:
+    """The module a cache entry describes, or None when the entry is not exactly what `_to_cache` writes.
+    The entry's digest already matched, so this is damage the digest cannot see (an entry written by a
+    buggy or older irc under the same key); whatever is wrong with it, the answer is a recompile, never
+    an exception."""
     import json
 
-    d = json.loads(blob)
-    if d.get("format") != 1:
-        raise ValueError("unknown cache format")
-    kernels = {
-        n: (k["names"], [_parse_type(t) for t in k["types"]], k["stats"]) for n, k in d["kernels"].items()
-    }
-    attrs = {n: k["attrs"] for n, k in d["kernels"].items()}
     from irc.tooling.render import diagnostic_from_json
 
-    diags = [diagnostic_from_json(x) for x in d.get("diagnostics", [])]
-    return CompiledModule(d["ptx"], arch, kernels, diags, attrs)
+    try:
+        d = json.loads(blob)
+        ks = d["kernels"]
+        if d["format"] != 1 or not isinstance(d["ptx"], str) or not isinstance(ks, dict):
+            return None
+        kernels = {}
+        attrs = {}
+        for n, k in ks.items():
+            names, types = k["names"], k["types"]
+            if not (
+                isinstance(names, list)
+                and isinstance(types, list)
+                and all(isinstance(t, str) for t in types)
+                and isinstance(k["stats"], dict)
+                and isinstance(k["attrs"], dict)
+            ):
+                return None
+            kernels[n] = (names, [_parse_type(t) for t in types], k["stats"])
+            attrs[n] = k["attrs"]
+        diags = [diagnostic_from_json(x) for x in d.get("diagnostics", [])]
+        return CompiledModule(d["ptx"], arch, kernels, diags, attrs)
+    except Exception:  # decoding cached bytes: any failure at all means "recompile"
+        return None
 
 
 def compile_file(
-    path: str | Path, *, arch: str = "sm_80", defines: dict[str, Any] | None = None
+    path: str | Path, *, arch: str | None = None, defines: dict[str, Any] | None = None
 ) -> CompiledModule:
+    """Compile a .kdsl file; the target is `arch`, else the file's `// arch:` header, else sm_80."""
     p = Path(path)
+    if p.suffix == ".ptx":
+        raise ValueError(f"{path} is PTX: load it with irc.load_ptx (compile_file compiles .kdsl)")
     return compile(p.read_text(encoding="utf-8"), arch=arch, defines=defines, path=str(path))
+
+
+def ptx_param_spec(kernel: str, p: Any) -> ParamSpec:
+    """What a PTX parameter accepts: PTX does not say whether a 64-bit integer parameter is a pointer, so
+    it takes an array (passed by address) or an integer. Named without the `KERNEL_` prefix nvcc adds
+    (`_Z6vecAddPfS_S_i_param_0` -> `param_0`)."""
+    name = p.name.removeprefix(kernel + "_") if p.name.startswith(kernel + "_") else p.name
+    t = p.type.lstrip(".")
+    spelled = f".{t}" + (f"[{']['.join(str(d) for d in p.dims)}]" if p.dims else "")
+    if p.dims:
+        return ParamSpec(name, spelled, "bytes", bits=8 * p.size_bytes())
+    if t == "pred":
+        return ParamSpec(name, spelled, "bool", bits=1)
+    bits = 8 * p.size_bytes()
+    if t[0] == "f" or t == "bf16":
+        return ParamSpec(name, spelled, "float", bits=bits)
+    if p.ptr_space is not None:
+        return ParamSpec(name, spelled, "array", bits=bits)
+    kind = "array-or-int" if bits == 64 else "int"
+    return ParamSpec(name, spelled, kind, bits=bits, signed=t[0] == "s", either_sign=True)
+
+
+@record
+class PtxKernel:
+    """A kernel of a PTX module (nvcc's, Triton's, irc's): its parameters and an emulator launch."""
+
+    name: str
+    module: PtxModule
+    params: list[ParamSpec]
+
+    @property
+    def param_names(self) -> list[str]:
+        return [p.name for p in self.params]
+
+    def check_args(self, args: list[Any]) -> list[Any]:
+        return convert_args(self.name, self.params, list(args))
+
+    def launch(
+        self,
+        grid: Any,
+        block: Any,
+        args: list[Any],
+        *,
+        device: str = "emu",
+        dynamic_shared_bytes: int | None = None,
+        **emu_options: Any,
+    ) -> Any:
+        """Run the kernel in the emulator (arrays written back in place); returns `EmuStats`."""
+        if device != "emu":
+            raise LaunchError(f'PTX kernels run in the emulator (device="emu"), not device={device!r}')
+        g, b = launch_geometry(grid, block, self.module.arch)
+        conv = self.check_args(list(args))
+        dyn = check_dynamic_shared(dynamic_shared_bytes)
+        emulated_size(g, b)
+        from irc.emu import run_kernel
+
+        return run_kernel(
+            self.module.model, self.name, grid=g, block=b, args=conv, dynamic_shared_bytes=dyn, **emu_options
+        )
+
+
+class PtxModule:
+    """PTX text parsed for the emulator: `kernels` (the `.entry` names as written, mangled or not) and
+    `module[name]`, which also finds a mangled kernel by its demangled name when that is unambiguous."""
+
+    def __init__(self, model: Any):
+        self.model = model
+        self.arch = str(model.target).split(",")[0].strip()
+        self._kernels = {
+            f.name: PtxKernel(f.name, self, [ptx_param_spec(f.name, p) for p in f.params])
+            for f in model.functions
+            if f.kind == "entry" and f.body is not None
+        }
+
+    @property
+    def kernels(self) -> list[str]:
+        return list(self._kernels)
+
+    def __iter__(self):
+        return iter(self._kernels)
+
+    def __getitem__(self, name: str) -> PtxKernel:
+        return self._kernels[find_kernel(list(self._kernels), name)]
+
+
+def load_ptx(source: str, *, path: str = "<string>") -> PtxModule:
+    """Parse PTX text for `launch` in the emulator. Raises irc.CompileError for PTX that does not parse."""
+    from irc.frontend.ptx.parser import parse_ptx
+
+    return PtxModule(parse_ptx(source, path))
+
+
+def load_ptx_file(path: str | Path) -> PtxModule:
+    """`load_ptx` on a file's text."""
+    return load_ptx(Path(path).read_text(encoding="utf-8"), path=str(path))
 
 
 __all__ = [
     "compile",
     "compile_file",
+    "load_ptx",
+    "load_ptx_file",
+    "PtxModule",
+    "PtxKernel",
+    "UnknownKernelError",
     "CompiledModule",
     "Kernel",
     "TensorMap",

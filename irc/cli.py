@@ -3,6 +3,11 @@
 Exit codes (spec section 9): 0 success / clean, 1 errors (compile errors or error findings), 2 usage
 (bad flags, missing files, unknown arch), 3 internal compiler error (a bug in irc: never the user's fault,
 reported with the op involved and a request to file it). A user mistake never prints a traceback.
+
+Streams (docs/cli.md): stdout carries the one artifact a command produces (PTX, IR, dot, SVG, a JSON,
+SARIF or GitHub report, `--list-checks`, `irc explain`); stderr carries everything meant for a person
+(text diagnostics, summaries, `--stats`, timings, progress). Each write flushes the other stream first, so
+`2>&1` shows them in the order they happened.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from irc.diagnostics import CompileError, Diagnostic, InternalCompilerError
+from irc.diagnostics import CompileError, Diagnostic, InternalCompilerError, show_path
 from irc.version import __version__
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_ICE = 0, 1, 2, 3
@@ -52,6 +57,20 @@ def _arch(value: str) -> str:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def _jobs(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of worker processes, got `{value}`")
+    return n
+
+
+def _arch_list(value: str) -> list[str]:
+    return [_arch(v.strip()) for v in value.split(",") if v.strip()] or [_arch(value)]
+
+
 def _define(value: str) -> tuple[str, object]:
     if "=" not in value:
         raise argparse.ArgumentTypeError(f"-D expects NAME=VALUE, got `{value}`")
@@ -81,7 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="compile a .kdsl file to PTX (or IR, cubin, or the CFG as dot/SVG)",
         description="Compile a .kdsl file. Warnings go to stderr; a kernel with error findings is not compiled.",
     )
-    c.add_argument("file", help="the .kdsl source file")
+    c.add_argument(
+        "file",
+        help="the .kdsl source file (a .ptx/.cu file only with --emit cfg; analyze PTX with `irc check`)",
+    )
     c.add_argument(
         "-o", "--output", help="output file (default: stdout for ptx/ir/cfg, FILE.cubin for cubin)"
     )
@@ -115,8 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     k = sub.add_parser(
         "check",
-        help="analyze .kdsl and .ptx files (directories searched recursively)",
-        description="Analyze .kdsl and .ptx files. With no PATH, checks the `include` globs of the project "
+        help="analyze .kdsl, .ptx and .cu files (directories searched recursively)",
+        description="Analyze .kdsl, .ptx and CUDA (.cu, compiled to PTX with nvcc; a .cuh header through the "
+        ".cu files that include it) files. With no PATH, checks the `include` globs of the project "
         "configuration ([tool.irc] in pyproject.toml, or irc.toml; see docs/ci.md). Exit 0: no error "
         "findings; 1: error findings (or warnings with --werror); 2: usage or configuration error.",
     )
@@ -125,10 +148,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     k.add_argument(
         "--arch",
-        type=_arch,
+        type=_arch_list,
         default=None,
-        help="target for every .kdsl file (default: the file's `// arch:` header, else the config's "
-        "`targets`/`arch`, else sm_80); .ptx files use their own .target",
+        help="target(s), comma-separated: each .kdsl file is checked for each (default: the file's "
+        "`// arch:` header, else the config's `targets`/`arch`, else sm_80), each .cu file is compiled "
+        "for each (default: the compile database's, else `cuda-arch`/`arch`, else sm_80); .ptx files use "
+        "their own .target",
+    )
+    k.add_argument(
+        "-p",
+        "--build-path",
+        metavar="BUILD",
+        default=None,
+        help="a build directory with compile_commands.json (CMake: -DCMAKE_EXPORT_COMPILE_COMMANDS=ON): "
+        ".cu files are compiled with its flags and targets; with no PATH, checks every .cu file in it",
     )
     k.add_argument(
         "-D",
@@ -140,7 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="override a `param` in every .kdsl file; repeatable",
     )
     k.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
-    k.add_argument("-j", "--jobs", type=int, default=1, help="parallel worker processes (default: 1)")
+    k.add_argument("-j", "--jobs", type=_jobs, default=1, help="parallel worker processes (default: 1)")
     k.add_argument(
         "--config", metavar="FILE", help="use this irc.toml or pyproject.toml (default: search upwards)"
     )
@@ -164,6 +197,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="add the uniformity chain from the seed (tid.x) to each divergent branch",
     )
+    k.add_argument(
+        "--confirm",
+        action="store_true",
+        help="replay each finding's witness launch in the emulator and say whether the bug happened",
+    )
     k.add_argument("--list-checks", action="store_true", help="list every check with its default severity")
 
     e = sub.add_parser(
@@ -175,13 +213,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser(
         "run",
-        help="run a kernel in the emulator (or on a GPU) with .npy arguments",
-        description="Compile a .kdsl file and launch one kernel. Arrays are read from .npy files and written "
-        "back after the run. Exit 0: ran; 1: compile error or the kernel failed in the emulator; 2: bad "
-        "arguments or no CUDA driver for --device cuda.",
+        help="run a kernel (.kdsl or .ptx) in the emulator (or a .kdsl kernel on a GPU) with .npy arguments",
+        description="Compile a .kdsl file (or parse a .ptx file, nvcc's or Triton's) and launch one kernel. "
+        "Arrays are read from .npy files and written back after the run. Exit 0: ran; 1: compile error or "
+        "the kernel failed in the emulator; 2: bad arguments or no CUDA driver for --device cuda.",
     )
-    r.add_argument("file", help="the .kdsl source file")
-    r.add_argument("--kernel", required=False, help="which kernel (needed when the file has several)")
+    r.add_argument("file", help="the .kdsl source file, or a .ptx file (runs in the emulator)")
+    r.add_argument(
+        "--kernel",
+        required=False,
+        help="which kernel (needed when the file has several); a mangled PTX name or its demangled name",
+    )
     r.add_argument("--grid", required=True, help="grid size: e.g. 4 or 4,2,1")
     r.add_argument("--block", required=True, help="block size: e.g. 128 or 16,8,1")
     r.add_argument(
@@ -196,7 +238,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME=VALUE|PATH.npy",
-        help="a kernel argument by parameter name: a number, or a .npy file (written back after the run)",
+        help="a kernel argument by parameter name (PTX: `param_0`, ...): a number, or a .npy file "
+        "(written back after the run)",
     )
     r.add_argument(
         "--arch", type=_arch, default=None, help="target (default: the file's `// arch:` header, else sm_80)"
@@ -233,17 +276,28 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _stdout(text: str) -> None:
+    """Write to stdout (the artifact), after whatever stderr holds."""
+    sys.stderr.flush()
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def _stderr(text: str) -> None:
+    """Write to stderr (for a person), after whatever stdout holds."""
+    sys.stdout.flush()
+    sys.stderr.write(text)
+    sys.stderr.flush()
+
+
 def _read(path: str) -> str:
+    """A file named on the command line, or a usage error (exit 2) saying why it cannot be read."""
+    from irc.tooling.run import RunUsageError, read_text
+
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise _UsageError(f"no such file: {path}") from None
-    except IsADirectoryError:
-        raise _UsageError(f"{path} is a directory") from None
-    except UnicodeDecodeError:
-        raise _UsageError(f"{path} is not UTF-8 text") from None
-    except OSError as e:
-        raise _UsageError(f"cannot read {path}: {e.strerror}") from None
+        return read_text(path)
+    except RunUsageError as e:
+        raise _UsageError(str(e)) from None
 
 
 class _UsageError(Exception):
@@ -264,31 +318,70 @@ def _emit_diags(
     diags = sorted(diags, key=Diagnostic.sort_key)
     fp_list = [fps[id(d)] for d in diags] if fps is not None else None
     if fmt == "json":
-        sys.stdout.write(render.render_json(diags, files_checked) + "\n")
+        _stdout(render.render_json(diags, files_checked) + "\n")
     elif fmt == "sarif":
-        sys.stdout.write(render.render_sarif(diags, __version__, sources, docs_url, fp_list) + "\n")
+        _stdout(render.render_sarif(diags, __version__, sources, docs_url, fp_list) + "\n")
     elif fmt == "github":
-        out = render.render_github(diags)
-        if out:
-            sys.stdout.write(out.rstrip("\n") + "\n")
+        text = render.render_github(diags)
+        if text:
+            _stdout(text.rstrip("\n") + "\n")
     else:
         text = render.render_text(diags, sources, color=render.use_color(sys.stderr))
         if text:
-            sys.stderr.write(text.rstrip("\n") + "\n\n")
+            _stderr(text.rstrip("\n") + "\n\n")
         if summary:
-            sys.stderr.write(render.summary_line(diags, files_checked) + "\n")
+            _stderr(render.summary_line(diags, files_checked) + "\n")
+
+
+def _dump_after(spec: str | None) -> set[str] | str | None:
+    """`--dump-after PASS[,PASS]|all`, every name checked against the pipeline's passes."""
+    if not spec:
+        return None
+    if spec.strip() == "all":
+        return "all"
+    from irc.passes.pipeline import pass_names
+
+    known = pass_names()
+    names = {x.strip() for x in spec.split(",") if x.strip()}
+    bad = sorted(names - set(known))
+    if bad or not names:
+        raise _UsageError(
+            f"--dump-after: unknown pass {', '.join(f'`{b}`' for b in bad) or '(none given)'}; "
+            f"passes: {', '.join(known)}, or all"
+        )
+    return names
+
+
+def _check_output(path: str | None) -> None:
+    """Refuse an output path that cannot be written before any work is done (no half-written run)."""
+    if path is None or path == "-":
+        return
+    p = Path(path)
+    parent = p.parent if str(p.parent) else Path(".")
+    if p.is_dir():
+        raise _UsageError(f"cannot write {show_path(path)}: it is a directory")
+    if not parent.is_dir():
+        raise _UsageError(f"cannot write {show_path(path)}: no directory {show_path(str(parent))}")
 
 
 def cmd_compile(a: argparse.Namespace) -> int:
     from irc.compiler import CompileOptions, compile_kdsl, frontend, optimize
 
+    if a.file.endswith((".ptx", ".cu")):
+        if a.emit in ("cfg", "cfg-svg"):
+            return _emit_cfg_lifted(a)
+        raise _UsageError(
+            f"{show_path(a.file)} is {'PTX' if a.file.endswith('.ptx') else 'CUDA'}; `irc compile` compiles .kdsl. "
+            f"Analyze it with `irc check {show_path(a.file)}`"
+            + (f", run it with `irc run {show_path(a.file)} ...`" if a.file.endswith(".ptx") else "")
+            + " (`--emit cfg` shows its control flow)"
+        )
+    _check_output(a.output)
+    dump = _dump_after(a.dump_after)
     text = _read(a.file)
     if a.arch is None:
-        a.arch = _file_arch(text, a.file, None) or "sm_80"
+        a.arch = _file_arch(text, a.file, None)
     defines = dict(a.defines)
-    dump = None
-    if a.dump_after:
-        dump = "all" if a.dump_after == "all" else {x.strip() for x in a.dump_after.split(",")}
     opts = CompileOptions(
         arch=a.arch,
         defines=defines,
@@ -317,37 +410,40 @@ def cmd_compile(a: argparse.Namespace) -> int:
     lint = suppress.lint(text, a.file, checkinfo.known, checkinfo.did_you_mean)  # allow(...) typos
     if res.diagnostics or lint:
         _emit_diags(res.diagnostics + lint, sources, a.format, 1, summary=False)
-    if a.stats:
-        sys.stderr.write(_format_stats(res))
+    rc = _emit_artifact(a, res)
+    if a.stats:  # after the artifact: on one terminal the table ends the output
+        _stderr(_format_stats(res))
+    return rc
+
+
+def _emit_artifact(a: argparse.Namespace, res) -> int:
+    """The PTX (stdout or -o), or the cubin (-o, default FILE.cubin)."""
     if a.emit == "cubin":
         from irc.ptxas import PtxasError, PtxasNotFound, ptx_to_cubin
 
         try:
             blob = ptx_to_cubin(res.ptx_text, a.arch)
         except PtxasNotFound as e:
-            sys.stderr.write(f"irc: error: cannot emit cubin: {e}\n")
+            _stderr(f"irc: error: cannot emit cubin: {e}\n")
             return EXIT_ERRORS
         except PtxasError as e:
             raise InternalCompilerError(f"ptxas rejected the generated PTX:\n{e.log}") from None
-        out = a.output or str(Path(a.file).with_suffix(".cubin"))
-        Path(out).write_bytes(blob)
+        dest = a.output or str(Path(a.file).with_suffix(".cubin"))
+        _write_output(dest, blob)
         return EXIT_OK
     _write_output(a.output, res.ptx_text)
     return EXIT_OK
 
 
-def _file_arch(text: str, path: str, fallback: str | None) -> str | None:
-    """The target a `// arch: sm_90a` header names (validated), else `fallback`."""
-    from irc.target import parse_arch
-    from irc.tooling.config import header_arch
+def _file_arch(text: str, path: str, fallback: str | None) -> str:
+    """The target of a .kdsl file without --arch: its `// arch: sm_90a` header (validated), else
+    `fallback`, else sm_80 (`irc.tooling.config.resolve_arch`, the rule the Python API uses too)."""
+    from irc.tooling.config import resolve_arch
 
-    h = header_arch(text)
-    if h is None:
-        return fallback
     try:
-        return parse_arch(h).name
+        return resolve_arch(text, show_path(path), None, fallback)
     except ValueError as e:
-        raise _UsageError(f"{path}: `// arch: {h}` header: {e}") from None
+        raise _UsageError(str(e)) from None
 
 
 def _emit_cfg(a: argparse.Namespace, text: str, opts) -> int:
@@ -363,10 +459,47 @@ def _emit_cfg(a: argparse.Namespace, text: str, opts) -> int:
         return EXIT_OK
     svg = dot_to_svg(dot)
     if svg is None:
+        _stderr("irc: error: --emit cfg-svg needs the `dot` binary or the `graphviz` package\n")
+        return EXIT_USAGE
+    _write_output(a.output, svg)
+    return EXIT_OK
+
+
+def _emit_cfg_lifted(a: argparse.Namespace) -> int:
+    """`irc compile --emit cfg` of a .ptx or .cu file (the only output irc makes from them): the lifted
+    kernels' CFG with each barrier at its .cu line (`irc.tooling.cuda.emit_cfg`)."""
+    _read(a.file)  # a missing or unreadable file is a usage error (`cmd_compile` sent only cfg emits here)
+    from irc.tooling.cfgdot import dot_to_svg
+    from irc.tooling.compdb import CompDbError
+    from irc.tooling.cuda import emit_cfg
+    from irc.tooling.nvcc import NvccNotFound
+
+    try:
+        dot = emit_cfg(a.file, a.arch, _load_config_quiet())
+    except (NvccNotFound, CompDbError) as e:
+        raise _UsageError(str(e)) from None
+    except CompileError as e:
+        _emit_diags(e.diagnostics, {}, a.format, 1, summary=False)
+        return EXIT_ERRORS
+    if a.emit == "cfg":
+        _write_output(a.output, dot)
+        return EXIT_OK
+    svg = dot_to_svg(dot)
+    if svg is None:
         sys.stderr.write("irc: error: --emit cfg-svg needs the `dot` binary or the `graphviz` package\n")
         return EXIT_USAGE
     _write_output(a.output, svg)
     return EXIT_OK
+
+
+def _load_config_quiet():  # type: ignore[no-untyped-def]
+    """The project configuration for `irc compile` of a .cu file (nvcc, flags, targets)."""
+    from irc.tooling.config import ConfigError, load_config
+
+    try:
+        return load_config()
+    except ConfigError as e:
+        raise _UsageError(str(e)) from None
 
 
 def _format_stats(res) -> str:
@@ -398,27 +531,44 @@ def _format_stats(res) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _write_output(path: str | None, text: str) -> None:
+def _write_output(path: str | None, data: str | bytes) -> None:
+    """The artifact to stdout (no -o, or `-o -`) or to a file; a file that cannot be written is a usage
+    error naming it and why."""
     if path is None or path == "-":
-        sys.stdout.write(text)
-    else:
-        Path(path).write_text(text, encoding="utf-8")
+        if isinstance(data, str):
+            _stdout(data)
+        else:
+            sys.stderr.flush()
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+        return
+    try:
+        if isinstance(data, bytes):
+            Path(path).write_bytes(data)
+        else:
+            Path(path).write_text(data, encoding="utf-8")
+    except OSError as e:
+        raise _UsageError(f"cannot write {show_path(path)}: {e.strerror or e}") from None
 
 
 _SKIP_DIRS = {"__pycache__", "node_modules"}
 
 
+_CHECKED = (".kdsl", ".ptx", ".cu")  # found in directories; a .cuh only when named (a header)
+
+
 def _walk(root: Path):
-    """Every .kdsl/.ptx file under `root`, skipping hidden directories (.git, .venv) and caches."""
+    """Every .kdsl/.ptx/.cu file under `root`, skipping hidden directories (.git, .venv) and caches."""
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS)
         for f in sorted(filenames):
-            if f.endswith((".kdsl", ".ptx")):
+            if f.endswith(_CHECKED):
                 yield Path(dirpath) / f
 
 
 def collect_files(paths: Sequence[str], config=None, force_exclude: bool = False) -> list[str]:
-    """Expand directories recursively to their .kdsl and .ptx files (sorted, deterministic), leaving out
+    """Expand directories recursively to their .kdsl, .ptx and .cu files (sorted, deterministic), leaving out
     the configuration's `exclude` globs (a file named explicitly is checked unless `force_exclude`)."""
     out: list[str] = []
     for p in paths:
@@ -429,12 +579,12 @@ def collect_files(paths: Sequence[str], config=None, force_exclude: bool = False
                 found = [f for f in found if not config.excluded(f)]
             out.extend(found)
         elif pp.is_file():
-            if pp.suffix not in (".kdsl", ".ptx"):
-                raise _UsageError(f"{p}: expected a .kdsl or .ptx file")
+            if pp.suffix not in (*_CHECKED, ".cuh"):
+                raise _UsageError(f"{show_path(p)}: expected a .kdsl, .ptx, .cu or .cuh file")
             if not (force_exclude and config is not None and config.excluded(pp)):
                 out.append(str(pp))
         else:
-            raise _UsageError(f"no such file or directory: {p}")
+            raise _UsageError(f"no such file or directory: {show_path(p)}")
     return out
 
 
@@ -459,21 +609,36 @@ def check_one(
     warn_unused: bool = False,
     why: bool = False,
     fallback: str | None = None,
+    contracts: object | None = None,
+    confirm: bool = False,
+    cuda=None,  # type: ignore[no-untyped-def]
 ) -> tuple[list[Diagnostic], str]:
     """Check one file; returns (findings, source text). Used directly and by worker processes. The target
     of a .kdsl file: `arch` (an explicit --arch), else its `// arch:` header, else `fallback` (the
-    configuration's), else sm_80."""
+    configuration's), else sm_80. A .cu file is compiled and checked as `cuda` (CudaOptions) says."""
     from irc.compiler import check_kdsl, check_ptx
     from irc.tooling import checkinfo, suppress
+    from irc.tooling.readcheck import read_for_check
 
-    text = _read(path)
+    if cuda is not None:
+        from irc.tooling.cuda import check_cu
+
+        return check_cu(path, cuda, warn_unused, why, contracts, confirm)
+    text, unreadable = read_for_check(path)
+    if unreadable is not None:  # one bad file is a finding of its own; the run goes on
+        return [unreadable], text
     with suppress.recording() as used:
         if path.endswith(".ptx"):
-            diags = suppress.filter(check_ptx(text, path), {path: text})
+            diags = suppress.filter(check_ptx(text, path, contracts), {path: text})
+            diags += _stale(text, path)
+            if diags:  # in a Triton cache entry (NAME.json beside it): name the @triton.jit kernel
+                from irc.triton.cache import annotate as triton_notes
+
+                diags = triton_notes(diags, path)
             target = arch or "sm_80"
         else:
-            target = arch or _file_arch(text, path, fallback) or "sm_80"
-            diags = check_kdsl(text, path, arch=target, defines=defines)
+            target = arch or _file_arch(text, path, fallback)
+            diags = check_kdsl(text, path, arch=target, defines=defines, contracts=contracts)
     diags = diags + suppress.lint(text, path, checkinfo.known, checkinfo.did_you_mean)
     if warn_unused and not any(d.check in _FRONTEND for d in diags):
         diags += suppress.unused(text, path, used, checkinfo.known)
@@ -481,10 +646,34 @@ def check_one(
         from irc.tooling.why import annotate
 
         diags = annotate(diags, text, path, target, defines)
+    if confirm:
+        from irc.tooling.confirm import confirm_all
+
+        confirm_all(diags, text, path, target, defines)
     return diags, text
 
 
-_FRONTEND = frozenset({"parse-error", "name-error", "type-error", "const-error", "recursion", "limit-error"})
+def _stale(text: str, path: str) -> list[Diagnostic]:
+    """`stale-ptx`: a source the PTX's `.loc` lines point into changed after the PTX was written."""
+    from irc.diagnostics import Span, warning
+    from irc.tooling.locsource import stale_sources
+
+    return [
+        warning(
+            "stale-ptx",
+            f"`{src}` was modified after this PTX was generated: findings may point at the wrong lines",
+            Span.point(path, 1, 1),
+            help=f"regenerate the PTX (`nvcc -ptx -lineinfo ...`), or check the source itself: `irc check {src}`"
+            if src.endswith(".cu")
+            else "regenerate the PTX",
+        )
+        for src in stale_sources(text, path)
+    ]
+
+
+_FRONTEND = frozenset(
+    {"parse-error", "name-error", "type-error", "const-error", "recursion", "limit-error", "read-error"}
+)
 
 
 def _check_worker(job: tuple) -> tuple[list[Diagnostic], str, str | None]:
@@ -526,13 +715,17 @@ def cmd_check(a: argparse.Namespace) -> int:
     if a.list_checks:
         from irc.tooling.checkinfo import list_checks
 
-        sys.stdout.write(list_checks())
+        _stdout(list_checks())
         return EXIT_OK
+    _check_output(a.write_baseline)
     config = _load_config(a)
+    build = a.build_path or (str(config.root / config.compile_commands) if config.compile_commands else None)
     if a.paths:
         files = collect_files(a.paths, config, a.force_exclude)
         if not files and a.force_exclude:
             return EXIT_OK  # every file named was excluded: nothing to do (pre-commit)
+    elif a.build_path:
+        files = _database_files(a.build_path)
     elif config.path is not None and config.include:
         files = _configured_files(config)
     elif config.path is not None:
@@ -542,20 +735,25 @@ def cmd_check(a: argparse.Namespace) -> int:
             "no paths given and no configuration found ([tool.irc] in pyproject.toml or irc.toml)"
         )
     if not files:
-        raise _UsageError("no .kdsl or .ptx files found")
+        raise _UsageError("no .kdsl, .ptx or .cu files found")
+    files, cuda = _cuda_plan(files, a.arch, config, build)
     defines = dict(a.defines)
     werror = config.werror if a.werror is None else a.werror
     warn_unused = config.warn_unused_allow if a.warn_unused_allow is None else a.warn_unused_allow
     diags: list[Diagnostic] = []
     sources: dict[str, str] = {}
     ices: list[str] = []
-    jobs = [(f, a.arch, defines, warn_unused, a.why, config.arch_for(f)) for f in files]
+    jobs = [
+        (f, arch, defines, warn_unused, a.why, config.arch_for(f), config.contracts, a.confirm, cuda.get(f))
+        for f in files
+        for arch in (a.arch if a.arch and f.endswith(".kdsl") else [a.arch[0] if a.arch else None])
+    ]
     show_progress = sys.stderr.isatty() and len(files) > 8 and a.format == "text"
     if a.jobs > 1 and len(files) > 1:
-        from concurrent.futures import ProcessPoolExecutor
+        from irc.tooling.workers import worker_pool
 
-        with ProcessPoolExecutor(max_workers=a.jobs) as ex:
-            results = ex.map(_check_worker, jobs, chunksize=max(1, len(jobs) // (4 * a.jobs)))
+        with worker_pool(a.jobs) as pool:  # workers die with this process (SIGTERM, SIGHUP, SIGKILL)
+            results = pool.imap(_check_worker, jobs, chunksize=max(1, len(jobs) // (4 * a.jobs)))
             for i, (job, (d, t, ice)) in enumerate(zip(jobs, results)):
                 _progress(show_progress, i + 1, len(jobs))
                 diags += d
@@ -575,12 +773,17 @@ def cmd_check(a: argparse.Namespace) -> int:
     usage = [m for m in ices if m.startswith("usage: ")]
     if usage:
         raise _UsageError(usage[0].removeprefix("usage: "))
+    if a.arch and len(a.arch) > 1:  # a .kdsl finding every target reports is one finding
+        diags = list({(d.check, d.span, d.message, d.kernel): d for d in reversed(diags)}.values())[::-1]
     diags = sorted(_apply_config(diags, config), key=Diagnostic.sort_key)
     if a.write_baseline:
         from irc.tooling.baseline import write_baseline
 
-        n = write_baseline(a.write_baseline, diags, sources, config.root)
-        sys.stderr.write(f"irc: wrote {n} finding{'s' if n != 1 else ''} to {a.write_baseline}\n")
+        try:
+            n = write_baseline(a.write_baseline, diags, sources, config.root)
+        except OSError as e:
+            raise _UsageError(f"cannot write {show_path(a.write_baseline)}: {e.strerror or e}") from None
+        _stderr(f"irc: wrote {n} finding{'s' if n != 1 else ''} to {show_path(a.write_baseline)}\n")
         return EXIT_ICE if ices else EXIT_OK
     from irc.tooling.baseline import fingerprints
 
@@ -598,11 +801,11 @@ def cmd_check(a: argparse.Namespace) -> int:
             raise _UsageError(str(e)) from None
         diags, absorbed = filter_new(diags, sources, base, config.root)
         if absorbed and a.format == "text":
-            sys.stderr.write(f"irc: {absorbed} known finding{'s' if absorbed != 1 else ''} in the baseline\n")
+            _stderr(f"irc: {absorbed} known finding{'s' if absorbed != 1 else ''} in the baseline\n")
     _emit_diags(diags, sources, a.format, len(files), summary=True, docs_url=config.docs_url, fps=fps)
     if ices:
         for m in ices:
-            sys.stderr.write(f"irc: internal compiler error: {m}\n")
+            _stderr(f"irc: internal compiler error: {m}\n")
         return EXIT_ICE
     if any(d.is_error for d in diags):
         return EXIT_ERRORS
@@ -611,11 +814,41 @@ def cmd_check(a: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _database_files(build: str) -> list[str]:
+    """`irc check -p BUILD` with no paths: every .cu file of the compile database, named relative to the
+    current directory when under it."""
+    from irc.tooling.compdb import CompDbError, load
+
+    try:
+        db = load(build)
+    except CompDbError as e:
+        raise _UsageError(str(e)) from None
+    out = []
+    for f in db:
+        rel = os.path.relpath(f)
+        out.append(f if rel.startswith("..") else rel)
+    return out
+
+
+def _cuda_plan(files: list[str], archs: list[str] | None, config, build: str | None):  # type: ignore[no-untyped-def]
+    """(files with each .cuh replaced by the .cu files that include it, .cu path -> CudaOptions)."""
+    if not any(f.endswith((".cu", ".cuh")) for f in files):
+        return files, {}
+    from irc.tooling.compdb import CompDbError
+    from irc.tooling.cuda import options_for
+    from irc.tooling.nvcc import NvccNotFound
+
+    try:
+        return options_for(files, archs, config, build)
+    except (NvccNotFound, CompDbError) as e:
+        raise _UsageError(str(e)) from None
+
+
 def cmd_explain(a: argparse.Namespace) -> int:
     from irc.tooling.checkinfo import explain
 
     try:
-        sys.stdout.write(explain(a.check))
+        _stdout(explain(a.check))
     except KeyError as e:
         raise _UsageError(e.args[0]) from None
     return EXIT_OK
@@ -632,7 +865,7 @@ def _progress(on: bool, i: int, n: int) -> None:
 def cmd_run(a: argparse.Namespace) -> int:
     from irc.tooling.run import run_cli
 
-    if a.device == "cuda":  # an environment problem, not a compiler error: exit 2 before compiling
+    if a.device == "cuda" and not a.file.endswith(".ptx"):  # an environment problem: exit 2 before compiling
         from irc.runtime.cuda import driver_available
 
         ok, why = driver_available()
@@ -641,25 +874,29 @@ def cmd_run(a: argparse.Namespace) -> int:
             raise _UsageError(f"no CUDA driver: {why} (the emulator needs none: --device emu)")
 
     from irc.emu.errors import EmuLaunchError
+    from irc.tooling.run import RunUsageError
 
-    if a.arch is None:
-        try:
-            text = Path(a.file).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            text = ""  # run_cli reports the missing or unreadable file
-        a.arch = _file_arch(text, a.file, None) or "sm_80"
     try:
         return run_cli(a, _emit_diags)
+    except RunUsageError as e:
+        raise _UsageError(str(e)) from None
     except EmuLaunchError as e:  # a launch the emulator cannot run (bad grid, block or arguments)
         raise _UsageError(f"bad launch: {e}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from irc.shadow import shadowing_note
+
+    note = shadowing_note()
+    if note:
+        _stderr(note)
     parser = build_parser()
     a = parser.parse_args(argv)
     if a.cmd is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    from irc.tooling.workers import Terminated
+
     try:
         if a.cmd == "compile":
             return cmd_compile(a)
@@ -670,12 +907,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if a.cmd == "explain":
             return cmd_explain(a)
     except _UsageError as e:
-        sys.stderr.write(f"irc: error: {e}\n")
+        _stderr(f"irc: error: {e}\n")
         return EXIT_USAGE
+    except Terminated as e:  # SIGTERM / SIGHUP during `check -j N`: the workers are already gone
+        _stderr(f"irc: terminated by signal {e.signum}\n")
+        return 128 + e.signum
     except InternalCompilerError as e:
         where = f" (in `{e.op}`)" if e.op else ""
         loc = f" at {e.span}" if e.span else ""
-        sys.stderr.write(
+        _stderr(
             f"irc: internal compiler error{where}{loc}: {e}\n"
             "irc: this is a bug in irc, not in your kernel; please report it with the input file.\n"
         )
@@ -683,7 +923,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as e:  # any other exception is a bug in irc: say so, keep the traceback on request
-        sys.stderr.write(
+        _stderr(
             f"irc: internal compiler error: {type(e).__name__}: {e}\n"
             "irc: this is a bug in irc; please report it with the input file "
             "(set IRC_TRACEBACK=1 for the traceback).\n"

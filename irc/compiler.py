@@ -31,6 +31,7 @@ class CompileOptions:
     time_passes: bool = False
     check: bool = True  # run the analyzer; error findings stop code generation
     check_alloc: bool = True  # the allocation checker (on by default)
+    contracts: Any = None  # `[[tool.irc.contract]]` rules (irc.tooling.contracts.Contracts)
 
 
 @record
@@ -79,19 +80,38 @@ def optimize(module: Module, opts: CompileOptions, ctx=None):
 
 
 def analyze(
-    module: Module, arch: str, sources: dict[str, str], checks: Iterable[str] | None = None
+    module: Module,
+    arch: str,
+    sources: dict[str, str],
+    contracts: Any = None,
+    checks: Iterable[str] | None = None,
+    contract_findings: bool | None = None,
 ) -> list[Diagnostic]:
-    """Run the analyzer (all checks, or `checks`) and apply `// irc: allow(...)` comments (kernel `@allow`
-    is applied inside)."""
+    """Run the analyzer (all checks, or only `checks`) and apply `// irc: allow(...)` comments (kernel
+    `@allow` is applied inside). `contracts` (`irc.tooling.contracts.Contracts`) and the file's
+    `// irc: assume(...)` comments give each kernel's launch contract; the findings about the contracts
+    themselves come with the run of all checks, or where `contract_findings` asks (a driver that runs the
+    checks in two parts reports them once)."""
     from irc.analysis import check_module
     from irc.analysis.report import group, kernel_notes, map_to_source
     from irc.tooling import suppress
+    from irc.tooling.contracts import Binder
 
-    diags = check_module(module, arch=arch, checks=checks)
     src = module.source
+    binder = None
+    if src is not None and sources.get(str(src)) is not None:
+        binder = Binder(contracts, str(src), sources[str(src)])
+    diags = check_module(
+        module, arch=arch, checks=checks, contract_for=binder.for_kernel if binder is not None else None
+    )
+    if binder is not None and (checks is None if contract_findings is None else contract_findings):
+        diags = binder.diags + diags
     if diags and src is not None and str(src).endswith(".ptx") and sources.get(str(src)) is not None:
+        from irc.tooling.locsource import user_sources
+
         diags = map_to_source(diags, sources[str(src)], str(src))  # .loc: the user's source line
         diags = kernel_notes(diags)  # (a .kdsl finding shows its kernel in the source excerpt)
+        sources = {**sources, **user_sources(diags, sources)}  # `// irc: allow(...)` in the .cu/.py too
     return suppress.filter(group(diags), sources)
 
 
@@ -120,11 +140,16 @@ def _compile_kdsl(text: str, path: str, opts: CompileOptions | None) -> CompileR
     module = frontend(text, path, defines=opts.defines, arch=opts.arch)
     # Checks about what the source says run before the optimizer merges values (GVN makes `min(v | 0, v)`
     # a `min(v, v)`): their findings are the same at -O0 and -O2. The rest run on the optimized IR.
-    early = analyze(module, opts.arch, sources, checks=sorted(SOURCE_CHECKS)) if opts.check else []
+    early = (
+        analyze(module, opts.arch, sources, opts.contracts, checks=sorted(SOURCE_CHECKS))
+        if opts.check
+        else []
+    )
     ctx = optimize(module, opts)
     diags = list(module.warnings) + list(ctx.diagnostics) + operand_ranges(module) + early
     if opts.check:
-        diags += analyze(module, opts.arch, sources, checks=[c for c in CHECKS if c not in SOURCE_CHECKS])
+        late = [c for c in CHECKS if c not in SOURCE_CHECKS]
+        diags += analyze(module, opts.arch, sources, opts.contracts, checks=late, contract_findings=True)
     if _errors(diags):
         raise CompileError(sorted(diags, key=Diagnostic.sort_key))
     start = len(ctx.diagnostics)
@@ -139,7 +164,7 @@ def _compile_kdsl(text: str, path: str, opts: CompileOptions | None) -> CompileR
 
 
 def check_kdsl(
-    text: str, path: str, *, arch: str = "sm_80", defines: dict[str, Any] | None = None
+    text: str, path: str, *, arch: str = "sm_80", defines: dict[str, Any] | None = None, contracts: Any = None
 ) -> list[Diagnostic]:
     """All findings for a .kdsl file: exactly what `irc compile` would report (front-end errors, the
     analyzer's findings, and the backend's target checks: `unsupported-target`, `shared-overflow`,
@@ -147,7 +172,8 @@ def check_kdsl(
     from irc.tooling import suppress
 
     try:
-        return compile_kdsl(text, path, CompileOptions(arch=arch, defines=dict(defines or {}))).diagnostics
+        opts = CompileOptions(arch=arch, defines=dict(defines or {}), contracts=contracts)
+        return compile_kdsl(text, path, opts).diagnostics
     except CompileError as e:
         return suppress.filter(e.diagnostics, {path: text})
 
@@ -169,7 +195,7 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def check_ptx(text: str, path: str) -> list[Diagnostic]:
+def check_ptx(text: str, path: str, contracts: Any = None) -> list[Diagnostic]:
     """All findings for a .ptx file from any generator (the target is the file's own `.target`). Files
     larger than the `ptx_split_bytes` limit are checked one function at a time (docs/limits.md)."""
     from irc import limits
@@ -179,11 +205,11 @@ def check_ptx(text: str, path: str) -> list[Diagnostic]:
     except CompileError as e:
         return e.diagnostics
     if len(text) > limits.get("ptx_split_bytes"):
-        return check_ptx_by_function(text, path)
-    return _check_ptx_module(text, path)
+        return check_ptx_by_function(text, path, contracts)
+    return _check_ptx_module(text, path, contracts)
 
 
-def check_ptx_by_function(text: str, path: str) -> list[Diagnostic]:
+def check_ptx_by_function(text: str, path: str, contracts: Any = None) -> list[Diagnostic]:
     """`check_ptx` with memory bounded by the largest function: each function is parsed, lifted and
     analyzed as a module of its own (with the declarations it uses) and dropped before the next one.
     Interprocedural facts across functions are not used in this mode."""
@@ -192,7 +218,7 @@ def check_ptx_by_function(text: str, path: str) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     seen: set[tuple] = set()
     for chunk, lines, _name in chunks(text):
-        for d in _check_ptx_module(chunk, path):
+        for d in _check_ptx_module(chunk, path, contracts):
             d = lines.diagnostic(d, path)
             key = (d.check, d.message, d.span, d.origin, d.kernel)  # a callee's findings: once
             if key not in seen:
@@ -201,7 +227,7 @@ def check_ptx_by_function(text: str, path: str) -> list[Diagnostic]:
     return out
 
 
-def _check_ptx_module(text: str, path: str) -> list[Diagnostic]:
+def _check_ptx_module(text: str, path: str, contracts: Any = None) -> list[Diagnostic]:
     from irc.frontend.ptx.lift import lift_module
     from irc.frontend.ptx.parser import parse_ptx
 
@@ -219,6 +245,6 @@ def _check_ptx_module(text: str, path: str) -> list[Diagnostic]:
         notes = notes + immediate_ranges(ptx, path, text.splitlines())
         module.source_text = text  # type: ignore[attr-defined]  # .loc lines for checks that need them
         try:
-            return notes + analyze(module, ptx.target, {path: text})
+            return notes + analyze(module, ptx.target, {path: text}, contracts)
         finally:
             module.dispose()

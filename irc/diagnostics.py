@@ -13,6 +13,15 @@ from enum import Enum
 from irc.records import field, record
 
 
+def show_path(path: str) -> str:
+    """`path` as it may be printed: control characters (a newline, an escape, a tab) escaped the way
+    Python writes them in a string, so a file name cannot start a line of its own (a forged
+    `::warning ...::` workflow command) or move the cursor. Ordinary names are unchanged."""
+    if path.isprintable():
+        return path
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in path)
+
+
 @record(frozen=True)
 class Span:
     """A source range. Lines and columns are 1-based; `end_col` is exclusive-after-last (rustc style:
@@ -29,7 +38,7 @@ class Span:
         return Span(file, line, col, line, col + max(length, 1))
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}"
+        return f"{show_path(self.file)}:{self.line}:{self.col}"
 
 
 class Severity(str, Enum):
@@ -40,10 +49,12 @@ class Severity(str, Enum):
 
 @record(frozen=True)
 class Label:
-    """A secondary span with a message ("depends on tid.x through `i`")."""
+    """A secondary span with a message ("depends on tid.x through `i`"). `origin` is the PTX
+    instruction when `span` was mapped to the user's source through `.loc` (as `Diagnostic.origin`)."""
 
     span: Span
     message: str
+    origin: Span | None = None
 
 
 @record
@@ -59,6 +70,9 @@ class Diagnostic:
     notes: list[str] = field(default_factory=list)
     kernel: str | None = None  # the kernel (or function) the finding is in, when it comes from the analyzer
     origin: Span | None = None  # the PTX instruction, when `span` was mapped to the user's source (.loc)
+    # the concrete launch that shows the finding (the analyzer's solver model): a JSON-able dict whose
+    # "text" is the sentence renderers print (`irc.analysis.symbolic.witness.Witness.to_json`)
+    witness: dict | None = None
 
     @property
     def is_error(self) -> bool:

@@ -80,6 +80,24 @@ LIMITS: dict[str, Limit] = {
             "unroll fewer nested loops",
         ),
         Limit(
+            "max_emu_threads",
+            1 << 28,
+            "threads in one emulated launch (grid x block)",
+            "launch a smaller grid (the emulator runs every thread on the CPU)",
+        ),
+        Limit(
+            "max_baseline_bytes",
+            64 << 20,
+            "bytes in a baseline file (`--baseline`, `baseline =`)",
+            "regenerate the baseline with --write-baseline after fixing findings",
+        ),
+        Limit(
+            "max_config_bytes",
+            4 << 20,
+            "bytes in a configuration file (`irc.toml`, `pyproject.toml`)",
+            "keep the configuration small",
+        ),
+        Limit(
             "max_const_bits",
             512,
             "bits in an untyped integer constant (`1 << 4000` needs 4001)",
@@ -99,6 +117,12 @@ def get(name: str) -> int:
         except ValueError:
             pass
     return lim.default
+
+
+def file_limit(name: str) -> tuple[int, str]:
+    """The byte limit `name` for a file irc reads whole (a baseline, a configuration), and how to name it
+    in an error: a file over it is a usage error (exit 2), not a diagnostic."""
+    return get(name), f"`{name}`; raise it with IRC_LIMIT_{name.upper()}=N"
 
 
 def limit_error(name: str, found: str, span: Span | None) -> Diagnostic:

@@ -21,70 +21,25 @@ The semantics are dataclasses' for what irc uses (tests/test_records.py compares
 
 from __future__ import annotations
 
-import marshal
-import os
-import sys
 from collections.abc import Callable
 from types import CodeType
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-# Compiled `__init__` sources, kept across processes: compiling ~120 small functions was ~10 ms of every
-# start-up (issue 15). Keyed by the exact source and file name, so an entry is only ever reused for the
-# very text it was compiled from; the file name carries the interpreter version (code objects are
-# version-specific). Written once at exit when something new was compiled.
-_codes: dict[str, CodeType] | None = None
-_codes_new = [0]
-MAX_CACHED_CODES = 4000
-
-
-def _code_file() -> Any:
-    from irc.cachedir import cache_dir
-
-    return cache_dir() / f"records-{sys.implementation.cache_tag}-{sys.hexversion:x}.marshal"
-
-
-def _load_codes() -> dict[str, CodeType]:
-    global _codes
-    _codes = {}
-    try:
-        data = marshal.loads(_code_file().read_bytes())
-        if isinstance(data, dict) and all(isinstance(v, CodeType) for v in data.values()):
-            _codes = data
-    except (OSError, EOFError, ValueError, TypeError):
-        pass
-    return _codes
-
-
-def _save_codes() -> None:
-    if not _codes_new[0] or _codes is None:
-        return
-    try:
-        path = _code_file()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(marshal.dumps(_codes))
-        os.replace(tmp, path)  # atomic: a concurrent reader sees the old file or the whole new one
-    except (OSError, ValueError):
-        pass
-
 
 def _compiled(src: str, filename: str) -> CodeType:
-    codes = _codes if _codes is not None else _load_codes()
-    key = f"{filename}\0{src}"
-    code = codes.get(key)
-    if code is None:
-        code = compile(src, filename, "exec")
-        if len(codes) >= MAX_CACHED_CODES:
-            codes.clear()
-        codes[key] = code
-        if not _codes_new[0]:
-            import atexit
+    """The code of `src`: the function generated for this exact text in `irc/record_codes.py` when there
+    is one (its bytecode comes from Python's own `__pycache__`, like any module of the package), else
+    compiled now. Why: compiling irc's ~120 record methods at every start-up cost ~15 ms of a 80 ms
+    `irc compile` (issue 15); they used to be cached as code objects in the user cache directory, which
+    made that directory a place to plant code (issue 27). `tests/test_record_codes.py` keeps the module
+    current (`python tests/test_record_codes.py --update`); a class it does not know is compiled here,
+    correctly, just not for free."""
+    from irc.record_codes import CODES
 
-            atexit.register(_save_codes)
-        _codes_new[0] += 1
-    return code
+    fn = CODES.get(f"{filename}\0{src}")
+    return fn.__code__ if fn is not None else compile(src, filename, "exec")
 
 
 class _Missing:

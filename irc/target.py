@@ -60,6 +60,13 @@ _MAX_SHARED_PER_BLOCK: dict[str, int] = {
 #: Registers a thread may use at most on every supported target (the `register-pressure` default cap).
 MAX_REGISTERS_PER_THREAD = 255
 
+#: Launch geometry limits (CUDA programming guide, "Technical Specifications per Compute Capability"; the
+#: same for every target from sm_80 to sm_120a): grid extents (x, y, z), block extents (x, y, z) and the
+#: threads of one block. `irc run`, `Kernel.launch` and the `@launch` attribute check against these.
+_MAX_GRID: dict[str, tuple[int, int, int]] = {a: ((1 << 31) - 1, 65535, 65535) for a in ARCHES}
+_MAX_BLOCK: dict[str, tuple[int, int, int]] = {a: (1024, 1024, 64) for a in ARCHES}
+MAX_BLOCK_THREADS = 1024
+
 _ARCH_RE = re.compile(r"^sm_(\d+)(a?)$")
 
 
@@ -112,6 +119,17 @@ def min_ptx_version(arch: str | Arch) -> tuple[int, int]:
 def max_shared_per_block(arch: str | Arch) -> int:
     """Bytes of shared memory (static + dynamic) one block may use on `arch` with the opt-in attribute."""
     return _MAX_SHARED_PER_BLOCK[_name(arch)]
+
+
+def max_grid(arch: str | Arch) -> tuple[int, int, int]:
+    """The largest grid extents (x, y, z) a launch may have on `arch`."""
+    return _MAX_GRID[_name(arch)]
+
+
+def max_block(arch: str | Arch) -> tuple[int, int, int]:
+    """The largest block extents (x, y, z) on `arch`; their product is further capped by
+    `MAX_BLOCK_THREADS`."""
+    return _MAX_BLOCK[_name(arch)]
 
 
 def max_shared_any_target() -> int:

@@ -32,7 +32,7 @@ def test_barrier_in_callee_flagged_at_call_naming_both_places(rel: str) -> None:
     assert text[at.line - 1].strip().startswith("call")
     assert "stage_and_sync" in d.message
     bars = [lb for lb in d.labels if "block-wide barrier in" in lb.message]
-    assert bars and "bar.sync" in text[bars[0].span.line - 1]
+    assert bars and "bar.sync" in text[(bars[0].origin or bars[0].span).line - 1]
 
 
 def test_shfl_in_callee_flagged_at_call() -> None:

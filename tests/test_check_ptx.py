@@ -63,7 +63,10 @@ def test_builder_kernel_reading_unwritten_register_is_uninitialized() -> None:
 
 def test_cli_checks_the_corpus_directory() -> None:
     r = subprocess.run(
-        [sys.executable, "-m", "irc.cli", "check", str(DATA)], capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "irc.cli", "check", *map(str, sorted(DATA.rglob("*.ptx")))],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     out = r.stdout + r.stderr
     assert "Traceback" not in out

@@ -145,3 +145,132 @@ def test_pre_commit_try_repo(tmp_path: Path) -> None:
     )
     assert r.returncode == 0, r.stdout + r.stderr
     assert re.search(r"irc check\.+Passed", r.stdout)
+
+
+CU_CLEAN = """#include "tile.cuh"
+
+__global__ void shift_tile(const float* in, float* out, int n) {
+  __shared__ float tile[256];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  tile[threadIdx.x] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  if (i < n) out[i] = tile[(threadIdx.x + 1) % blockDim.x];
+}
+"""
+CU_BUGGY = CU_CLEAN.replace(
+    "  tile[threadIdx.x] = i < n ? in[i] : 0.0f;", "  if (i >= n) return;\n  tile[threadIdx.x] = in[i];"
+)
+
+
+def _cuda_repo(tmp_path: Path) -> Path:
+    """A git repository with a clean .cu file committed, then an early exit added and staged."""
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    (repo / "include").mkdir()
+    shutil.copy(DATA / "cuda_project" / "include" / "tile.cuh", repo / "include" / "tile.cuh")
+    (repo / "irc.toml").write_text('nvcc-flags = ["-Iinclude"]\ncuda-arch = ["sm_80"]\n')
+    (repo / "src" / "shift.cu").write_text(CU_CLEAN)
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "clean"], check=True)
+    (repo / "src" / "shift.cu").write_text(CU_BUGGY)
+    subprocess.run([*git, "add", "src/shift.cu"], check=True)
+    return repo
+
+
+def _nvcc_env(tmp_path: Path) -> dict[str, str]:
+    from irc.tooling.nvcc import find_nvcc
+
+    nvcc = find_nvcc()
+    if nvcc is None:
+        pytest.skip("no nvcc")
+    return dict(os.environ, IRC_NVCC=nvcc, IRC_CACHE_DIR=str(tmp_path / "cache"), NO_COLOR="1")
+
+
+def test_pre_commit_hook_entry_checks_a_staged_cu_change(tmp_path: Path) -> None:
+    """The hook's `files` pattern selects the staged .cu file; its entry reports the new early exit."""
+    env = _nvcc_env(tmp_path)
+    repo = _cuda_repo(tmp_path)
+    hook = _hook()
+    staged = subprocess.run(
+        ["git", "-C", str(repo), "diff", "--cached", "--name-only"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    files = [f for f in staged if re.search(hook["files"], f)]
+    assert files == ["src/shift.cu"] and re.search(hook["files"], "include/tile.cuh")
+    cmd = hook["entry"].split()
+    cmd[0] = str(BIN / cmd[0])
+    r = subprocess.run(cmd + files, cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 1 and "barrier-divergence" in r.stderr and "src/shift.cu:8:" in r.stderr
+    # a staged header is checked through the .cu files that include it
+    r = subprocess.run(
+        cmd + ["include/tile.cuh"], cwd=repo, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert r.returncode == 1 and "src/shift.cu:8:" in r.stderr
+
+
+@pytest.mark.precommit
+def test_pre_commit_try_repo_on_a_cu_change(tmp_path: Path) -> None:
+    """`pre-commit try-repo <irc> irc-check` in a temporary git repository whose staged change adds an
+    early exit before a barrier to a .cu file: the hook fails with the finding at the .cu line."""
+    exe = shutil.which("pre-commit") or str(BIN / "pre-commit")
+    if not Path(exe).exists():
+        pytest.skip("pre-commit is not installed")
+    env = _nvcc_env(tmp_path)
+    env["PRE_COMMIT_HOME"] = str(tmp_path / "pre-commit")
+    repo = _cuda_repo(tmp_path)
+    r = subprocess.run(
+        [exe, "try-repo", str(ROOT), "irc-check"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert re.search(r"irc check\.+Failed", r.stdout) and "src/shift.cu:8:" in r.stdout
+    assert "barrier-divergence" in r.stdout
+
+
+def cuda_workflow() -> dict:
+    text = (ROOT / "docs" / "ci.md").read_text()
+    sec = text[text.index("### GitHub Actions workflow for CUDA sources") :]
+    block = re.search(r"```yaml\n(.*?)```", sec, re.S)
+    assert block is not None
+    return yaml.safe_load(block.group(1))
+
+
+def test_cuda_workflow_runs_on_the_cuda_project(tmp_path: Path) -> None:
+    """The CUDA recipe's `run:` steps, in order, on a copy of tests/data/cuda_project: CMake configures
+    with the nvcc irc finds, the SARIF step keeps exit 1 (the early-exit bug) and writes SARIF whose
+    locations are the .cu file, and the gate fails with the annotation on the .cu line."""
+    from irc.tooling.nvcc import find_nvcc
+
+    if find_nvcc() is None or shutil.which("cmake", path=f"{BIN}{os.pathsep}{os.environ['PATH']}") is None:
+        pytest.skip("needs nvcc and cmake")
+    wf = cuda_workflow()
+    steps = wf["jobs"]["irc-check"]["steps"]
+    assert any("nvidia-cuda-nvcc" in s.get("run", "") for s in steps)  # nvcc installed in the job
+    assert any(s.get("uses", "").startswith("github/codeql-action/upload-sarif") for s in steps)
+    project = tmp_path / "proj"
+    shutil.copytree(DATA / "cuda_project", project)
+    res = run_steps(wf, project)
+    assert [(n, rc) for n, rc, _ in res] == [
+        ("Configure (compile_commands.json)", 0),
+        ("irc check (SARIF)", 0),
+        ("Gate", 1),
+    ], res
+    sarif = json.loads((project / "irc.sarif").read_text())
+    jsonschema.validate(sarif, SCHEMA)
+    (r,) = sarif["runs"][0]["results"]
+    uris = {
+        loc["physicalLocation"]["artifactLocation"]["uri"] for loc in r["locations"] + r["relatedLocations"]
+    }
+    assert uris == {"src/shift.cu"}
+    assert r["locations"][0]["logicalLocations"][0]["name"] == "shift_tile(float const*, float*, int)"
+    assert "::error file=src/shift.cu,line=9," in res[2][2]

@@ -63,7 +63,7 @@ def test_missing_files_are_usage_errors(tmp_path: Path) -> None:
     assert r.returncode == 2 and "Traceback" not in r.stderr
     (tmp_path / "notes.txt").write_text("hello")
     r = run("check", str(tmp_path / "notes.txt"))
-    assert r.returncode == 2 and ".kdsl or .ptx" in r.stderr
+    assert r.returncode == 2 and ".kdsl, .ptx, .cu or .cuh" in r.stderr
 
 
 def test_unknown_arch_names_the_choices() -> None:
@@ -73,7 +73,7 @@ def test_unknown_arch_names_the_choices() -> None:
 
 def test_check_empty_directory_is_usage_error(tmp_path: Path) -> None:
     r = run("check", str(tmp_path))
-    assert r.returncode == 2 and "no .kdsl or .ptx" in r.stderr
+    assert r.returncode == 2 and "no .kdsl, .ptx or .cu" in r.stderr
 
 
 def test_binary_file_is_a_diagnostic_not_a_traceback(tmp_path: Path) -> None:
@@ -189,9 +189,13 @@ def test_check_ptx_bug_all_formats() -> None:
     j = json.loads(run("check", f, "--format", "json").stdout)
     assert j["files_checked"] == 1 and any(d["check"] == "barrier-divergence" for d in j["diagnostics"])
     d = next(d for d in j["diagnostics"] if d["check"] == "barrier-divergence")
-    # -lineinfo: the finding is on the user's .cu line; the PTX instruction is a label
-    assert d["file"] == f.replace(".sm_80.ptx", ".cu") and d["line"] > 0 and d["column"] > 0
-    assert any(lab["file"] == f and lab["message"] == "the PTX instruction" for lab in d["labels"])
+    # -lineinfo: the finding and every label are on the user's .cu lines; the PTX lines are kept beside
+    cu = f.replace(".sm_80.ptx", ".cu")
+    assert d["file"] == cu and d["line"] > 0 and d["column"] > 0
+    assert d["labels"] and all(lab["file"] == cu and lab["ptx"]["file"] == f for lab in d["labels"])
+    assert d["ptx"]["file"] == f and d["ptx"]["line"] > 0
+    assert d["kernel"] == "bug_return_before_barrier(float const*, float*, int)"
+    assert d["symbol"] == "_Z25bug_return_before_barrierPKfPfi"
     s = json.loads(run("check", f, "--format", "sarif").stdout)
     assert s["version"] == "2.1.0" and s["runs"][0]["results"]
     g = run("check", f, "--format", "github").stdout
@@ -199,15 +203,16 @@ def test_check_ptx_bug_all_formats() -> None:
 
 
 def test_check_parallel_matches_serial() -> None:
-    a = json.loads(run("check", "tests/data/ptx/nvcc", "--format", "json").stdout)
-    b = json.loads(run("check", "tests/data/ptx/nvcc", "--format", "json", "-j", "2").stdout)
+    files = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests/data/ptx/nvcc").glob("*.ptx"))
+    a = json.loads(run("check", *files, "--format", "json").stdout)
+    b = json.loads(run("check", *files, "--format", "json", "-j", "2").stdout)
     assert a == b and a["files_checked"] >= 30
 
 
 def test_fast_exit_keeps_output_exit_code_and_exit_handlers(tmp_path: Path) -> None:
     """`irc` ends with `os._exit` after the exit handlers (`irc.cli.run`): all of a large stdout arrives
-    through the pipe, error exit codes survive, and the exit handlers still ran (the records code cache
-    is written at exit)."""
+    through the pipe, error exit codes survive, and the exit handlers still ran (one registered before
+    `run` writes a marker file)."""
     env = {"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "IRC_CACHE_DIR": str(tmp_path / "cache")}
     src = str(ROOT / "examples" / "flash_attention_tc.kdsl")
     out = tmp_path / "k.ptx"
@@ -216,7 +221,17 @@ def test_fast_exit_keeps_output_exit_code_and_exit_handlers(tmp_path: Path) -> N
     to_file = subprocess.run([*cmd, "-o", str(out)], capture_output=True, text=True, env=env)
     assert piped.returncode == to_file.returncode == 0
     assert len(piped.stdout) > 10_000 and piped.stdout == out.read_text()
-    assert list((tmp_path / "cache").glob("records-*.marshal"))  # written by an exit handler
+    marker = tmp_path / "exit-handler-ran"
+    code = (
+        "import atexit, sys\n"
+        f"atexit.register(lambda: open({str(marker)!r}, 'w').write('ran'))\n"
+        f"sys.argv = ['irc', 'compile', {src!r}, '-o', {str(tmp_path / 'k2.ptx')!r}]\n"
+        "from irc.cli import run\n"
+        "run()\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert marker.read_text() == "ran" and (tmp_path / "k2.ptx").read_text() == piped.stdout
     bad = tmp_path / "bad.kdsl"
     bad.write_text("kernel k( {\n")
     r = subprocess.run(

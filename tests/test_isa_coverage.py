@@ -1,5 +1,5 @@
 """PTX ISA 9.x coverage of the lifter and `irc check`: every instruction stem of the ISA either lifts (a
-handler or the generic path with facts from `irc.backends.ptx.isa`) or is a deliberate opaque op with known
+handler or the generic path with facts from `irc.ptxisa.facts`) or is a deliberate opaque op with known
 effects; none is "unknown" and none crashes. Plus the crash classes of issue 12 (a float bit pattern in an
 integer `mov`, the video instructions)."""
 

@@ -487,7 +487,7 @@ def test_attributes_are_validated() -> None:
     assert diags(src) == [
         (2, 9, "const-error", "a block has at most 1024 threads, found 2048"),
         (3, 16, "const-error", "`@max_registers` must be an integer in 1..255, found 300"),
-        (5, 28, "name-error", "`foo-bar` is not an analyzer check; `@allow` ignores it"),
+        (5, 28, "name-error", "`foo-bar` is not a check `@allow` can waive; `@allow` ignores it"),
         (5, 37, "const-error", "`@allow` takes check names, e.g. `@allow(barrier-divergence)`"),
         (6, 1, "name-error", "unknown attribute `@bogus`"),
         (8, 17, "const-error", "the block size must be an integer in 1..1024, found 2000"),

@@ -1,10 +1,16 @@
-"""The .kdsl parser's tables as cached plain data (irc/frontend/kdsl/tables.py): the reductions they
-drive build exactly the AST that lark's own parse-tree builder would, the cache is trusted only for the
-grammar it was built from, and a warm compile never imports lark."""
+"""The .kdsl parser's tables as plain data shipped in the package (irc/frontend/kdsl/tables.py): the file is
+exactly what the installed lark builds from the grammar, the reductions it drives build exactly the AST
+that lark's own parse-tree builder would, nothing in the cache directory can change what compiles, and a
+compile never imports lark.
+
+Regenerate `irc/grammar/kdsl.tables.json` after editing `irc/grammar/kdsl.lark`:
+
+    python tests/test_kdsl_tables.py --update
+"""
 
 from __future__ import annotations
 
-import marshal
+import json
 import os
 import subprocess
 import sys
@@ -71,54 +77,51 @@ def test_reductions_agree_on_broken_input_too() -> None:
             parse_mod.parse_kdsl(text, "b.kdsl")
 
 
-def test_cache_is_written_then_read_without_building(tmp_path, monkeypatch) -> None:
+def test_the_shipped_tables_are_what_lark_builds_from_the_grammar() -> None:
+    """Canonical numbering makes the build reproducible; the file must be today's build of today's
+    grammar (its `lark` field only records which version wrote it)."""
+    built = tables.build(tables.grammar_text())
+    assert tables.build(tables.grammar_text()) == built  # the same on every build
+    shipped = json.loads(tables.SHIPPED.read_text(encoding="utf-8"))
+    assert {**shipped, "lark": None} == {**built, "lark": None}, (
+        f"{tables.SHIPPED.name} is stale (written by lark {shipped.get('lark')}, lark {built['lark']} "
+        "installed): run `python tests/test_kdsl_tables.py --update`"
+    )
+    assert json.loads(tables.render(built)) == built
+
+
+def test_load_reads_the_package_file_only(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("IRC_CACHE_DIR", str(tmp_path))
-    text = tables.grammar_text()
-    first = tables.load(text)
-    files = list(tmp_path.glob("kdsl-tables-*.marshal"))
-    assert len(files) == 1
 
     def no_build(_text: str) -> dict:
-        raise AssertionError("rebuilt although the cache holds the tables")
+        raise AssertionError("built although the package ships the tables")
 
     monkeypatch.setattr(tables, "build", no_build)
-    assert tables.load(text) == first
+    data = tables.load(tables.grammar_text())
+    assert data["table"] and data["rules"] and data["grammar"] == tables.grammar_text()
+    assert list(tmp_path.iterdir()) == []  # nothing written to the cache directory
 
 
-@pytest.mark.parametrize("damage", ["truncated", "other-grammar", "old-format", "not-marshal"])
-def test_a_damaged_or_foreign_cache_file_is_rebuilt(tmp_path, monkeypatch, damage: str) -> None:
-    monkeypatch.setenv("IRC_CACHE_DIR", str(tmp_path))
+@pytest.mark.parametrize("damage", ["edited-grammar", "old-format", "missing", "not-json"])
+def test_a_stale_or_missing_package_file_is_rebuilt_in_memory(tmp_path, monkeypatch, damage: str) -> None:
     text = tables.grammar_text()
-    good = tables.load(text)
-    (f,) = tmp_path.glob("kdsl-tables-*.marshal")
-    blob = f.read_bytes()
-    if damage == "truncated":
-        f.write_bytes(blob[: len(blob) // 2])
-    elif damage == "other-grammar":
-        f.write_bytes(marshal.dumps({**good, "grammar": text + "\n// edited", "table": {}}))
+    f = tmp_path / "kdsl.tables.json"
+    shipped = json.loads(tables.SHIPPED.read_text(encoding="utf-8"))
+    if damage == "edited-grammar":  # what a developer editing kdsl.lark has until --update
+        f.write_text(json.dumps({**shipped, "grammar": text + "\n// edited", "table": []}))
     elif damage == "old-format":
-        f.write_bytes(marshal.dumps({**good, "format": tables.FORMAT - 1, "table": {}}))
-    else:
+        f.write_text(json.dumps({**shipped, "format": tables.FORMAT - 1, "table": []}))
+    elif damage == "not-json":
         f.write_bytes(b"\x00garbage")
+    monkeypatch.setattr(tables, "SHIPPED", f)
     built = []
     real_build = tables.build
     monkeypatch.setattr(tables, "build", lambda t: built.append(1) or real_build(t))
-    again = tables.load(text)
+    assert tables.load(text) == real_build(text)
     assert built == [1]
-    assert again["format"] == tables.FORMAT and again["grammar"] == text
-    assert len(again["rules"]) == len(good["rules"])  # lark numbers states anew on every build
-    assert marshal.loads(f.read_bytes()) == again  # and the file is repaired
 
 
-def test_unwritable_cache_directory_still_parses(tmp_path, monkeypatch) -> None:
-    blocker = tmp_path / "file"
-    blocker.write_text("not a directory")
-    monkeypatch.setenv("IRC_CACHE_DIR", str(blocker / "sub"))
-    data = tables.load(tables.grammar_text())
-    assert data["table"] and data["rules"]
-
-
-def test_a_warm_compile_imports_neither_lark_nor_numpy(tmp_path) -> None:
+def test_a_compile_imports_neither_lark_nor_numpy(tmp_path) -> None:
     env = {**os.environ, "IRC_CACHE_DIR": str(tmp_path)}
     code = (
         "import sys\n"
@@ -127,7 +130,14 @@ def test_a_warm_compile_imports_neither_lark_nor_numpy(tmp_path) -> None:
         "assert '.entry' in res.ptx_text\n"
         "print(sorted(m for m in ('lark', 'numpy') if m in sys.modules))\n"
     )
-    cold = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    warm = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert cold.stdout.strip() == "['lark']"  # the first run builds the tables with lark
-    assert warm.stdout.strip() == "[]"
+    first = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert first.stdout.strip() == "[]"  # also the first run: no tables are built at run time
+    assert list(tmp_path.iterdir()) == []
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--update"]:
+        pytest.main([__file__, "-q"])
+    else:
+        tables.SHIPPED.write_text(tables.render(tables.build(tables.grammar_text())), encoding="utf-8")
+        print(f"wrote {tables.SHIPPED.relative_to(ROOT)}")

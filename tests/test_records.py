@@ -157,37 +157,6 @@ def test_bad_bodies_are_rejected_like_dataclasses() -> None:
         records.field(default=1, default_factory=int)
 
 
-def test_compiled_inits_are_cached_across_processes(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    """The compiled `__init__`s go to the cache directory and come back for the same source only; a
-    damaged cache file is ignored."""
-    monkeypatch.setenv("IRC_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(records, "_codes", None)
-    monkeypatch.setattr(records, "_codes_new", [0])
-
-    def make():  # type: ignore[no-untyped-def]
-        @records.record(frozen=True)
-        class Cached:
-            x: int
-            y: list = records.field(default_factory=list)
-
-        return Cached
-
-    c = make()(1)
-    assert (c.x, c.y) == (1, [])
-    records._save_codes()
-    path = records._code_file()
-    assert path.exists()
-    monkeypatch.setattr(records, "_codes", None)
-    monkeypatch.setattr(records, "_codes_new", [0])
-    again = make()
-    assert records._codes_new == [0]  # nothing compiled: the source was found in the file
-    assert again(2, [3]).y == [3] and again(2) == again(2)
-    path.write_bytes(b"\x00garbage")
-    monkeypatch.setattr(records, "_codes", None)
-    assert make()(4).x == 4
-    assert records._codes_new[0] >= 1  # compiled afresh
-
-
 def test_irc_uses_records_not_dataclasses() -> None:
     """Every class of irc/ is a record: one `@dataclass` on the import path costs ~0.4 ms of every
     `irc compile` / `irc check` process (docs/performance.md)."""

@@ -16,6 +16,7 @@ from irc.diagnostics import Severity
 ROOT = Path(__file__).parent.parent
 UNROLLED = "tests/data/ptx/nvcc/bug_barrier_unrolled_loop.sm_80.ptx"
 KERNEL = "_Z16unrolled_barrierPKfPfi"
+SHOWN = "unrolled_barrier(float const*, float*, int)"  # every output format demangles
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
@@ -38,14 +39,22 @@ def test_instance_count_in_every_format(fmt: str) -> None:
     assert out.count("(16 instances)") == 1, out
     if fmt == "json":
         (d,) = json.loads(out)["diagnostics"]
-        assert d["message"].endswith("(16 instances)") and d["kernel"] == KERNEL
+        assert d["message"].endswith("(16 instances)") and d["kernel"] == SHOWN and d["symbol"] == KERNEL
     if fmt == "sarif":
         (res,) = json.loads(out)["runs"][0]["results"]
         assert res["message"]["text"].endswith("(16 instances)")
-        assert res["locations"][0]["logicalLocations"][0]["name"] == KERNEL
+        assert res["locations"][0]["logicalLocations"][0] == {
+            "name": SHOWN,
+            "kind": "function",
+            "decoratedName": KERNEL,
+        }
+        assert all(
+            loc["physicalLocation"]["artifactLocation"]["uri"].endswith(".cu")
+            for loc in res["locations"] + res.get("relatedLocations", [])
+        )
     if fmt == "github":
         assert out.startswith("::error file=tests/data/ptx/nvcc/bug_barrier_unrolled_loop.cu,line=12,")
-        assert f"in kernel `{KERNEL}`" in out
+        assert f"in kernel `{SHOWN}`" in out and "_Z" not in out
 
 
 def test_lineinfo_finding_shows_cu_line_and_kernel() -> None:
@@ -53,8 +62,10 @@ def test_lineinfo_finding_shows_cu_line_and_kernel() -> None:
     text = r.stderr
     assert "--> tests/data/ptx/nvcc/bug_barrier_unrolled_loop.cu:12:" in text
     assert "__syncthreads(); // EXPECT: barrier-divergence" in text  # the source line is shown
-    assert f"= note: in kernel `{KERNEL}`" in text
-    assert "the PTX instruction" in text  # the PTX line stays as a secondary label
+    assert f"= note: in kernel `{SHOWN}`" in text
+    # every label is on a .cu line; the PTX lines stay as a secondary note
+    assert ".ptx:" not in text.split("= note")[0]
+    assert "= note: PTX tests/data/ptx/nvcc/bug_barrier_unrolled_loop.sm_80.ptx: " in text
 
 
 def test_inlined_header_collective_maps_to_the_users_call() -> None:

@@ -7,7 +7,7 @@ Entry points: `check_module(module, arch=...)` and the pass `AnalyzerPass` (name
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from irc import limits
 from irc.analysis.cfg import CFG, EXIT, AnalysisBudgetExceeded, Loop
@@ -39,9 +39,13 @@ def check_function(
     *,
     arch: str = "sm_80",
     checks: Iterable[str] | None = None,
+    contract: object | None = None,
 ) -> list[Diagnostic]:
-    """Run the analyzer's checks on one function (uniformity and TMA checks only on kernels)."""
+    """Run the analyzer's checks on one function (uniformity and TMA checks only on kernels). `contract`
+    (`irc.analysis.symbolic.contract.Contract`) restricts the launches the solver considers."""
     ctx = FunctionContext(fn, module, arch)
+    if contract is not None:
+        ctx.cache["contract"] = contract
     allow = allowed_checks(fn)
     wanted = list(dict.fromkeys(checks if checks is not None else CHECKS))
     out: list[Diagnostic] = []
@@ -60,6 +64,10 @@ def check_function(
     for d in out:
         if d.kernel is None:
             d.kernel = fn.name
+    if fn.is_kernel and any(d.witness is None and d.severity != "note" for d in out):
+        from irc.analysis.symbolic.queries import attach_reach_witnesses
+
+        attach_reach_witnesses(ctx, out)
     return out
 
 
@@ -74,14 +82,20 @@ def not_analysed(fn: Function, why: str) -> Diagnostic:
 
 
 def check_module(
-    module: Module, *, arch: str = "sm_80", checks: Iterable[str] | None = None
+    module: Module,
+    *,
+    arch: str = "sm_80",
+    checks: Iterable[str] | None = None,
+    contract_for: Callable[[Function], object | None] | None = None,
 ) -> list[Diagnostic]:
     """Run every check on every function of `module` (the divergence checks on kernels only); findings are
-    sorted by position. Kernel attribute `allow = [names]` suppresses checks per kernel."""
+    sorted by position. Kernel attribute `allow = [names]` suppresses checks per kernel. `contract_for`
+    gives each kernel's launch contract (`irc.tooling.contracts.Binder.for_kernel`)."""
     names = list(checks) if checks is not None else None
     out: list[Diagnostic] = []
     for fn in module.functions:
-        out.extend(check_function(fn, module, arch=arch, checks=names))
+        contract = contract_for(fn) if contract_for is not None and fn.is_kernel else None
+        out.extend(check_function(fn, module, arch=arch, checks=names, contract=contract))
     out.sort(key=Diagnostic.sort_key)
     return out
 

@@ -25,7 +25,12 @@ from collections.abc import Iterable
 
 from irc import limits
 from irc.ir.core import Block, Function
-from irc.ir.graphs import immediate_dominators, sink_components, strongly_connected_components
+from irc.ir.graphs import (
+    immediate_dominators,
+    reverse_postorder,
+    sink_components,
+    strongly_connected_components,
+)
 
 
 class AnalysisBudgetExceeded(Exception):
@@ -112,25 +117,16 @@ class CFG:
 
     # -- basic structure ---------------------------------------------------------------------------
     def _compute_reachable(self) -> None:
-        order: list[Block] = []
-        seen: set[Block] = {self.entry}
-        stack: list[tuple[Block, int]] = [(self.entry, 0)]
         succ_cache: dict[Block, list[Block]] = {}
-        while stack:
-            b, i = stack[-1]
+
+        def succs(b: Block) -> list[Block]:
             ss = succ_cache.get(b)
             if ss is None:
                 ss = succ_cache[b] = _distinct(b.successors)
-            if i < len(ss):
-                stack[-1] = (b, i + 1)
-                s = ss[i]
-                if s not in seen:
-                    seen.add(s)
-                    stack.append((s, 0))
-            else:
-                stack.pop()
-                order.append(b)
-        order.reverse()
+            return ss
+
+        order = reverse_postorder(self.entry, succs)
+        seen = set(order)
         self.rpo: list[Block] = order
         self.rpo_index: dict[Block, int] = {b: i for i, b in enumerate(order)}
         self.reachable: set[Block] = seen

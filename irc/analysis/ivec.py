@@ -101,6 +101,9 @@ class IVec:
     def any(self) -> bool:
         return any(self.v)
 
+    def all(self) -> bool:
+        return all(self.v)
+
     def min(self) -> int:
         return min(self.v)
 

@@ -171,7 +171,10 @@ def _access(op: Op, b: Block, i: int) -> Access | None:
 
 
 # ---------------------------------------------------------------------------------------- reachability
-Delta = tuple[tuple[int, object], ...]  # sorted (loop index, 0 | 1 | "*" | "x")
+# sorted (loop index, tag): 0 | 1 (iterations after the start or the loop's entry), "*" (any), "x0" | "x1"
+# (left the start's loop in that relative iteration), "x" (left it, iteration unknown), "e0" (left a loop
+# entered after the start in the iteration it was entered in)
+Delta = tuple[tuple[int, object], ...]
 
 
 def reach(
@@ -223,8 +226,11 @@ def _transition(cfg, b, s, d: Delta, loop_index, start_loops, stop_loops) -> Del
     for lp in cfg.loops_containing(b):
         if s not in lp.blocks:  # leaving the loop
             k = loop_index[lp]
+            cur = dd.get(k, 0)
             if lp in start_loops:
-                dd[k] = "x"  # iteration relation to the start is lost
+                dd[k] = f"x{cur}" if cur in (0, 1) else "x"  # see `incompatible`
+            elif cur == 0:
+                dd[k] = "e0"  # left in the iteration it was entered in (see `infeasible_exit`)
             else:
                 dd.pop(k, None)
     for lp in cfg.loops_containing(s):
@@ -233,7 +239,7 @@ def _transition(cfg, b, s, d: Delta, loop_index, start_loops, stop_loops) -> Del
         k = loop_index[lp]
         if b in lp.blocks:  # back edge
             cur = dd.get(k, 0)
-            if cur in ("x", "*"):
+            if isinstance(cur, str):  # "*", or a loop already left
                 continue
             if lp not in stop_loops:
                 dd[k] = "*"
@@ -246,7 +252,76 @@ def _transition(cfg, b, s, d: Delta, loop_index, start_loops, stop_loops) -> Del
     return tuple(sorted(dd.items(), key=lambda kv: kv[0]))
 
 
+def infeasible_exit(ev: ThreadEval, delta: Delta, loop_index: dict[Loop, int]) -> bool:
+    """Whether the path a reach tag stands for left a loop in the first iteration after entering it, while
+    every thread provably runs that loop's second iteration (`while stride > 0` from 128): the access it
+    reached is not reachable that way (a tree reduction's read after the loop is never in one interval
+    with the loop's first write)."""
+    loops = None
+    for k, tag in delta:
+        if tag != "e0":
+            continue
+        if loops is None:
+            loops = {i: lp for lp, i in loop_index.items()}
+        lp = loops.get(k)
+        if lp is None or ev.cfg.loops_containing(lp.header) != [lp]:
+            continue  # nested: the outer iteration context is not known here
+        ex = ev.exists(lp, 1, {lp: 1})
+        if ex is not None and len(ex) and bool(ex.all()):
+            return True
+    return False
+
+
+def incompatible(facts: Any, a: Access, da: Delta, c: Access, dc: Delta, loop_index: dict[Loop, int]) -> bool:
+    """Two reach tags from one start that no two threads of a block can realise together: one access was
+    reached by leaving the start's loop in relative iteration t, the other runs in a later iteration of
+    it (or in iteration t itself, when the loop leaves only from its header and the access is in its body),
+    or left it in another iteration, and the loop's exit is uniform across the block, so all threads leave
+    together (a tree reduction's read after its halving loop against the loop's next write)."""
+    from irc.analysis.uniformity import Level
+
+    fa, fc = dict(da), dict(dc)
+    loops = None
+    for k in fa.keys() | fc.keys():
+        ta, tc = fa.get(k), fc.get(k)
+        for x, y, other in ((ta, tc, c), (tc, ta, a)):
+            if not (isinstance(x, str) and x in ("x0", "x1")):
+                continue
+            if loops is None:
+                loops = {i: lp for lp, i in loop_index.items()}
+            lp = loops.get(k)
+            if lp is None:
+                continue
+            t = int(x[1])
+            top = all(u in lp.headers for u, _ in lp.exits) and other.block not in lp.headers
+            clash = (isinstance(y, int) and (y > t or (top and y == t))) or (
+                isinstance(y, str) and y in ("x0", "x1") and y != x
+            )
+            if clash and facts().loop_exit_level(lp) >= Level.BLOCK:
+                return True
+    return False
+
+
 # ---------------------------------------------------------------------------------------- evaluation
+def shared_layout(fn: Function) -> tuple[dict[str, int], dict[str, int]]:
+    """Where the analysis places each shared allocation: name -> base address and name -> size in bytes.
+    Allocations sit `SYM_SPACING` apart in name order, so addresses of two allocations never meet; dynamic
+    shared memory (size 0: set at launch) gets half the spacing. The numeric evaluation and the symbolic
+    encoding (`irc.analysis.symbolic`) use this one layout, so their witnesses name the same bytes."""
+    sizes: dict[str, int] = {}
+    for sd in fn.shared:
+        try:
+            sizes[sd.name] = size_of(sd.type)
+        except TypeError:
+            sizes[sd.name] = 0
+    sizes.update(getattr(fn, "ptx_shared_bytes", {}) or {})
+    for name, size in sizes.items():
+        if size <= 0:  # dynamic shared memory: sized at launch, any offset may exist
+            sizes[name] = SYM_SPACING // 2
+    bases = {name: (i + 1) * SYM_SPACING for i, name in enumerate(sorted(sizes))}
+    return bases, sizes
+
+
 class ThreadEval:
     """IR values for every thread of one block (numpy vectors), per loop-iteration context."""
 
@@ -262,21 +337,10 @@ class ThreadEval:
         lin = xp.arange(self.n, dtype=xp.int64)
         self.lin = lin
         self.tids = (lin % bx, (lin // bx) % by, lin // (bx * by))
-        self.bases: dict[str, int] = {}
-        self.sizes: dict[str, int] = {}
-        for sd in fn.shared:
-            try:
-                self.sizes[sd.name] = size_of(sd.type)
-            except TypeError:
-                self.sizes[sd.name] = 0
-        self.sizes.update(getattr(fn, "ptx_shared_bytes", {}) or {})
-        for name, size in self.sizes.items():
-            if size <= 0:  # dynamic shared memory: sized at launch, any offset may exist
-                self.sizes[name] = SYM_SPACING // 2
-        for i, name in enumerate(sorted(self.sizes)):
-            self.bases[name] = (i + 1) * SYM_SPACING
+        self.bases, self.sizes = shared_layout(fn)
         self.memo: dict[tuple, Vector | None] = {}
         self.gmemo: dict[tuple, Vector | None] = {}
+        self.assumptions: dict[int, set[tuple[int, int]]] = {}  # block -> (branch, side) assumed
         self.emem: dict[tuple, Vector | None] = {}
         self._loops: dict[int, list[Loop]] = {}
 
@@ -436,6 +500,12 @@ class ThreadEval:
         self.gmemo[key] = r
         return r
 
+    def assumed(self, b: Block) -> set[tuple[int, int]]:
+        """The (branch, side) pairs the guards of `b` assumed (unknown block-uniform conditions, in any
+        iteration context): two accesses that assumed different sides of one branch never meet, since
+        all threads of a block take the same side."""
+        return self.assumptions.get(id(b), set())
+
     def _guard(self, b: Block, ctx: dict[Loop, int]) -> Vector | None:
         cfg = self.cfg
         mask = self.xp.ones(self.n, dtype=bool)
@@ -455,6 +525,17 @@ class ThreadEval:
                 if cfg.post_dominates(b, d):
                     d = cfg.idom.get(d)
                     continue
+                # a branch whose arms rejoin before `b` (its immediate post-dominator dominates `b`: an
+                # if/else or a `? :` with a load) does not decide whether `b` runs
+                j = cfg.ipdom.get(d)
+                if (
+                    isinstance(j, Block)
+                    and j is not b
+                    and cfg.dominates(j, b)
+                    and set(cfg.loops_containing(j)) <= mine
+                ):
+                    d = cfg.idom.get(d)
+                    continue
                 taken = [
                     k
                     for k, s in enumerate(t.successors)
@@ -471,6 +552,7 @@ class ThreadEval:
                 if c is None:
                     if not self._assumable(d, t.operands[0], s, ctx, b):
                         return None
+                    self.assumptions.setdefault(id(b), set()).add((id(d), k))
                 else:
                     mask &= (c != 0) if k == 0 else (c == 0)
             d = cfg.idom.get(d)
@@ -494,7 +576,9 @@ class ThreadEval:
         return preds
 
     def _assumable(self, d: Block, cond: Value, taken: Block, ctx: dict[Loop, int], b: Block) -> bool:
-        """An unknown, block-uniform loop-continue condition, in iteration 0 or 1: assume it continues."""
+        """An unknown, block-uniform condition: a loop-continue condition in iteration 0 or 1 (assume it
+        continues), the zero-trip test of a loop, or a branch that decides no loop exit (assume the side
+        toward the access)."""
         from irc.analysis.uniformity import Level
 
         cfg = self.cfg
@@ -512,7 +596,12 @@ class ThreadEval:
                 continue
             if cfg.post_dominates(other, h) and self._facts().level(cond) >= Level.BLOCK:
                 return True
-        return False
+        # any other unknown condition that is uniform across the block and decides no loop's exit (an
+        # early exit on a parameter: `if head >= num_heads { return; }`): the block's threads all take
+        # the same side, and only the side toward the access can race, so that side is assumed
+        if any(any(u is d for u, _ in lp.exits) for lp in cfg.loops_containing(d)):
+            return False
+        return self._facts().level(cond) >= Level.BLOCK
 
     def exists(self, lp: Loop, j: int, ctx: dict[Loop, int]) -> Vector | None:
         """Threads for which iteration j of `lp` happens (given they entered the loop)."""
@@ -568,7 +657,7 @@ def entries(ev: ThreadEval, a: Access, delta: Delta, loop_index: dict[Loop, int]
     d = dict(delta)
     loops = list(reversed(ev.cfg.loops_containing(a.block)))  # outermost first
     tags = [d.get(loop_index[lp], 0) for lp in loops]
-    if "x" in tags:
+    if any(isinstance(t, str) and t != "*" for t in tags):
         return None
     n_any = sum(1 for t in tags if t == "*")
     span = MAX_ITERS if n_any <= 1 else 4

@@ -1,8 +1,8 @@
 """Shaping the analyzer's findings for people: the user's source location, and one finding per bug.
 
-- `map_to_source`: for lifted PTX with `.file`/`.loc`, the primary span becomes the user's source line
-  (following `inlined_at` out of CUDA's headers, see `irc.ptxisa.lineinfo`); the PTX instruction
-  stays as a secondary label and in `Diagnostic.origin`.
+- `map_to_source`: for lifted PTX with `.file`/`.loc`, the primary span and every label become the
+  user's source lines (following `inlined_at` out of CUDA's headers, see `irc.ptxisa.lineinfo`); the PTX
+  instructions stay in `Diagnostic.origin` and `Label.origin`, which the renderers show as a note.
 - `group`: unrolled loops and inlined helpers repeat one bug many times (16 copies of one barrier in an
   unrolled loop). Findings with the same check, kernel and primary location are one finding; the first
   copy is kept, its message ends with "(N instances)" (so every output format shows it) and a note lists
@@ -19,24 +19,52 @@ _MAX_LISTED = 8
 
 
 def map_to_source(diags: list[Diagnostic], text: str, path: str) -> list[Diagnostic]:
-    """Move primary spans in PTX file `path` to the user's source line named by its `.loc` lines."""
+    """Move spans in PTX file `path` to the user's source lines named by its `.loc` lines: the primary
+    span and every label, so the whole finding (the barrier, the divergent branch, the early `return`)
+    reads in the .cu or .py file. The PTX instruction of each is kept in `origin` (the renderers show
+    it as a note). A span without `.loc` information stays on its PTX line."""
     mine = [d for d in diags if d.span is not None and d.span.file == path and d.origin is None]
     if not mine or ".loc" not in text:
         return diags
     from irc.ptxisa.lineinfo import LineInfo, resolve
 
     info = LineInfo(text)
+    resolved: dict[str, str] = {}
+
+    def to_source(s: Span) -> Span | None:
+        at = info.at(s.line)
+        if at is None:
+            return None
+        f, line, col = at
+        if f not in resolved:
+            resolved[f] = resolve(f, path)
+        col = max(col, 1)
+        return Span(resolved[f], line, col, line, col + 1)
+
     for d in mine:
         s = d.span
         assert s is not None
-        at = info.at(s.line)
-        if at is None:
-            continue
-        f, line, col = at
-        col = max(col, 1)
-        d.origin = s
-        d.span = Span(resolve(f, path), line, col, line, col + 1)
-        d.labels = [*d.labels, Label(s, "the PTX instruction")]
+        mapped = to_source(s)
+        if mapped is not None:
+            d.origin = s
+            d.span = mapped
+        labels = []
+        for lab in d.labels:
+            m = to_source(lab.span) if lab.span.file == path and lab.origin is None else None
+            labels.append(Label(m, lab.message, lab.span) if m is not None else lab)
+        d.labels = labels
+    for d in diags:
+        w = d.witness
+        if w and w.get("template") and w.get("refs"):
+            from irc.analysis.symbolic.witness import fill
+
+            def where(f: str, ln: int) -> tuple[str, int] | None:
+                if f != path:
+                    return None
+                m = to_source(Span(f, ln, 1, ln, 2))
+                return None if m is None else (m.file, m.line)
+
+            w["text"] = fill(w["template"], w["refs"], where)
     return diags
 
 

@@ -53,6 +53,12 @@ def _dim3(v, what: str) -> tuple[int, int, int]:
     return t  # type: ignore[return-value]
 
 
+def _cta_slice(g: tuple[int, int, int], start: int, stop: int) -> list[tuple[int, int, int]]:
+    """The CTA coordinates with linear indices start..stop-1, x fastest (the order CTAs are run in)."""
+    gx, gy = g[0], g[1]
+    return [(i % gx, (i // gx) % gy, i // (gx * gy)) for i in range(start, stop)]
+
+
 def _align(x: int, a: int) -> int:
     return (x + a - 1) // a * a
 
@@ -238,7 +244,7 @@ def run_kernel(
     ]
     loffs, lend, _ = _layout(lvars)
     lsize = _align(lend, 16)
-    ctas = [(x, y, z) for z in range(g[2]) for y in range(g[1]) for x in range(g[0])]
+    n_ctas = g[0] * g[1] * g[2]  # CTAs are enumerated one chunk at a time (a huge grid costs no list)
     per = max(1, max_threads_per_chunk // tpc)
     budget = 256 << 20  # bytes of per-chunk shared + local memory
     per = max(1, min(per, budget // max(shsize + lsize * tpc, 1)))
@@ -248,15 +254,15 @@ def run_kernel(
 
         race = RaceChecker(module, fn, g, b, gmem)
         per = min(per, race.max_ctas(shsize))
-    stats = EmuStats(ctas=len(ctas), threads=len(ctas) * tpc)
+    stats = EmuStats(ctas=n_ctas, threads=n_ctas * tpc)
     with np.errstate(all="ignore"):
-        for s in range(0, len(ctas), per):
+        for s in range(0, n_ctas, per):
             mach = Machine(
                 module,
                 fn,
                 g,
                 b,
-                ctas[s : s + per],
+                _cta_slice(g, s, min(s + per, n_ctas)),
                 gmem,
                 pbuf,
                 psyms,

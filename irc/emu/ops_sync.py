@@ -82,7 +82,7 @@ def _shfl(m, ins):
         table = np.zeros(m.nwarps * 32, T)
         table[m.slot[ids]] = a(idx)
         lane = m.lane[ids].astype(np.int64)
-        bv = np.broadcast_to(np.asarray(b(idx), np.int64), (n,))
+        bv = np.broadcast_to(np.asarray(b(idx), np.int64) & 0x1F, (n,))  # shfl reads b[4:0] only
         cv = np.broadcast_to(np.asarray(c(idx), np.int64), (n,))
         seg = (cv >> 8) & 0x1F
         maxl = (lane & seg) | (cv & 0x1F & ~seg)
@@ -97,7 +97,7 @@ def _shfl(m, ins):
             j = lane ^ bv
             ok = j <= maxl
         else:
-            j = minl | (bv & 0x1F & ~seg)
+            j = minl | (bv & ~seg)
             ok = j <= maxl
         j = np.where(ok, j, lane)
         wd(idx, table[m.gwarp[ids] * 32 + j])

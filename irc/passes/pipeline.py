@@ -51,3 +51,8 @@ def optimization_passes() -> list[Pass]:
         CopyProp(),
         DCE(),
     ]
+
+
+def pass_names() -> list[str]:
+    """The distinct pass names of the pipeline, in first-run order (what `--dump-after` accepts)."""
+    return list(dict.fromkeys(p.name for p in optimization_passes()))

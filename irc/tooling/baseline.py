@@ -110,12 +110,16 @@ class BaselineError(Exception):
 
 
 def read_baseline(path: str | Path) -> Counter[tuple[str, str, str]]:
-    """The (file, check, fingerprint) multiset recorded in a baseline file."""
+    """The (file, check, fingerprint) multiset recorded in a baseline file (a regular file of at most
+    `max_baseline_bytes`: `/dev/zero` or a FIFO is a BaselineError, not an endless read)."""
+    from irc import limits
+    from irc.fileguard import read_regular
+
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = json.loads(read_regular(path, *limits.file_limit("max_baseline_bytes")))
     except FileNotFoundError:
         raise BaselineError(f"no such baseline file: {path}") from None
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError) as e:  # also UnreadableFile: a device, a FIFO, a file over the limit
         raise BaselineError(f"cannot read baseline {path}: {e}") from None
     if (
         not isinstance(data, dict)

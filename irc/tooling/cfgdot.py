@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Callable
 
+from irc.diagnostics import Span
 from irc.ir.core import Module
 
 _FILL = {"grid": "white", "block": "white", "warp": "lightyellow", "thread": "mistyrose"}
@@ -21,8 +23,12 @@ def _q(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def module_to_dot(module: Module, arch: str = "sm_80") -> str:
-    """One `digraph` with a cluster per kernel; node labels list level, sync ops and the branch level."""
+def module_to_dot(
+    module: Module, arch: str = "sm_80", where: Callable[[Span], str] | None = None, names=None
+) -> str:
+    """One `digraph` with a cluster per kernel; node labels list level, sync ops and the branch level.
+    `where` spells an op's location (default `line N`; lifted PTX: the .cu line, then the PTX line),
+    `names` a kernel's name (default as is; `.cu`: demangled)."""
     from irc.analysis.checks.common import FunctionContext, condition_value
     from irc.ir.optable import OPS
     from irc.ir.printer import Namer
@@ -33,7 +39,7 @@ def module_to_dot(module: Module, arch: str = "sm_80") -> str:
         nm = Namer(fn)
         cfg = ctx.cfg
         out.append(f"  subgraph cluster_{fi} {{")
-        out.append(f"    label={_q('kernel ' + fn.name)};")
+        out.append(f"    label={_q('kernel ' + (names(fn.name) if names else fn.name))};")
         ids = {b: f"k{fi}_{i}" for i, b in enumerate(fn.blocks)}
         for b in fn.blocks:
             reachable = b in cfg.rpo_index
@@ -43,7 +49,9 @@ def module_to_dot(module: Module, arch: str = "sm_80") -> str:
                 d = OPS.get(op.name)
                 traits = d.traits if d is not None else ()
                 if "barrier" in traits or "warp_collective" in traits:
-                    loc = f" (line {op.span.line})" if op.span is not None else ""
+                    loc = ""
+                    if op.span is not None:
+                        loc = f" ({where(op.span) if where else f'line {op.span.line}'})"
                     rows.append(f"{'barrier' if 'barrier' in traits else 'warp op'}: {op.name}{loc}")
             cond = condition_value(b)
             if cond is not None and reachable:

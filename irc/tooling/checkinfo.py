@@ -126,7 +126,17 @@ CHECKS: dict[str, CheckInfo] = {
         ),
         _c("shared-overflow", "error", "Shared memory beyond what the target allows per block."),
         _c("register-pressure", "warning", "The allocation needs more registers than allowed."),
+        _c("shuffle-lane", "warning", "A constant shuffle lane, offset or xor mask outside 0..31."),
         _c("unknown-instruction", "warning", "A PTX instruction irc does not model (treated as opaque)."),
+        _c(
+            "not-analysed",
+            "note",
+            "A question the analyzer could not decide (solver timeout, a limit): no finding is not a clean bill.",
+            "analyzer.md",
+        ),
+        _c("read-error", "error", "A file `irc check` cannot read (missing, a dangling link, not UTF-8)."),
+        _c("stale-ptx", "warning", "A .ptx file older than the source its .loc lines point into."),
+        _c("cuda-compile-error", "error", "nvcc could not compile a .cu file to PTX."),
         _c("unknown-check", "warning", "An `irc: allow(...)` comment names a check that does not exist."),
         _c("unused-allow", "warning", "An `irc: allow(...)` comment that suppresses nothing."),
     ]
@@ -157,6 +167,8 @@ CHECK_DESCRIPTIONS: dict[str, str] = {
     "async-proxy-fence": "Generic-proxy shared stores read by TMA/tcgen05 without fence.proxy.async.",
     "shared-overflow": "Shared memory beyond what the target allows per block.",
     "register-pressure": "The allocation needs more registers than allowed.",
+    "shuffle-lane": "A constant shuffle lane, offset or xor mask outside 0..31.",
+    "read-error": "A file `irc check` cannot read (missing, a dangling link, not UTF-8).",
 }
 
 

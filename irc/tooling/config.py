@@ -8,6 +8,10 @@
     disable = ["self-cancel"]                  # or `enable = [...]`: only those checks
     baseline = "irc-baseline.json"             # report only findings not in this baseline
     warn-unused-allow = true
+    nvcc = "/usr/local/cuda/bin/nvcc"          # .cu files: which nvcc (default: $IRC_NVCC, PATH, the wheel)
+    nvcc-flags = ["-Iinclude", "-std=c++17"]   # .cu files outside a compile database (relative -I: to here)
+    cuda-arch = ["sm_80", "sm_90a"]            # .cu files: every target checked (default: `arch`, sm_80)
+    compile-commands = "build"                 # CMake's compile_commands.json, as `irc check -p build`
 
     [tool.irc.targets]                         # per-path targets for .kdsl; the first matching glob wins
     "kernels/hopper/**" = "sm_90a"
@@ -15,14 +19,18 @@
     [tool.irc.severity]                        # severity overrides: error, warning, note or off
     register-pressure = "error"
 
-The file is found by walking up from the current directory: in each directory `irc.toml` wins over
-`pyproject.toml`, and a `pyproject.toml` without a `[tool.irc]` table is skipped. Globs are relative to the
+The file is found by walking up from the current directory, at most to the repository root (a directory
+containing `.git`) and only through directories the user owns: in each directory `irc.toml` wins over
+`pyproject.toml`, and a `pyproject.toml` without a `[tool.irc]` table is skipped. A file beyond those
+bounds, or owned by another user, is ignored with a warning (`find_config`). Globs are relative to the
 directory of the file. A `.kdsl` file's target is, in order: `--arch` on the command line, its own
 `// arch: sm_90a` header line, the first `targets` glob that matches, `arch`, sm_80.
 """
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 import sys
 from pathlib import Path
@@ -57,6 +65,11 @@ _KEYS = {
     "severity",
     "warn-unused-allow",
     "docs-url",
+    "contract",
+    "nvcc",
+    "nvcc-flags",
+    "cuda-arch",
+    "compile-commands",
 }
 
 
@@ -79,6 +92,11 @@ class Config:
     severity: dict[str, str] = field(default_factory=dict)
     warn_unused_allow: bool = False
     docs_url: str | None = None
+    contracts: Any = None  # `[[tool.irc.contract]]` (irc.tooling.contracts.Contracts)
+    nvcc: str | None = None
+    nvcc_flags: list[str] = field(default_factory=list)
+    cuda_arch: list[str] = field(default_factory=list)
+    compile_commands: str | None = None
 
     def rel(self, path: str | Path) -> str | None:
         """`path` relative to the config root in posix form, or None when it lies outside."""
@@ -110,55 +128,148 @@ class Config:
         return self.enable is None or check in self.enable or check in FRONTEND_ERRORS
 
 
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    out = []
+@functools.lru_cache(maxsize=256)
+def _glob_tokens(pattern: str) -> tuple[str, ...]:
+    """The glob as tokens: `**/` (zero or more whole components), `**` (any text), `*` (any text within
+    one component), `?` (one character of a component), or one literal character."""
+    out: list[str] = []
     i = 0
     while i < len(pattern):
-        c = pattern[i]
         if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
+            out.append("**/")
             i += 3
-            continue
-        if pattern.startswith("**", i):
-            out.append(".*")
+        elif pattern.startswith("**", i):
+            out.append("**")
             i += 2
-            continue
-        if c == "*":
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
         else:
-            out.append(re.escape(c))
-        i += 1
-    return re.compile("".join(out) + r"\Z")
+            out.append(pattern[i])
+            i += 1
+    return tuple(out)
+
+
+def _skip_stars(toks: tuple[str, ...], states: set[int]) -> set[int]:
+    """`states` plus every state reachable by letting `*`, `**` and `**/` match nothing."""
+    out: set[int] = set()
+    work = list(states)
+    while work:
+        s = work.pop()
+        if s not in out:
+            out.add(s)
+            if 0 <= s < len(toks) and toks[s] in ("*", "**", "**/"):
+                work.append(s + 1)
+    return out
 
 
 def glob_match(pattern: str, rel: str) -> bool:
     """Match a root-relative posix path against a glob: `*` and `?` stay within one path segment, `**`
     spans segments. A pattern that matches a parent directory matches everything under it (`legacy` and
-    `legacy/**` are the same)."""
-    pattern = pattern.strip("/").removeprefix("./")
-    rx = _glob_regex(pattern)
-    parts = rel.split("/")
-    return any(rx.match("/".join(parts[:n])) for n in range(len(parts), 0, -1))
+    `legacy/**` are the same).
+
+    Why not `re` (or pathspec, which compiles to `re` too): a backtracking matcher takes exponential time
+    on globs like `?*?*?*?*?*?*?*?*?*?*?*?*?*b` (27 characters: more than 15 s on one 35-character file
+    name, issue 27; pathspec 1.1.1 took 47 s on `**a**a**a**a**a**a**a**a**b`). This runs the glob as a set of states advanced one path character at a time, so the
+    time is at most (path length) x (glob length). State `i` is "before token i"; `~i` is "inside the
+    `**/` at token i", which leaves only through a `/` (`**/` is nothing, or anything ending in `/`)."""
+    toks = _glob_tokens(pattern.strip("/").removeprefix("./"))
+    end = len(toks)
+    cur = _skip_stars(toks, {0})
+    for ch in rel:
+        if ch == "/" and end in cur:
+            return True  # the glob matched the directory this character leaves
+        nxt: set[int] = set()
+        for s in cur:
+            if s < 0:  # inside a `**/`
+                nxt.add(s)
+                if ch == "/":
+                    nxt.add(~s + 1)
+                continue
+            if s == end:
+                continue
+            t = toks[s]
+            if t == "**" or (t == "*" and ch != "/"):
+                nxt.add(s)
+            elif t == "**/":
+                nxt.add(~s)
+                if ch == "/":
+                    nxt.add(s + 1)
+            elif t == ch or (t == "?" and ch != "/"):
+                nxt.add(s + 1)
+        if not nxt:
+            return False
+        cur = _skip_stars(toks, nxt)
+    return end in cur
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    """The TOML document in `path`, read with a size bound (a configuration naming `/dev/zero` or a FIFO
+    is an error, not an unbounded read); mistakes raise ConfigError."""
+    from irc import limits
+    from irc.fileguard import UnreadableFile, read_regular
+
+    tomllib = _toml()
+    try:
+        return tomllib.loads(read_regular(path, *limits.file_limit("max_config_bytes")).decode("utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"no such config file: {path}") from None
+    except (OSError, UnicodeDecodeError, UnreadableFile) as e:
+        raise ConfigError(f"cannot read {path}: {e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+
+
+def _config_in(d: Path) -> Path | None:
+    """`d/irc.toml`, else `d/pyproject.toml` when it has a `[tool.irc]` table (an unreadable one counts as
+    having none), else None."""
+    f = d / "irc.toml"
+    if f.is_file():
+        return f
+    f = d / "pyproject.toml"
+    if f.is_file():
+        try:
+            data = _read_toml(f)
+        except ConfigError:
+            return None
+        if isinstance(data.get("tool"), dict) and "irc" in data["tool"]:
+            return f
+    return None
 
 
 def find_config(start: Path | None = None) -> Path | None:
-    """The nearest `irc.toml`, or `pyproject.toml` with a `[tool.irc]` table, from `start` upwards."""
+    """The nearest `irc.toml`, or `pyproject.toml` with a `[tool.irc]` table, from `start` upwards -- but
+    only as far as the repository root (the first directory containing `.git`) and only through
+    directories owned by the user running irc. A configuration beyond either bound, or one owned by
+    another user, is not used: it could switch checks off for a tree it does not belong to (a
+    `pyproject.toml` in a shared parent directory, a checkout inside another user's tree). irc says so in
+    a one-line warning, as git does for a repository of another owner."""
+    from irc.fileguard import foreign_owner, warn_once
+
     d = (start or Path.cwd()).resolve()
-    for cur in (d, *d.parents):
-        f = cur / "irc.toml"
-        if f.is_file():
-            return f
-        f = cur / "pyproject.toml"
-        if f.is_file():
-            tomllib = _toml()
-            try:
-                data = tomllib.loads(f.read_text(encoding="utf-8"))
-            except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-                continue
-            if isinstance(data.get("tool"), dict) and "irc" in data["tool"]:
+    dirs = (d, *d.parents)
+    beyond: tuple[Path, ...] = ()
+    why = ""
+    for i, cur in enumerate(dirs):
+        try:
+            foreign = foreign_owner(os.stat(cur))
+        except OSError:
+            return None
+        if foreign is not None:
+            beyond, why = dirs[i:], f"{cur} is {foreign}"
+            break
+        f = _config_in(cur)
+        if f is not None:
+            foreign = foreign_owner(os.stat(f))
+            if foreign is None:
                 return f
+            warn_once(f"ignoring {f}: {foreign}")
+            return None
+        if (cur / ".git").exists():
+            beyond, why = dirs[i + 1 :], f"it is above the repository root {cur}"
+            break
+    for cur in beyond:  # only to say why a configuration that is there does not apply
+        f = _config_in(cur)
+        if f is not None:
+            warn_once(f"ignoring {f}: {why}")
+            break
     return None
 
 
@@ -218,7 +329,13 @@ def parse_config(table: dict[str, Any], root: Path, where: str, path: Path | Non
             _known_check(n, "disable", where)
             if n in FRONTEND_ERRORS:
                 raise ConfigError(f"{where}: `{n}` cannot be disabled (the kernel would not compile)")
-    for key in ("baseline", "docs-url"):
+    if "nvcc-flags" in table:
+        cfg.nvcc_flags = _str_list(table["nvcc-flags"], "nvcc-flags", where)
+    if "cuda-arch" in table:
+        cfg.cuda_arch = [
+            _arch(a, "cuda-arch", where) for a in _str_list(table["cuda-arch"], "cuda-arch", where)
+        ]
+    for key in ("baseline", "docs-url", "nvcc", "compile-commands"):
         if key in table:
             if not isinstance(table[key], str):
                 raise ConfigError(f"{where}: `{key}` must be a string")
@@ -227,6 +344,13 @@ def parse_config(table: dict[str, Any], root: Path, where: str, path: Path | Non
     if not isinstance(targets, dict):
         raise ConfigError(f'{where}: `targets` must be a table of "glob" = "arch"')
     cfg.targets = [(g, _arch(a, f"targets.{g}", where)) for g, a in targets.items()]
+    if "contract" in table:
+        from irc.tooling.contracts import ContractConfigError, parse_rules
+
+        try:
+            cfg.contracts = parse_rules(table["contract"], where)
+        except ContractConfigError as e:
+            raise ConfigError(str(e)) from None
     sev = table.get("severity", {})
     if not isinstance(sev, dict):
         raise ConfigError(f'{where}: `severity` must be a table of check = "error|warning|note|off"')
@@ -246,15 +370,7 @@ def load_config(path: Path | None = None, start: Path | None = None) -> Config:
     path = path or find_config(start)
     if path is None:
         return Config(root=(start or Path.cwd()).resolve())
-    tomllib = _toml()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"no such config file: {path}") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"cannot read {path}: {e}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    data = _read_toml(path)
     if path.name == "pyproject.toml":
         table = data.get("tool", {}).get("irc", {})
         where = f"{path} [tool.irc]"
@@ -277,3 +393,20 @@ def header_arch(text: str) -> str | None:
         if m:
             return m.group(1)
     return None
+
+
+def resolve_arch(text: str, path: str, explicit: str | None, fallback: str | None = None) -> str:
+    """The target of a .kdsl file, the one rule of the command line and the Python API: `explicit` (an
+    `--arch` / `arch=`), else the file's `// arch: sm_90a` header, else `fallback` (the configuration's),
+    else sm_80. Raises ValueError for an unknown target, naming the header when it came from there."""
+    from irc.target import DEFAULT_ARCH, parse_arch
+
+    if explicit is not None:
+        return parse_arch(explicit).name
+    h = header_arch(text)
+    if h is None:
+        return parse_arch(fallback).name if fallback else DEFAULT_ARCH
+    try:
+        return parse_arch(h).name
+    except ValueError as e:
+        raise ValueError(f"{path}: `// arch: {h}` header: {e}") from None

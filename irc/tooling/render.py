@@ -164,6 +164,8 @@ def _strip_ansi(s: str) -> str:
 def _footer(diag: Diagnostic, pad: str, paint: _Paint) -> list[str]:
     out: list[str] = []
     items = [("note", n) for n in diag.notes] + ([("help", diag.help)] if diag.help else [])
+    if diag.witness and diag.witness.get("text"):
+        items.insert(0, ("witness", diag.witness["text"]))
     for kind, text in items:
         head = f"{pad} = {paint(kind, _BOLD)}: "
         cont = " " * (len(pad) + 3 + len(kind) + 2)
@@ -266,12 +268,12 @@ def _render_one(diag: Diagnostic, sources: Mapping[str, str], paint: _Paint) -> 
             out.append(f"{pad}{paint('-->', _BLUE)} {span}")
         else:
             out.append(empty_bar)
-            out.append(f"{pad}{paint(':::', _BLUE)} {fs.file}:{fs.line}:{fs.col}")
+            out.append(f"{pad}{paint(':::', _BLUE)} {fs}")
         lines = lines_of(f)
         for s, msg in unshown.get(f, []):
             if s is span and not msg:
                 continue
-            out.append(f"{pad} = {paint('note', _BOLD)}: {s.file}:{s.line}:{s.col}: {msg}".rstrip())
+            out.append(f"{pad} = {paint('note', _BOLD)}: {s}: {msg}".rstrip())
         if not shown[f]:
             continue
         out.append(empty_bar)
@@ -317,11 +319,60 @@ def _read_source(path: str) -> str | None:
     return text
 
 
+def _instr(s: Span) -> str:
+    """` `bar.sync 0;` ` for a PTX span whose file is readable, else empty."""
+    text = _read_source(s.file)
+    if text is None:
+        return ""
+    lines = _split_lines(text)
+    if not 0 < s.line <= len(lines):
+        return ""
+    t = " ".join(lines[s.line - 1].split())
+    return f" `{t if len(t) <= 60 else t[:57] + '...'}`"
+
+
+def ptx_note(d: Diagnostic) -> str | None:
+    """The PTX instructions behind a finding mapped to the user's source through `.loc` (its own and its
+    labels', in order), as one note: `PTX k.ptx: 53 `bar.sync 0;`; labels: 40 `@%p1 bra ...;`, 67 `ret;``."""
+    if d.origin is None and not any(lab.origin for lab in d.labels):
+        return None
+    o = d.origin or next(lab.origin for lab in d.labels if lab.origin is not None)
+    assert o is not None
+    text = f"PTX {o.file}:"
+    if d.origin is not None:
+        text += f" {d.origin.line}{_instr(d.origin)}"
+    labs = [lab.origin for lab in d.labels if lab.origin is not None]
+    if labs:
+        text += ("; labels: " if d.origin is not None else " labels: ") + ", ".join(
+            f"{x.line}{_instr(x)}" if x.file == o.file else f"{x.file}:{x.line}{_instr(x)}" for x in labs
+        )
+    return text
+
+
+def for_display(d: Diagnostic) -> Diagnostic:
+    """`d` as people read it: mangled C++ names in its message, labels, notes and help demangled
+    (`irc.tooling.demangle`), and the PTX lines behind a finding mapped through `.loc` as a note. Every
+    renderer shows this; the diagnostic itself keeps the symbols and its origins."""
+    note = ptx_note(d)
+    texts = [d.message, d.help or "", *d.notes, *(lab.message for lab in d.labels)]
+    if note is None and not any("_Z" in t for t in texts):
+        return d
+    from irc.diagnostics import Label
+    from irc.records import replace
+    from irc.tooling.demangle import demangle_text as dm
+
+    labels = [Label(lab.span, dm(lab.message), lab.origin) for lab in d.labels]
+    notes = [dm(n) for n in d.notes] + ([note] if note else [])
+    return replace(
+        d, message=dm(d.message), help=dm(d.help) if d.help else d.help, notes=notes, labels=labels
+    )
+
+
 def render_text(diags: Iterable[Diagnostic], sources: Mapping[str, str], color: bool = False) -> str:
     """All diagnostics in rustc style, separated by blank lines; ends with a newline unless empty.
     `sources` maps a span's file (as written in the span) to its text."""
     paint = _Paint(color)
-    blocks = [_render_one(d, sources, paint) for d in diags]
+    blocks = [_render_one(for_display(d), sources, paint) for d in diags]
     return "\n\n".join(blocks) + "\n" if blocks else ""
 
 
@@ -342,9 +393,14 @@ def summary_line(diags: Sequence[Diagnostic], files_checked: int) -> str:
 # ----------------------------------------------------------------------------------------------- JSON
 
 
-def diagnostic_to_json(d: Diagnostic) -> dict:
+def diagnostic_to_json(d: Diagnostic, display: bool = False) -> dict:
     """The spec section 9 object for one diagnostic (those keys; location fields are null when the
-    diagnostic has no span, `help` is null when absent), plus `kernel` for analyzer findings."""
+    diagnostic has no span, `help` is null when absent), plus `kernel` for analyzer findings. With
+    `display` (what `--format json` prints) C++ names are demangled and a mangled kernel's symbol is
+    kept as `symbol`; without it (the compile cache) the diagnostic round-trips unchanged."""
+    symbol = d.kernel
+    if display:
+        d = for_display(d)
     s = d.span
     obj = {
         "check": d.check,
@@ -357,13 +413,28 @@ def diagnostic_to_json(d: Diagnostic) -> dict:
         "message": d.message,
         "labels": [
             {"file": lab.span.file, "line": lab.span.line, "column": lab.span.col, "message": lab.message}
+            | ({"ptx": _where(lab.origin)} if display and lab.origin is not None else {})
             for lab in d.labels
         ],
         "help": d.help,
     }
+    if display and d.origin is not None:
+        obj["ptx"] = _where(d.origin)  # the PTX instruction behind a finding mapped through .loc
     if d.kernel:
         obj["kernel"] = d.kernel
+        if display:
+            from irc.tooling.demangle import demangle
+
+            obj["kernel"] = demangle(d.kernel)
+            if obj["kernel"] != symbol:
+                obj["symbol"] = symbol
+    if d.witness:
+        obj["witness"] = d.witness
     return obj
+
+
+def _where(s: Span) -> dict:
+    return {"file": s.file, "line": s.line, "column": s.col}
 
 
 def diagnostic_from_json(obj: dict) -> Diagnostic:
@@ -379,12 +450,14 @@ def diagnostic_from_json(obj: dict) -> Diagnostic:
     ]
     d = Diagnostic(obj["check"], Severity(obj["severity"]), obj["message"], span, labels, obj.get("help"))
     d.kernel = obj.get("kernel")
+    w = obj.get("witness")
+    d.witness = w if isinstance(w, dict) else None
     return d
 
 
 def render_json(diags: Iterable[Diagnostic], files_checked: int) -> str:
     """`{"diagnostics": [...], "files_checked": N}` per spec section 9 (notes are not part of that schema)."""
-    obj = {"diagnostics": [diagnostic_to_json(d) for d in diags], "files_checked": files_checked}
+    obj = {"diagnostics": [diagnostic_to_json(d, True) for d in diags], "files_checked": files_checked}
     return json.dumps(obj, indent=2) + "\n"
 
 
@@ -456,7 +529,7 @@ def render_sarif(
 
         fps = compute(diags, sources)
     results = []
-    for d in diags:
+    for d in map(for_display, diags):
         res: dict = {
             "ruleId": d.check,
             "ruleIndex": rule_ids.index(d.check),
@@ -468,7 +541,12 @@ def render_sarif(
         if fps is not None:
             res["partialFingerprints"] = {FINGERPRINT_KEY: fps[len(results)]}
             if d.kernel:
-                res["locations"][0]["logicalLocations"] = [{"name": d.kernel, "kind": "function"}]
+                from irc.tooling.demangle import demangle
+
+                logical = {"name": demangle(d.kernel), "kind": "function"}
+                if logical["name"] != d.kernel:
+                    logical["decoratedName"] = d.kernel  # SARIF's field for the mangled symbol
+                res["locations"][0]["logicalLocations"] = [logical]
         if d.labels:
             res["relatedLocations"] = [
                 {"id": i, **_sarif_location(lab.span), "message": {"text": lab.message}}
@@ -479,6 +557,8 @@ def render_sarif(
             props["help"] = d.help
         if d.notes:
             props["notes"] = list(d.notes)
+        if d.witness:
+            props["witness"] = d.witness
         if props:
             res["properties"] = props
         results.append(res)
@@ -507,8 +587,10 @@ _GH_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE
 
 
 def _gh_escape_data(s: str) -> str:
-    """Escaping for the message part of a workflow command (GitHub's `escapeData`)."""
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Escaping for the message part of a workflow command (GitHub's `escapeData`), plus any other control
+    character as %XX, so a file name with an escape sequence cannot restyle the log."""
+    s = s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return s if s.isprintable() else "".join(c if c.isprintable() else f"%{ord(c):02X}" for c in s)
 
 
 def _gh_escape_property(s: str) -> str:
@@ -521,7 +603,7 @@ def render_github(diags: Iterable[Diagnostic]) -> str:
     diagnostic (`warning`, `notice` for the other severities). Help and notes are appended to the message
     on their own lines (encoded as %0A), which the annotation UI shows."""
     out = []
-    for d in diags:
+    for d in map(for_display, diags):
         props: list[tuple[str, str]] = []
         s = d.span
         if s is not None:
@@ -536,6 +618,8 @@ def render_github(diags: Iterable[Diagnostic]) -> str:
         text = d.message
         for lab in d.labels:  # the cause ("this condition depends on `tid.x`...") and where it is
             text += f"\n{lab.span.file}:{lab.span.line}:{lab.span.col}: {lab.message}" if lab.message else ""
+        if d.witness and d.witness.get("text"):
+            text += f"\nwitness: {d.witness['text']}"
         for n in d.notes:
             text += f"\nnote: {n}"
         if d.help:

@@ -1,7 +1,9 @@
-"""The body of `irc run`: compile a .kdsl file, bind `--arg` values by parameter name, launch, save arrays.
+"""The body of `irc run`: compile a .kdsl file (or parse a .ptx file), bind `--arg` values by parameter
+name, launch, save arrays.
 
 Why not in `api.py`: it is command-line behaviour (argparse namespace, stderr messages, exit statuses) on
-top of the Python API; here `api` never imports `cli`, and `cli` imports this module.
+top of the Python API; here `api` never imports `cli`, and `cli` imports this module. Every value is
+checked by the API's own checks (irc/runtime/args.py): this module only turns text into values.
 """
 
 from __future__ import annotations
@@ -14,71 +16,117 @@ from typing import Any
 
 import numpy as np
 
-from irc.api import LaunchError, compile
-from irc.diagnostics import CompileError
+from irc.api import compile, load_ptx
+from irc.diagnostics import CompileError, show_path
+from irc.runtime.args import LaunchError, UnknownKernelError, describe, parse_arg_specs, value_from_text
 
 
-def _parse_arg(spec: str) -> tuple[str, Any]:
-    if "=" not in spec:
-        raise LaunchError(f"--arg expects NAME=VALUE or NAME=PATH.npy, got `{spec}`")
-    name, raw = spec.split("=", 1)
-    if raw.endswith(".npy"):
-        try:
-            return name, np.load(raw)
-        except FileNotFoundError:
-            raise LaunchError(f"--arg {name}: no such file {raw}") from None
+class RunUsageError(Exception):
+    """A mistake in the `irc run` command line (exit 2)."""
+
+
+def parse_dims(raw: Any, flag: str) -> tuple[int, ...]:
+    """`--grid 4` / `--block 16,8,1` -> a tuple of ints (the API then checks them against the target)."""
     try:
-        return name, int(raw, 0)
+        dims = tuple(int(x.strip().replace("_", ""), 10) for x in str(raw).split(","))
     except ValueError:
-        try:
-            return name, float(raw)
-        except ValueError:
-            raise LaunchError(f"--arg {name}: `{raw}` is not a number or a .npy file") from None
+        dims = ()
+    if not 1 <= len(dims) <= 3:
+        raise LaunchError(f"{flag} expects up to three positive integers like 4 or 4,2,1, got `{raw}`")
+    return dims
 
 
-def _parse_dims(raw: Any, flag: str) -> tuple[int, ...]:
+def read_text(path: str) -> str:
+    """The source file, or a RunUsageError saying why it cannot be read."""
+    shown = show_path(path)
     try:
-        return tuple(int(x, 0) for x in str(raw).split(","))
-    except ValueError:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RunUsageError(f"no such file: {shown}") from None
+    except IsADirectoryError:
+        raise RunUsageError(f"{shown} is a directory") from None
+    except UnicodeDecodeError:
+        raise RunUsageError(f"{shown} is not UTF-8 text") from None
+    except OSError as e:
+        raise RunUsageError(f"cannot read {shown}: {e.strerror}") from None
+
+
+def _load(a: argparse.Namespace, text: str, emit_diags: Callable[..., object]) -> Any:
+    """The module to launch from: a compiled .kdsl file or a parsed .ptx file; None after compile errors
+    (already rendered)."""
+    if a.file.endswith(".ptx"):
+        if a.defines:
+            raise RunUsageError("-D overrides .kdsl params; a .ptx file has none")
+        if a.arch is not None:
+            raise RunUsageError("--arch does not apply to a .ptx file (it runs as its own `.target`)")
+        if a.device != "emu":
+            raise RunUsageError("a .ptx file runs in the emulator only (--device emu)")
+        try:
+            return load_ptx(text, path=a.file)
+        except CompileError as e:
+            emit_diags(e.diagnostics, {a.file: text}, "text", 1, summary=False)
+            return None
+    from irc.tooling.config import resolve_arch
+
+    try:
+        arch = resolve_arch(text, a.file, a.arch)
+    except ValueError as e:
+        raise RunUsageError(str(e)) from None
+    try:
+        mod = compile(text, arch=arch, defines=dict(a.defines), path=a.file)
+    except CompileError as e:
+        emit_diags(e.diagnostics, {a.file: text}, "text", 1, summary=False)
+        return None
+    if mod.diagnostics:  # warnings, also when replayed from the cache
+        emit_diags(mod.diagnostics, {a.file: text}, "text", 1, summary=False)
+    return mod
+
+
+def _bind(kernel: Any, specs: list[str], aliases: dict[str, str]) -> tuple[list[Any], dict[str, str]]:
+    """The `--arg` values in parameter order, and {parameter: raw text}."""
+    given: dict[str, str] = {}
+    for n, raw in parse_arg_specs(specs).items():
+        key = aliases.get(n, n)
+        if key in given:
+            raise LaunchError(f"--arg {n} names parameter `{key}` again")
+        given[key] = raw
+    names = kernel.param_names
+    missing = [n for n in names if n not in given]
+    extra = [n for n in given if n not in names]
+    if missing or extra:
         raise LaunchError(
-            f"{flag} expects up to three positive integers like 4 or 4,2,1, got `{raw}`"
-        ) from None
+            f"kernel `{kernel.name}` parameters are {', '.join(names) or '(none)'}"
+            + (f"; missing --arg for {', '.join(missing)}" if missing else "")
+            + (f"; unknown --arg {', '.join(extra)}" if extra else "")
+        )
+    return [value_from_text(n, given[n]) for n in names], given
 
 
 def run_cli(a: argparse.Namespace, emit_diags: Callable[..., object]) -> int:
-    """`irc run`: compile, bind --arg values by parameter name, launch, save arrays back to .npy files.
-    `emit_diags` is the command line's diagnostic renderer (passed in, so this module never imports cli)."""
-
-    text = Path(a.file).read_text(encoding="utf-8") if Path(a.file).is_file() else None
-    if text is None:
-        sys.stderr.write(f"irc: error: no such file: {a.file}\n")
-        return 2
-    try:
-        mod = compile(text, arch=a.arch, defines=dict(a.defines), path=a.file)
-    except CompileError as e:
-        emit_diags(e.diagnostics, {a.file: text}, "text", 1, summary=False)
+    """`irc run`: compile or parse, bind --arg values by parameter name, launch, save arrays back to .npy
+    files. `emit_diags` is the command line's diagnostic renderer (passed in, so this module never imports
+    cli). Command-line mistakes raise RunUsageError; LaunchError and UnknownKernelError exit 2 here."""
+    text = read_text(a.file)
+    out_dir = Path(a.out_dir) if a.out_dir else None
+    if out_dir is not None and not out_dir.is_dir():
+        raise RunUsageError(f"--out-dir {show_path(str(out_dir))} is not a directory")
+    mod = _load(a, text, emit_diags)
+    if mod is None:
         return 1
-    if mod.diagnostics:  # warnings, also when replayed from the cache
-        emit_diags(mod.diagnostics, {a.file: text}, "text", 1, summary=False)
     try:
         name = a.kernel or (mod.kernels[0] if len(mod.kernels) == 1 else None)
         if name is None:
             raise LaunchError(
-                f"the file has several kernels ({', '.join(mod.kernels)}): choose one with --kernel"
+                f"the file has several kernels ({', '.join(describe(k) for k in mod.kernels)}): "
+                "choose one with --kernel"
+                if mod.kernels
+                else "the file has no kernel (no `kernel` item, or no PTX `.entry` with a body)"
             )
         k = mod[name]
-        given = dict(_parse_arg(s) for s in a.arg)
-        missing = [n for n in k.param_names if n not in given]
-        extra = [n for n in given if n not in k.param_names]
-        if missing or extra:
-            raise LaunchError(
-                f"kernel `{name}` parameters are {', '.join(k.param_names)}"
-                + (f"; missing --arg for {', '.join(missing)}" if missing else "")
-                + (f"; unknown --arg {', '.join(extra)}" if extra else "")
-            )
-        args = [given[n] for n in k.param_names]
-        grid = _parse_dims(a.grid, "--grid")
-        block = _parse_dims(a.block, "--block")
+        aliases = {f"{k.name}_{p}": p for p in k.param_names}  # PTX: the full `KERNEL_param_0` too
+        args, given = _bind(k, list(a.arg), aliases)
+        grid = parse_dims(a.grid, "--grid")
+        block = parse_dims(a.block, "--block")
         opts: dict = {}
         if a.device == "emu":
             opts["racecheck"] = getattr(a, "racecheck", True)
@@ -86,7 +134,7 @@ def run_cli(a: argparse.Namespace, emit_diags: Callable[..., object]) -> int:
                 opts["schedules"] = a.schedules
         dyn = getattr(a, "dynamic_shared_bytes", 0)
         stats = k.launch(grid, block, args, device=a.device, dynamic_shared_bytes=dyn, **opts)
-    except (LaunchError, KeyError) as e:
+    except (LaunchError, UnknownKernelError) as e:
         sys.stderr.write(f"irc: error: {e}\n")
         return 2
     except Exception as e:  # a dynamic error found while running the kernel (the kernel's bug, not irc's)
@@ -96,16 +144,17 @@ def run_cli(a: argparse.Namespace, emit_diags: Callable[..., object]) -> int:
             sys.stderr.write(f"irc: error: the kernel failed in the emulator: {e}\n")
             return 1
         raise
-    out_dir = Path(a.out_dir) if a.out_dir else None
-    for spec in a.arg:
-        n, raw = spec.split("=", 1)
+    for n, raw in given.items():
         if raw.endswith(".npy"):
             dest = (out_dir / Path(raw).name) if out_dir else Path(raw)
-            np.save(dest, given[n])
-    for n in getattr(stats, "race_notes", None) or []:
-        sys.stderr.write(f"irc: {n}\n")
+            try:
+                np.save(dest, args[k.param_names.index(n)])
+            except OSError as e:
+                raise RunUsageError(f"cannot write {show_path(str(dest))}: {e.strerror}") from None
+    for note in getattr(stats, "race_notes", None) or []:
+        sys.stderr.write(f"irc: {note}\n")
     if stats is not None and hasattr(stats, "thread_instructions"):
         sys.stderr.write(
-            f"irc: ran {name} in the emulator: {stats.thread_instructions} thread-instructions\n"
+            f"irc: ran {k.name} in the emulator: {stats.thread_instructions} thread-instructions\n"
         )
     return 0

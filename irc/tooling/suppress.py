@@ -2,7 +2,9 @@
 
 The comment suppresses the named checks on its own line and on the next line, so it works both as a
 trailing comment and as a comment on the line above the finding. The syntax is the same in `.kdsl` and
-`.ptx` (both use `//` line comments), which is why this works on raw text and needs no parser. Only named
+`.ptx` (both use `//` line comments), which is why this works on raw text and needs no parser; findings on
+nvcc's or Triton's PTX are mapped to the .cu/.cuh/.py line, so comments there count too (`# irc: allow(...)`
+in Python; `irc.tooling.locsource` reads those files). Only named
 checks are suppressed: there is deliberately no `allow(all)` (a blanket switch hides new bugs), and the
 name `all` is treated like any other name, i.e. it matches nothing. Kernel-level `@allow(...)` is an
 attribute handled by the front end, not here.
@@ -19,7 +21,8 @@ from irc.diagnostics import Diagnostic, Span, warning
 from irc.records import field, record
 
 # `//` then optional spaces, `irc:`, `allow(...)`. Text after the closing parenthesis is free-form (a reason).
-_ALLOW = re.compile(r"//\s*irc\s*:\s*allow\s*\(([^)]*)\)")
+# `#` too: a Triton kernel's findings are mapped to its .py file, where comments start with `#`.
+_ALLOW = re.compile(r"(?://|#)\s*irc\s*:\s*allow\s*\(([^)]*)\)")
 _CHECK_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 
 

@@ -25,6 +25,8 @@ from irc.analysis.checks.common import (
     condition_value,
     describe_dependence,
     leaving_arms,
+    not_decided,
+    witness_json,
 )
 from irc.analysis.uniformity import Level, const_value, is_block_barrier, is_named_barrier
 from irc.diagnostics import Diagnostic, Label, error
@@ -440,9 +442,31 @@ def check_barrier_divergence(ctx: FunctionContext) -> list[Diagnostic]:
                 else:
                     bad.append((d, None))
             if bad:
-                out.append(_report(ctx, op, b, bad[0][0], bad[0][1]))
+                out.extend(_decide(ctx, op, b, bad))
     out.extend(_check_named_order(ctx))
     return out
+
+
+def _decide(ctx: FunctionContext, op: Op, b: Block, bad: list) -> list[Diagnostic]:
+    """The lattice could not show these branches uniform: ask the solver, branch by branch, whether two
+    threads of the block can decide one differently while one of them goes on to the barrier. The first
+    witnessed branch is the finding; branches proven uniform are dropped; when none is witnessed and the
+    solver could not decide some, the barrier is reported as not analysed (never silently dropped)."""
+    from irc.analysis.symbolic.queries import divergence
+
+    unknown: list[str] = []
+    for d, seqs in bad:
+        outcome, witness = divergence(ctx, d, b, "block", "the barrier", op.span)
+        if outcome.unsat:
+            continue
+        if outcome.sat:
+            diag = _report(ctx, op, b, d, seqs)
+            diag.witness = witness_json(witness)
+            return [diag]
+        unknown.append(outcome.reason)
+    if unknown:
+        return [not_decided(CHECK, op, unknown[0])]
+    return []
 
 
 def _report(ctx: FunctionContext, op: Op, b: Block, d: Block, seqs: list[Seq | None] | None) -> Diagnostic:

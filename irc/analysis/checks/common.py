@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from irc.analysis.cfg import CFG, EXIT
 from irc.analysis.uniformity import Level, Reason, UniformityFacts, analyze_uniformity
-from irc.diagnostics import Label, Span
+from irc.diagnostics import Diagnostic, Label, Span, note
 from irc.ir.core import Block, Function, Module, Op, OpResult, Value
 from irc.ir.printer import Namer
 from irc.records import field, record
@@ -136,6 +136,24 @@ def describe_dependence(ctx: FunctionContext, v: Value) -> tuple[str, list[Label
     return f"is not uniform{through}", labels
 
 
+def witness_json(w: object | None) -> dict | None:
+    """A solver witness as the finding carries it (JSON, plus the sentence renderers print)."""
+    if w is None:
+        return None
+    return w.to_json()  # type: ignore[attr-defined]
+
+
+def not_decided(check: str, op: Op, reason: str) -> Diagnostic:
+    """The note for a question the lattice could not settle and the solver did not answer: silence would
+    read as a clean bill, a finding would be a guess."""
+    return note(
+        "not-analysed",
+        f"`{check}` could not be decided here: the solver gave no answer ({reason})",
+        op.span,
+        help="raise IRC_SOLVER_TIMEOUT_MS or IRC_SOLVER_BUDGET_MS, or state a launch contract (docs/analyzer.md)",
+    )
+
+
 def condition_value(d: Block) -> Value | None:
     t = d.terminator
     if t is not None and t.name == "cbr" and t.operands:
@@ -200,6 +218,8 @@ __all__ = [
     "describe_dependence",
     "leaving_arms",
     "level_words",
+    "not_decided",
+    "witness_json",
     "op_span",
     "value_span",
 ]

@@ -22,6 +22,8 @@ from irc.analysis.races import (
     element,
     entries,
     find_witness,
+    incompatible,
+    infeasible_exit,
     reach,
     shared_accesses,
     shared_name,
@@ -30,6 +32,7 @@ from irc.diagnostics import Diagnostic, Label, error
 from irc.ir.core import Op
 
 CHECK = "shared-race"
+MAX_SOLVER_PAIRS = 48  # pairs per kernel the solver is asked about (the evaluation could not decide them)
 
 _STOP_ALWAYS = (
     "barrier",
@@ -66,7 +69,9 @@ def _stop_warp(op: Op) -> bool:
     return _stop_kind(op) >= 1
 
 
-def _dims(fn) -> tuple[tuple[int, int, int], bool]:
+def _dims(fn, contract=None) -> tuple[tuple[int, int, int], bool]:  # type: ignore[no-untyped-def]
+    if contract is not None and getattr(contract, "block", None) is not None:
+        return tuple(contract.block), True  # type: ignore[return-value]
     la = fn.attrs.get("launch")
     if la:
         d = (list(la) + [1, 1])[:3]
@@ -93,7 +98,7 @@ def check_shared_race(ctx: FunctionContext) -> list[Diagnostic]:
         return []
     if len(accs) > MAX_ACCESSES or len(cfg.rpo) > MAX_BLOCKS:
         return []  # not analysed: too large for the per-thread evaluation budget
-    dims, known = _dims(fn)
+    dims, known = _dims(fn, ctx.cache.get("contract"))
     if known:
         return _check_block(ctx, accs, dims, True) if dims[0] * dims[1] * dims[2] <= 1024 else []
     # No launch bound (`.reqntid`/`.maxntid`, `@launch`): whether threads collide depends on the block
@@ -128,6 +133,7 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
     done: set[tuple[int, int]] = set()
     per_line: dict[object, list] = {}  # one finding per line of the later access, counting the rest
     budget = [MAX_PAIRS]
+    sym_budget = [MAX_SOLVER_PAIRS]
     memo: dict[tuple[int, tuple], object] = {}  # entries per (access, iteration tag), shared by both runs
     for st, stop, same_warp in runs:
         stop_loops = {lp for lp in cfg.loops if any(stop(op) for b in lp.blocks for op in b.ops)}
@@ -135,11 +141,16 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
         for b, pos, sop in st:
             found = reach(cfg, (b, pos), stop, loop_index, stop_loops)
             items = []  # (access, tag, entries, lowest byte, end byte), sorted by lowest byte
+            undecided = []  # (access, tag) the per-thread evaluation could not evaluate: the solver's
             for a, ds in found.items():
                 for d in sorted(ds, key=str):
+                    if infeasible_exit(ev, d, loop_index):
+                        continue
                     e = _entries(memo, ev, a, d, loop_index)
                     if e is not None and len(e[0]):
                         items.append((a, d, e, int(e[1].min()), int(e[1].max()) + a.size))
+                    elif e is None:
+                        undecided.append((a, d))
             items.sort(key=lambda it: it[3])
             for i in range(len(items)):
                 a, da, ea, _, hi = items[i]
@@ -159,8 +170,12 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
                     budget[0] -= 1
                     if budget[0] < 0:
                         break
+                    if _contradictory(ev, a, c) or incompatible(lambda: ctx.facts, a, da, c, dc, loop_index):
+                        continue
                     w = find_witness(ev, ea, ec, a.size, c.size, same_warp, ranges)
-                    if w is None or _same_value_writes(ctx, a, c):
+                    if w is None or _same_value_writes(ctx, a, c, same_warp):
+                        continue
+                    if _solver_same_values(ctx, a, da, c, dc, b, same_warp, loop_index):
                         continue
                     if _benign_publish(ctx, a, ea, c) or _benign_publish(ctx, c, ec, a):
                         continue
@@ -172,10 +187,78 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
                     else:
                         per_line[k2] = [d, 0]
                         out.append(d)
+            if undecided:
+                pool = undecided + [(it[0], it[1]) for it in items]
+                for a, da in undecided:
+                    for c, dc in pool:
+                        if not _may_conflict(a, c) or incompatible(
+                            lambda: ctx.facts, a, da, c, dc, loop_index
+                        ):
+                            continue
+                        key = (id(a.op), id(c.op)) if id(a.op) <= id(c.op) else (id(c.op), id(a.op))
+                        tk = ("sym", id(a), da, id(c), dc)
+                        if key in done or tk in tried or sym_budget[0] <= 0:
+                            continue
+                        tried.add(tk)
+                        sym_budget[0] -= 1
+                        d = _symbolic_pair(ctx, ev, a, da, c, dc, b, same_warp, sop, loop_index)
+                        if d is None:
+                            continue
+                        done.add(key)
+                        k2 = (d.span.file, d.span.line) if d.span is not None else id(d)
+                        if k2 in per_line:
+                            per_line[k2][1] += 1
+                        else:
+                            per_line[k2] = [d, 0]
+                            out.append(d)
     for d, more in per_line.values():
         if more:
             d.notes.append(f"{more} more conflicting access pair(s) end at this line")
     return out
+
+
+def _symbolic_pair(ctx, ev, a, da, c, dc, sblock, same_warp, sop, loop_index) -> Diagnostic | None:  # type: ignore[no-untyped-def]
+    """The solver's answer for a pair the per-thread evaluation could not decide (a parameter in an
+    index or a trip count, a value merged from per-thread paths): a finding with its witness, or None."""
+    from irc.analysis.checks.common import witness_json
+    from irc.analysis.symbolic.races import race
+
+    outcome, w, byte = race(ctx, a, da, c, dc, sblock, same_warp, loop_index)
+    if not outcome.sat or w is None:
+        return None
+    name, off = shared_name(ev, byte)
+    start_loops = set(ctx.cfg.loops_containing(sblock))
+    fa, fc = dict(da), dict(dc)
+    cross = any(fa.get(loop_index[lp]) != fc.get(loop_index[lp]) for lp in start_loops)
+    first, second = (a, c) if (fa, a.write) >= (fc, c.write) or not cross else (c, a)
+    ta, tb = (w.threads[0], w.threads[1]) if first is a else (w.threads[1], w.threads[0])
+    ex = element(ev, ctx.fn, name, off - off % first.size if first.size else off, first.size)
+    ey = element(ev, ctx.fn, name, off - off % second.size if second.size else off, second.size)
+    who = lambda t: f"thread ({t[0]}, {t[1]}, {t[2]})"  # noqa: E731
+    msg = (
+        f"data race on shared `{name}`: {who(ta)} {_VERB[first.kind]} `{ex}` at {_line(first.op)} while "
+        f"{who(tb)} {_VERB[second.kind]} `{ey}` at {_line(second.op)}, with no barrier between them"
+    )
+    if cross:
+        msg = msg.replace(" while ", " in one iteration while ", 1).replace(
+            ", with no barrier", " in the next iteration, with no barrier", 1
+        )
+        help_text = (
+            "the next iteration overwrites what this one still reads: add a second `barrier()` at the "
+            "end of the loop body"
+        )
+    elif same_warp:
+        msg += " (both threads are lanes of one warp, which sm_70+ does not keep in step without `syncwarp`)"
+        help_text = "add `syncwarp()` (`__syncwarp()`) between the accesses, or a block `barrier()`"
+    else:
+        help_text = "add `barrier()` (`__syncthreads()`) between the accesses"
+    labels = []
+    if first.op.span is not None and first.op is not second.op:
+        labels.append(Label(first.op.span, f"{_VERB[first.kind]} `{ex}` here ({who(ta)})"))
+    w.story = f"{who(ta)} and {who(tb)} of {{block}} touch byte {off} of `{name}`"
+    d = error(CHECK, msg, second.op.span, labels=labels, help=help_text)
+    d.witness = witness_json(w)
+    return d
 
 
 def _entries(memo, ev, a: Access, d, loop_index):
@@ -183,6 +266,16 @@ def _entries(memo, ev, a: Access, d, loop_index):
     if k not in memo:
         memo[k] = entries(ev, a, d, loop_index)
     return memo[k]
+
+
+def _contradictory(ev: ThreadEval, a: Access, c: Access) -> bool:
+    """The two accesses' guards assumed opposite sides of one block-uniform branch (`if n > 32 { store }
+    else { load }`): no block runs both."""
+    sa, sc = ev.assumed(a.block), ev.assumed(c.block)
+    if not sa or not sc:
+        return False
+    sides = dict(sa)
+    return any(d in sides and sides[d] != k for d, k in sc)
 
 
 def _may_conflict(a: Access, c: Access) -> bool:
@@ -195,12 +288,26 @@ def _may_conflict(a: Access, c: Access) -> bool:
     return True
 
 
-def _same_value_writes(ctx: FunctionContext, a: Access, c: Access) -> bool:
-    """Two plain stores of one block-uniform value: every writer stores the same bytes (not a race).
-    Asked only once a witness exists, since it may need the uniformity facts."""
+def _same_value_writes(ctx: FunctionContext, a: Access, c: Access, same_warp: bool = False) -> bool:
+    """Two plain stores of one block-uniform value: every writer stores the same bytes (not a race). For
+    two lanes of one warp (the warp run's witnesses), a warp-uniform value is enough: after a butterfly
+    all-reduce (`shfl.sync.bfly` by 16, 8, 4, 2, 1) every lane holds the warp's total and Triton's epilogue
+    stores it from every lane to the warp's slot. Asked only once a witness exists (uniformity facts)."""
     if not (a.op.name == "store" and c.op.name == "store" and not a.atomic and not c.atomic):
         return False
-    return _same_uniform(ctx, a.op.operands[1], c.op.operands[1])
+    return _same_uniform(ctx, a.op.operands[1], c.op.operands[1], warp=same_warp)
+
+
+def _solver_same_values(ctx, a, da, c, dc, sblock, same_warp, loop_index) -> bool:  # type: ignore[no-untyped-def]
+    """Two plain stores the evaluation found colliding: the solver decides whether any two threads that
+    collide can store different values (lanes of a warp storing one reduced value after a butterfly
+    over part of the warp, copies of one loaded value). UNSAT: not a race."""
+    if not (a.op.name == "store" and c.op.name == "store" and a.write and c.write):
+        return False
+    from irc.analysis.symbolic.races import race
+
+    outcome, _, _ = race(ctx, a, da, c, dc, sblock, same_warp, loop_index)
+    return outcome.unsat
 
 
 def _benign_publish(ctx: FunctionContext, w: Access, ew, r: Access) -> bool:
@@ -221,12 +328,12 @@ def _benign_publish(ctx: FunctionContext, w: Access, ew, r: Access) -> bool:
     return cfg.dominates(w.block, r.block)
 
 
-def _same_uniform(ctx: FunctionContext, va, vc) -> bool:
+def _same_uniform(ctx: FunctionContext, va, vc, warp: bool = False) -> bool:
     from irc.analysis.uniformity import Level, const_value
 
     if va is vc:
         try:
-            return ctx.facts.level(va) >= Level.BLOCK
+            return ctx.facts.level(va) >= (Level.WARP if warp else Level.BLOCK)
         except Exception:  # noqa: BLE001 - no facts: not provably uniform
             return False
     ca, cc = const_value(va), const_value(vc)
@@ -297,4 +404,33 @@ def _report(ctx, ev, a, ea, ia, c, ec, ic, byte, same_warp, sop, loop_index, sbl
     labels = []
     if x.op.span is not None and x.op is not y.op:
         labels.append(Label(x.op.span, f"{_VERB[x.kind]} `{ex}` here ({_who(ev, tx)})"))
-    return error(CHECK, msg, y.op.span, labels=labels, help=help_text)
+    d = error(CHECK, msg, y.op.span, labels=labels, help=help_text)
+    d.witness = _numeric_witness(ev, tx, ty, cx, cy, start_loops, name, off)
+    return d
+
+
+def _numeric_witness(ev, tx: int, ty: int, cx: dict, cy: dict, start_loops, name: str, off: int) -> dict:  # type: ignore[no-untyped-def]
+    """The evaluation's witness in the form every finding carries (`irc.analysis.symbolic.witness`):
+    the block it evaluated (block 0 of a one-block grid: the index is block-independent there), both
+    threads, the iterations and the byte."""
+    from irc.analysis.symbolic.witness import Witness
+
+    bx, by, bz = ev.dims
+
+    def coord(t: int) -> tuple[int, int, int]:
+        return (t % bx, (t // bx) % by, t // (bx * by))
+
+    w = Witness((bx, by, bz), (1, 1, 1), (0, 0, 0), [coord(tx), coord(ty)])
+    for lp, j in sorted(cx.items(), key=lambda kv: kv[0].depth):
+        sp = next((op.span for op in lp.header.ops if op.span is not None), None)
+        key = f"the loop at {w.ref(sp)}" if sp is not None else "the loop"
+        other = cy.get(lp, j)
+        w.iterations[key] = j if other == j or lp not in start_loops else min(j, other)
+    w.story = (
+        f"thread {_coord(coord(tx))} and thread {_coord(coord(ty))} of {{block}} touch byte {off} of `{name}`"
+    )
+    return w.to_json()
+
+
+def _coord(t: tuple[int, int, int]) -> str:
+    return f"({t[0]}, {t[1]}, {t[2]})"

@@ -12,7 +12,14 @@ so they too need warp-uniform control (spec section 8 lists them under this chec
 from __future__ import annotations
 
 from irc.analysis import collectives
-from irc.analysis.checks.common import FunctionContext, branch_span, condition_value, describe_dependence
+from irc.analysis.checks.common import (
+    FunctionContext,
+    branch_span,
+    condition_value,
+    describe_dependence,
+    not_decided,
+    witness_json,
+)
 from irc.analysis.uniformity import Level, const_value, has_trait, is_named_barrier
 from irc.diagnostics import Diagnostic, Label, error
 from irc.ir.core import Op
@@ -37,26 +44,98 @@ def has_full_mask(op: Op) -> bool:
     return isinstance(c, int) and not isinstance(c, bool) and c in _FULL
 
 
+def constant_mask(op: Op) -> int | None:
+    """The member mask of a collective when it is a constant (None: absent, i.e. full, or computed)."""
+    i = MASK_INDEX.get(op.name)
+    if i is None or len(op.operands) <= i:
+        return None
+    c = const_value(op.operands[i])
+    return c & 0xFFFFFFFF if isinstance(c, int) and not isinstance(c, bool) else None
+
+
 def check_warp_sync_divergence(ctx: FunctionContext) -> list[Diagnostic]:
-    if not ctx.has_sync_ops():
-        return []
-    facts = ctx.facts
+    # a collective with a partial constant mask is judged even in straight-line code (every lane runs
+    # it); the divergence questions need branches, so without any the lattice is not even computed
+    branchy = ctx.has_sync_ops()
     out: list[Diagnostic] = []
     for b in ctx.cfg.rpo:
-        if facts.block_level(b) >= Level.WARP:
-            continue
         for op in b.ops:
             named = is_named_barrier(op)
-            if not (named or (has_trait(op, "warp_collective") and has_full_mask(op))):
+            collective = has_trait(op, "warp_collective")
+            if not (named or collective):
                 continue
-            ds = facts.controlling_branches(b, Level.WARP)
+            full = named or has_full_mask(op)
+            mask = None if full else constant_mask(op)
+            if not full and mask is None:
+                continue  # a computed mask names the lanes its author expects: not judged
+            if not full:
+                out.extend(_partial_mask(ctx, op, b, mask, branchy))  # type: ignore[arg-type]
+                continue
+            if not branchy or ctx.facts.block_level(b) >= Level.WARP:
+                continue
+            ds = ctx.facts.controlling_branches(b, Level.WARP)
             if not ds or collectives.in_full_warp_region(ctx.cfg, b, ds):
                 continue
-            out.append(_report(ctx, op, ds[0], named))
+            out.extend(_decide(ctx, op, b, ds, named, None))
     return out
 
 
-def _report(ctx: FunctionContext, op: Op, d, named: bool) -> Diagnostic:  # type: ignore[no-untyped-def]
+def _what(op: Op) -> str:
+    what = op.attrs.get("text") if op.name == "ptx_collective" else None
+    return f"`{what or op.name}`"
+
+
+def _decide(ctx: FunctionContext, op: Op, b, ds, named: bool, mask: int | None) -> list[Diagnostic]:  # type: ignore[no-untyped-def]
+    """Ask the solver, branch by branch, whether two lanes of one warp (both in `mask`, when given) can
+    decide it differently while one goes on to the collective (see barrier-divergence's `_decide`)."""
+    from irc.analysis.symbolic.queries import divergence, lane_in
+
+    extra = None
+    if mask is not None:
+
+        def extra(enc, ta, tb):  # type: ignore[no-untyped-def]
+            return [lane_in(enc, ta, mask), lane_in(enc, tb, mask)]
+
+    unknown: list[str] = []
+    for d in ds:
+        outcome, witness = divergence(ctx, d, b, "warp", _what(op), op.span, extra)
+        if outcome.unsat:
+            continue
+        if outcome.sat:
+            diag = _report(ctx, op, d, named, mask)
+            diag.witness = witness_json(witness)
+            return [diag]
+        unknown.append(outcome.reason)
+    return [not_decided(CHECK, op, unknown[0])] if unknown else []
+
+
+def _partial_mask(ctx: FunctionContext, op: Op, b, mask: int, branchy: bool) -> list[Diagnostic]:  # type: ignore[no-untyped-def]
+    """A constant partial mask: every executing lane must be in it, and every lane in it must execute
+    the collective (the lanes of the mask that take another path hang it or read garbage)."""
+    from irc.analysis.symbolic.queries import lane_outside_mask
+
+    outcome, witness = lane_outside_mask(ctx, b, mask, _what(op), op.span)
+    if outcome.sat:
+        d = error(
+            CHECK,
+            f"{_what(op)} runs on lanes outside its member mask 0x{mask:08x}",
+            op.span,
+            help="the member mask must name every lane that executes the collective: use the mask of "
+            "the lanes that reach it (e.g. `__activemask()` or a ballot of the guard), or widen the guard",
+        )
+        d.witness = witness_json(witness)
+        return [d]
+    if not outcome.unsat:
+        return [not_decided(CHECK, op, outcome.reason)]
+    if not branchy or ctx.facts.block_level(b) >= Level.WARP:
+        return []
+    ds = ctx.facts.controlling_branches(b, Level.WARP)
+    if not ds or collectives.in_full_warp_region(ctx.cfg, b, ds):
+        return []
+    return _decide(ctx, op, b, ds, False, mask)
+
+
+def _report(ctx: FunctionContext, op: Op, d, named: bool, mask: int | None = None) -> Diagnostic:  # type: ignore[no-untyped-def]
     cfg = ctx.cfg
     labels: list[Label] = []
     cond = condition_value(d)
@@ -79,6 +158,8 @@ def _report(ctx: FunctionContext, op: Op, d, named: bool) -> Diagnostic:  # type
     else:
         what = op.attrs.get("text") if op.name == "ptx_collective" else None  # the PTX opcode
         msg = f"`{what or op.name}` with a full mask may run with only some lanes of the warp"
+        if mask is not None:
+            msg = f"`{what or op.name}` may run with only some of the lanes of its mask 0x{mask:08x}"
         help_text = (
             "run the collective with every lane of the warp (hoist it out of the branch or loop and "
             "select the result), or pass the mask of exactly the lanes that take this path"

@@ -54,7 +54,7 @@ def _register_pressure(fn, stats: dict, ctx: PassContext) -> None:
     need = sum(_SLOTS.get(c, 1) * n for c, n in stats["registers"].items())
     stats["register_slots"] = need
     limit = fn.attrs.get("max_registers") or MAX_HW_REGISTERS
-    if need > limit:
+    if need > limit and "register-pressure" not in (fn.attrs.get("allow") or ()):  # `@allow` waives it
         what = (
             f"`@max_registers({limit})`"
             if fn.attrs.get("max_registers")

@@ -5,7 +5,7 @@ program = parse_kdsl(text, "softmax.kdsl")          # raises CompileError(parse-
 typed = analyze(program, defines={"N": 64}, arch="sm_90a")   # raises CompileError(type-error, ...)
 
 The names are imported on first use (PEP 562): importing the whole front end costs about 50 ms, which a
-process that needs only one part (the parser tables' cache, the lexer for highlighting) should not pay.
+process that needs only one part (the parser tables, the lexer for highlighting) should not pay.
 """
 
 from __future__ import annotations

@@ -52,6 +52,9 @@ class Arg:
     values: frozenset[int] | None = None
     multiple_of: int | None = None
     binds: str | None = None  # a constant argument that sets a length variable (`load_vec`'s n -> "N")
+    lane: bool = (
+        False  # a shuffle's lane or lane offset: a constant outside 0..31 is a `shuffle-lane` warning
+    )
 
 
 @record(frozen=True)
@@ -187,7 +190,7 @@ def _table() -> dict[str, Intrinsic]:
         add(
             Intrinsic(
                 n,
-                (_v("v", WORDS), _s("delta", "u32"), MASK),
+                (_v("v", WORDS), _s("delta", "u32", lane=True), MASK),
                 T_RET,
                 optional=1,
                 collective=True,
@@ -197,7 +200,7 @@ def _table() -> dict[str, Intrinsic]:
     add(
         Intrinsic(
             "shfl_idx",
-            (_v("v", WORDS), _s("lane", "u32"), MASK),
+            (_v("v", WORDS), _s("lane", "u32", lane=True), MASK),
             T_RET,
             optional=1,
             collective=True,

@@ -1,8 +1,8 @@
 """Parse .kdsl text into an `ast.Program`.
 
 Pipeline: `lexer.Lexer` tokenizes with the grammar's own terminal patterns; lark builds the LALR(1) tables
-for `irc/grammar/kdsl.lark` once per grammar, and `tables.py` caches them as plain data (a compile with a
-warm cache never imports lark); `_Driver` runs the LR automaton over the tokens and calls
+for `irc/grammar/kdsl.lark` at development time, and `tables.py` ships them as plain data in the package
+(a compile never imports lark); `_Driver` runs the LR automaton over the tokens and calls
 `builder.AstBuilder` on every reduction, so the AST is built bottom-up with no parse tree and no recursion
 (1,000 nested parentheses cost 1,000 stack entries in a Python list, not 1,000 Python frames).
 
@@ -78,7 +78,7 @@ _BINARY_OPS = (
 
 class _Grammar:
     """LALR tables, lexer and token display names; built once per process from `tables.load` (plain data
-    cached under the user cache directory: no lark import once the cache holds them).
+    shipped in the package: no lark import).
 
     `table[state][symbol]` is a state (shift, or goto for a nonterminal) when >= 0 and `~rule_index` for a
     reduction. `rules[r]` is (size, lhs name, is_unit): unit rules are the `?rule: other` links of the
@@ -88,7 +88,7 @@ class _Grammar:
 
     def __init__(self) -> None:
         data = tables.load(grammar_text())
-        self.table: dict[int, dict[str, int]] = data["table"]
+        self.table: list[dict[str, int]] = data["table"]
         self.start_state: int = data["start"]
         self.end_state: int = data["end"]
         self.rules: list[tuple[int, str, bool]] = [tuple(r) for r in data["rules"]]  # type: ignore[misc]
@@ -143,6 +143,7 @@ def parse_kdsl(text: str, path: str) -> ast.Program:
     limits.check_size(text, path, "max_kdsl_bytes")
     g = _grammar()
     lexed = g.lexer.tokenize(text, path)
+    _allow_names(lexed.tokens, g)
     deep = limits.nesting_error(lexed.tokens, path)
     if deep is not None:
         raise CompileError([deep])
@@ -160,6 +161,26 @@ def parse_kdsl(text: str, path: str) -> ast.Program:
         raise InternalCompilerError("the kdsl parser's error recovery did not terminate")
     program.allow_comments = lexed.allow_comments
     return program
+
+
+def _allow_names(tokens: list[Tok], g: _Grammar) -> None:
+    """Inside `@allow(...)` every word is part of a check name, keywords too: `@allow(shared-race)` and
+    `@allow(const-error)` lex `shared` and `const` as names, so every check name can be written there (the
+    arguments are dashed names, turned back into check names by `attrs.check_name`)."""
+    term = {**g.lexer.keywords, **g.lexer.punct}
+    at, lpar = term["@"], term["("]
+    keywords = frozenset(g.lexer.keywords.values())
+    inside = keywords | {"IDENT", "INT", term["-"], term[","]}  # a `)` or anything else ends the list
+    i = 0
+    while i + 2 < len(tokens):
+        if tokens[i].type == at and tokens[i + 1].value == "allow" and tokens[i + 2].type == lpar:
+            i += 3
+            while i < len(tokens) and tokens[i].type in inside:
+                if tokens[i].type in keywords:
+                    tokens[i].type = "IDENT"
+                i += 1
+        else:
+            i += 1
 
 
 class _Driver:

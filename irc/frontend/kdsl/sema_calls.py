@@ -4,7 +4,7 @@ callee, wrong arity), so that unrelated mistakes inside the arguments are still 
 
 from __future__ import annotations
 
-from irc.diagnostics import Label
+from irc.diagnostics import Label, warning
 from irc.ir.optable import NO_F64, UNARY_MATH
 from irc.target import FAMILY_TEXT
 
@@ -149,6 +149,8 @@ class CallMixin:
         for a, k in zip(e.args, intr.args):
             if k.const or k.values or k.multiple_of or k.binds:
                 ok = self._check_const_arg(name, a, k, lvars) and ok
+            if k.lane:
+                self._check_lane(name, a, k)
         if name in NO_F64_INTRINSICS and tvars.get("T") == F64:
             self.err(
                 "unsupported-target",
@@ -308,6 +310,23 @@ class CallMixin:
         if k.binds:
             lvars[k.binds] = int(v)
         return True
+
+    def _check_lane(self, name: str, a: ast.Expr, k: Arg) -> None:
+        """A constant lane (or lane offset, xor mask) outside 0..31: shfl.sync reads only its low five
+        bits, so `shfl_xor(v, 33)` exchanges with lane ^ 1, which is rarely what was meant."""
+        v = self.values.get(a)
+        if isinstance(v, bool) or not isinstance(v, int) or 0 <= v <= 31:
+            return
+        low = v & 31
+        what = {"shfl_xor": "lane mask", "shfl_idx": "source lane"}.get(name, "lane offset")
+        self.warnings.append(
+            warning(
+                "shuffle-lane",
+                f"`{name}` {what} {v} is outside 0..31; the hardware uses its low five bits ({v} & 31 = {low})",
+                a.span,
+                help=f"write {low} if that is meant; a warp has 32 lanes",
+            )
+        )
 
     @staticmethod
     def _ret_type(intr: Intrinsic, tvars: dict, lvars: dict, ok: bool) -> Type:

@@ -1,96 +1,82 @@
-"""The .kdsl parser's LALR tables as plain data, cached so that a compile never imports lark.
+"""The .kdsl parser's LALR tables as plain data, shipped inside the package so that a compile never
+imports lark and never reads tables from anywhere but the package.
 
-Why: importing lark costs about 36 ms and rebuilding its parser from lark's own cache another 15 ms, a
-third of a small `irc compile` (issue 15). lark is still what builds the tables (`build`, the first run
-after the grammar or Python changes); what the driver in `parse.py` and the lexer need is then written to
-`$IRC_CACHE_DIR/kdsl-tables-*.marshal` and read back with `marshal` on every later run.
+Why: importing lark costs about 36 ms and building the tables another 400-500 ms, several times a small
+`irc compile` (issue 15). They used to be cached in the user cache directory after the first run; a file
+planted or damaged there could change what compiles (`true` parsing as `false`) or break every run until
+deleted (issue 27). Now lark builds them at development time into `irc/grammar/kdsl.tables.json` (one
+JSON document, reviewed like any other file), `tests/test_kdsl_tables.py` checks that the file is what the
+installed lark builds from `kdsl.lark` today (`python tests/test_kdsl_tables.py --update` rewrites it), and
+`load` reads only that file. When the grammar in the package differs from the one the file was built from
+(a developer editing `kdsl.lark`), `load` builds the tables with lark in memory, every run, and writes
+nothing.
 
-The data (a dict of builtins only, so `marshal` can hold it):
-- `grammar`: the grammar text it was built from; a file whose text differs is rebuilt (the file name's
-  CRC only spreads grammars over names, equality of the text is what is trusted);
+The data (JSON, so only lists, dicts, strings, numbers and booleans):
+- `format`, `grammar` (the text it was built from: the file is used only for exactly that text), `lark`
+  (the lark version that built it, for the record);
 - `table[state][symbol]`: a state (shift, or goto for a nonterminal) when >= 0, `~rule` for a reduction;
 - `rules[r]`: (size, lhs name, is_unit), as the driver uses them; `rule_keys[r]` names the rule
-  (`lhs: symbols`), since lark numbers states and rules differently from one build to the next;
+  (`lhs: symbols`);
 - `actions[r]`: what lark's parse-tree builder does on reducing rule r, recorded so that `reducers` can
   do the same without lark: (callback name, expand a single child, child filter or None), the filter being
   ((child index, inline it, Nones before it), ...) and the Nones to append (`[x]` placeholders);
-- `terminals`: (name, "str" | "re", literal text or regular expression), in lark's order.
+- `terminals`: (name, "str" | "re", literal text or regular expression), sorted by name.
+lark numbers states and rules differently from one build to the next, so `build` renumbers them
+canonically (states in breadth-first order from the start state, symbols in sorted order; rules in the
+order that walk first reduces them): the same grammar always gives the same file.
 """
 
 from __future__ import annotations
 
-import marshal
-import os
-import sys
-import zlib
+import json
 from pathlib import Path
 from typing import Any
 
-FORMAT = 2  # bump when the layout of the data changes
+FORMAT = 3  # bump when the layout of the data changes
+GRAMMAR_DIR = Path(__file__).resolve().parent.parent.parent / "grammar"
+SHIPPED = GRAMMAR_DIR / "kdsl.tables.json"
 
 
 def grammar_text() -> str:
-    return (Path(__file__).resolve().parent.parent.parent / "grammar" / "kdsl.lark").read_text(
-        encoding="utf-8"
-    )
-
-
-def _cache_file(text: str) -> Path | None:
-    from irc.cachedir import cache_dir
-
-    key = (
-        f"{zlib.crc32(text.encode()):08x}-{len(text)}-f{FORMAT}-py{sys.version_info[0]}{sys.version_info[1]}"
-    )
-    d = cache_dir()
-    try:
-        d.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    return d / f"kdsl-tables-{key}.marshal"
+    return (GRAMMAR_DIR / "kdsl.lark").read_text(encoding="utf-8")
 
 
 def load(text: str) -> dict[str, Any]:
-    """The tables for grammar `text`: from the cache when it holds them, else built (and cached when the
-    cache directory is writable). A damaged or foreign cache file is rebuilt, never trusted."""
-    path = _cache_file(text)
-    if path is not None:
-        try:
-            data = marshal.loads(path.read_bytes())
-            if isinstance(data, dict) and data.get("format") == FORMAT and data.get("grammar") == text:
-                return data
-        except (OSError, EOFError, ValueError, TypeError):
-            pass
-    data = build(text)
-    if path is not None:
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        try:
-            tmp.write_bytes(marshal.dumps(data))
-            os.replace(tmp, path)  # atomic: a concurrent reader sees the old file or the whole new one
-        except OSError:
-            try:
-                tmp.unlink()
-            except OSError:
-                pass
-    return data
+    """The tables for grammar `text`: the shipped file when it was built from exactly this text, else
+    built now with lark (nothing is cached: see the module doc)."""
+    try:
+        data = json.loads(SHIPPED.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = None
+    if isinstance(data, dict) and data.get("format") == FORMAT and data.get("grammar") == text:
+        return data
+    return build(text)
 
 
 def build(text: str) -> dict[str, Any]:
-    """Build the tables with lark (LALR(1), the options the grammar is written for)."""
-    from lark import Lark
+    """Build the tables with lark (LALR(1), the options the grammar is written for), canonically numbered."""
+    import lark
     from lark.parsers.lalr_analysis import Shift
 
-    lk = Lark(text, parser="lalr", lexer="basic", maybe_placeholders=True)
+    lk = lark.Lark(text, parser="lalr", lexer="basic", maybe_placeholders=True)
     conf = lk.parse_interactive().parser_state.parse_conf
-    rule_index: dict = {}
-    rules: list[tuple[int, str, bool]] = []
+    states = conf.states
+    order = {conf.start_state: 0}  # lark's state -> ours
+    queue = [conf.start_state]
+    rule_index: dict = {}  # lark's Rule -> ours
+    rules: list[list] = []
     keys: list[str] = []
-    actions: list[tuple] = []
-    table: dict[int, dict[str, int]] = {}
-    for state, acts in conf.states.items():
+    actions: list[list] = []
+    table: list[dict[str, int]] = []
+    for state in queue:  # grows while it is walked: breadth first
         row: dict[str, int] = {}
-        for sym, (kind, arg) in acts.items():
+        for sym in sorted(states[state], key=str):
+            kind, arg = states[state][sym]
             if kind is Shift:
-                row[str(sym)] = arg
+                if arg not in order:
+                    order[arg] = len(queue)
+                    queue.append(arg)
+                row[str(sym)] = order[arg]
                 continue
             r = rule_index.get(arg)
             if r is None:
@@ -101,21 +87,24 @@ def build(text: str) -> dict[str, Any]:
                     and arg.alias is None
                     and not arg.expansion[0].is_term
                 )
-                rules.append((len(arg.expansion), str(arg.origin.name), unit))
+                rules.append([len(arg.expansion), str(arg.origin.name), unit])
                 keys.append(f"{arg.origin.name}: {' '.join(str(x.name) for x in arg.expansion)}")
                 actions.append(_action(arg))
             row[str(sym)] = ~r
-        table[state] = row
-    terminals = [
-        (t.name, "str", t.pattern.value) if t.pattern.type == "str" else (t.name, "re", t.pattern.to_regexp())
+        table.append(row)
+    if len(queue) != len(states):
+        raise RuntimeError(f"{len(states) - len(queue)} LALR states unreachable from the start state")
+    terminals = sorted(
+        [t.name, "str", t.pattern.value] if t.pattern.type == "str" else [t.name, "re", t.pattern.to_regexp()]
         for t in lk.terminals
-    ]
+    )
     return {
         "format": FORMAT,
+        "lark": lark.__version__,
         "grammar": text,
+        "start": 0,
+        "end": order[conf.end_state],
         "table": table,
-        "start": conf.start_state,
-        "end": conf.end_state,
         "rules": rules,
         "actions": actions,
         "rule_keys": keys,
@@ -123,7 +112,22 @@ def build(text: str) -> dict[str, Any]:
     }
 
 
-def _action(rule) -> tuple:  # noqa: ANN001 - a lark Rule
+def render(data: dict[str, Any]) -> str:
+    """`data` as the text of `kdsl.tables.json`: one key per line, one list item (a state, a rule) per
+    line, so that a grammar change shows as a readable diff."""
+    lines = ["{"]
+    items = list(data.items())
+    for n, (k, v) in enumerate(items):
+        end = "," if n + 1 < len(items) else ""
+        if isinstance(v, list) and v:
+            inner = ",\n".join(f"  {json.dumps(x, separators=(',', ':'))}" for x in v)
+            lines.append(f"{json.dumps(k)}: [\n{inner}\n]{end}")
+        else:
+            lines.append(f"{json.dumps(k)}: {json.dumps(v)}{end}")
+    return "\n".join(lines) + "\n}\n"
+
+
+def _action(rule) -> list:  # noqa: ANN001 - a lark Rule
     """What lark's parse-tree builder (maybe_placeholders, no position propagation, LALR) does when it
     reduces `rule`, as data: the same child filtering (anonymous tokens dropped unless `!rule`, `_rule`
     children inlined, `[x]` placeholders as None) and single-child expansion of `?rule`."""
@@ -146,7 +150,7 @@ def _action(rule) -> tuple:  # noqa: ANN001 - a lark Rule
             pending = 0
     pending += nones[n]
     needs = bool(empty) or len(include) < n or any(x for _, x, _ in include)
-    return (str(name), expand1, (tuple(include), pending) if needs else None)
+    return [str(name), expand1, [[list(x) for x in include], pending] if needs else None]
 
 
 class Inlined:

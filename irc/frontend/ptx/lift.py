@@ -64,6 +64,7 @@ from irc.frontend.ptx.operands import OperandError, check_int_width, int_imm
 from irc.frontend.ptx.operands import diagnostic as operand_diagnostic
 from irc.ir.builder import Builder
 from irc.ir.core import Block, BlockArg, Function, Module, Op, Value
+from irc.ir.graphs import reverse_postorder
 from irc.ir.types import (
     B32,
     BOOL,
@@ -132,6 +133,10 @@ def shared_bytes(f: P.Function, gvars) -> dict[str, int]:  # type: ignore[no-unt
 
 
 #: Statements above which lifting runs on a deep stack (`run_deep`).
+
+
+def _pblock_succs(p: PBlock) -> list[PBlock]:
+    return p.succs
 
 
 class FnLifter(CfgMixin, SsaMixin):
@@ -350,20 +355,7 @@ class FnLifter(CfgMixin, SsaMixin):
         pbs = self.build_pblocks()
         # reachability + predecessor counts + RPO
         entry_pb = pbs[0]
-        seen = {id(entry_pb)}
-        post: list[PBlock] = []
-        stack: list[tuple[PBlock, int]] = [(entry_pb, 0)]
-        while stack:
-            p, i = stack.pop()
-            if i < len(p.succs):
-                stack.append((p, i + 1))
-                s = p.succs[i]
-                if id(s) not in seen:
-                    seen.add(id(s))
-                    stack.append((s, 0))
-            else:
-                post.append(p)
-        rpo = post[::-1]
+        rpo = reverse_postorder(entry_pb, _pblock_succs)
         for p in rpo:
             for s in p.succs:
                 s.npreds += 1

@@ -118,7 +118,10 @@ class LineMap:
         return records.replace(s, line=self.line(s.line), end_line=self.line(s.end_line))
 
     def diagnostic(self, d: Diagnostic, path: str) -> Diagnostic:
-        labels = [Label(self.span(lb.span, path), lb.message) for lb in d.labels]  # type: ignore[arg-type]
+        labels = [
+            Label(self.span(lb.span, path), lb.message, self.span(lb.origin, path))  # type: ignore[arg-type]
+            for lb in d.labels
+        ]
         origin = (
             self.span(d.origin, path) if d.origin is not None else None
         )  # mapped to the .cu: the PTX line

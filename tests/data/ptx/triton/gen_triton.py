@@ -2,8 +2,9 @@
 
 Usage: python gen_triton.py [OUTDIR]   (default: the directory of this file)
 
-Needs `pip install triton` (3.x; written against 3.9.0). No GPU is needed: triton.compile() runs the
-whole pipeline (TTIR -> TTGIR -> LLIR -> PTX -> cubin via the bundled ptxas) for an explicit GPUTarget.
+Needs `pip install triton` (3.x; written against 3.9.0). No GPU is needed: the compilation goes through
+tests/data/triton_suite/suite.py (`compile_ptx`, the one Triton-to-PTX path of this repository), which
+runs triton.compile() for an explicit GPUTarget and pins the PTX version for sm_90a/sm_100a.
 Every kernel here is correct; the analyzer must report no findings for these files.
 """
 
@@ -12,11 +13,11 @@ from __future__ import annotations
 import os
 import sys
 
-os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # 3.9 warns when unset; keep the 3.x default
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "triton_suite"))
 
+import suite  # noqa: E402
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
-from triton.backends.compiler import GPUTarget  # noqa: E402
 
 
 @triton.jit
@@ -250,10 +251,6 @@ DEV_SIG = {
     "BLOCK_K": "constexpr",
 }
 
-# Triton 3.9 labels sm_90a/sm_100a PTX `.version 9.4` (its bundled ptxas is CUDA 13.4) although LLVM
-# emits at most PTX 9.0 features; pin 9.0 so the CUDA 13.0 ptxas used by check_ptxas.sh accepts it.
-PTX_VERSION = 90
-
 # (output name, kernel, signature, constexprs, compute capability, options)
 KERNELS = [
     (
@@ -310,7 +307,7 @@ KERNELS = [
         TMA_SIG,
         {**TMA_CONST, "WARP_SPECIALIZE": False},
         90,
-        {"num_warps": 4, "num_stages": 3, "ptx_version": PTX_VERSION},
+        {"num_warps": 4, "num_stages": 3},
     ),
     (
         "tma_matmul_ws8.sm_90a",
@@ -318,7 +315,7 @@ KERNELS = [
         TMA_SIG,
         {**TMA_CONST, "WARP_SPECIALIZE": True},
         90,
-        {"num_warps": 8, "num_stages": 3, "ptx_version": PTX_VERSION},
+        {"num_warps": 8, "num_stages": 3},
     ),
     (
         "device_desc_matmul.sm_90a",
@@ -326,7 +323,7 @@ KERNELS = [
         DEV_SIG,
         TMA_CONST,
         90,
-        {"num_warps": 4, "num_stages": 3, "ptx_version": PTX_VERSION},
+        {"num_warps": 4, "num_stages": 3},
     ),
     (
         "tma_matmul.sm_100a",
@@ -334,7 +331,7 @@ KERNELS = [
         TMA_SIG,
         {**TMA_CONST, "WARP_SPECIALIZE": False},
         100,
-        {"num_warps": 4, "num_stages": 3, "ptx_version": PTX_VERSION},
+        {"num_warps": 4, "num_stages": 3},
     ),
     # flash attention (own kernel, a stand-in for the tutorial's): sm_80 (mma.sync), sm_90a (wgmma), sm_100a
     ("flash_attn.sm_80", flash_attn_fwd, FA_SIG, FA_CONST, 80, {"num_warps": 4, "num_stages": 2}),
@@ -360,7 +357,7 @@ KERNELS = [
         TMA_SIG,
         {**TMA_CONST, "WARP_SPECIALIZE": True},
         100,
-        {"num_warps": 4, "num_stages": 3, "ptx_version": PTX_VERSION},
+        {"num_warps": 4, "num_stages": 3},
     ),
 ]
 
@@ -375,14 +372,13 @@ def main(argv: list[str]) -> int:
         if only and not name.startswith(only):
             continue
         attrs = MM_ATTRS if sig is MM_SIG_ALIGNED else None
-        src = triton.compiler.ASTSource(fn=fn, signature=sig, constexprs=consts, attrs=attrs)
+        arch = {80: "sm_80", 90: "sm_90a", 100: "sm_100a"}[cc]
         try:
-            compiled = triton.compile(src, target=GPUTarget("cuda", cc, 32), options=opts)
+            ptx = suite.portable_paths(suite.compile_ptx(fn, sig, consts, arch, opts, attrs))
         except Exception as exc:  # report and continue: some variants may need a newer Triton
             print(f"FAILED {name}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
             failed.append(name)
             continue
-        ptx = compiled.asm["ptx"]
         with open(os.path.join(outdir, f"{name}.ptx"), "w") as f:
             f.write(ptx)
         print(f"wrote {name}.ptx ({len(ptx)} bytes)")

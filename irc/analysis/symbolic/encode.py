@@ -1,0 +1,790 @@
+"""Symbolic terms for the IR values and path conditions of one function, per symbolic thread.
+
+A query reasons about two threads (`a`, `b`) of one block (or one warp) of one launch. Each IR value gets
+a bit-vector term (booleans: a boolean term) over:
+
+- the thread's coordinates (`tid.*`, per thread; `laneid` and the warp index derived from the linear
+  thread index), the launch (`ntid`, `nctaid`, `ctaid`: shared, `irc.analysis.symbolic.launch`), the
+  kernel parameters (shared);
+- one iteration counter per loop and thread (`k`): a loop-header argument that steps by a loop-invariant
+  amount is `init + k * step`; other loop-carried values are fresh symbols;
+- opaque values (loads, floats, calls, anything without integer semantics here) as fresh symbols: one per
+  thread when the uniformity lattice says the value varies, one shared by both threads (a function of the
+  loop iterations) when it says the value is uniform across the block, one per warp when uniform per warp.
+
+Path conditions: a block is reached when some incoming forward edge is taken (its source reached and its
+branch condition true); a loop header is reached when the loop is entered, at any iteration. Join
+arguments are fresh symbols constrained to the value of the edge taken. Every approximation here admits
+more behaviours than the program has (never fewer), so UNSAT proves the property; a SAT model is a
+candidate witness that the emulator can replay (`irc check --confirm`).
+
+Integer semantics: two's complement bit-vectors of the value's width, as PTX computes them (shifts past the
+width give 0 or the sign, as z3's do). Floats are their bit patterns with opaque arithmetic.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from irc.analysis.cfg import Loop
+from irc.analysis.symbolic.launch import AXES, Launch
+from irc.analysis.symbolic.solver import z3 as _z3
+from irc.analysis.uniformity import Level
+from irc.ir.core import Block, BlockArg, Function, Op, OpResult, Value
+from irc.ir.types import PtrType, ScalarType, Type, bit_width
+
+
+def _width(t: Type) -> int:
+    try:
+        w = bit_width(t)
+    except Exception:  # noqa: BLE001 - a type with no register width: an opaque 64-bit term
+        return 64
+    return w if w > 0 else 64
+
+
+def _is_bool(t: Type) -> bool:
+    return isinstance(t, ScalarType) and t.is_bool
+
+
+def _signed(t: Type) -> bool:
+    return isinstance(t, ScalarType) and t.is_signed
+
+
+def _is_int(t: Type) -> bool:
+    return (isinstance(t, ScalarType) and t.is_int) or isinstance(t, PtrType)
+
+
+class Thread:
+    """One symbolic thread: its coordinates, its iteration counters and its memo of terms."""
+
+    def __init__(self, name: str, z: Any, tid: list | None = None, parent: Thread | None = None):
+        self.name = name
+        if tid is None:
+            tid = [z.ZeroExt(32 - w, z.BitVec(f"tid.{a}@{name}", w)) for a, w in zip(AXES, (10, 10, 6))]
+        self.tid = tid
+        # a lane another thread reads with `shfl` is that thread in the same iterations: it shares the
+        # reader's iteration counters and definitional constraints
+        self.iters: dict[int, Any] = parent.iters if parent is not None else {}
+        self.memo: dict[tuple[str, int], Any] = {}
+        self.side: list = parent.side if parent is not None else []
+        self.derived: dict[int, Thread] = {}
+
+
+class Encoder:
+    """Terms and path conditions of `fn` for symbolic threads. Each thread collects the definitional
+    constraints of its terms (bounds of its coordinates, join arguments); a query includes those of its
+    threads (`constraints`)."""
+
+    def __init__(self, ctx: Any, launch: Launch):
+        self.ctx = ctx
+        self.fn: Function = ctx.fn
+        self.cfg = ctx.cfg
+        self.launch = launch
+        self.z = launch.z
+        self.threads: dict[str, Thread] = {}
+        self._loop_of: dict[Block, Loop] = {}
+        self._loop_ids: dict[int, int] = {}
+        for lp in self.cfg.loops:
+            self._loop_ids[id(lp)] = len(self._loop_ids)
+            for h in lp.headers:
+                cur = self._loop_of.get(h)
+                if cur is None or lp.depth > cur.depth:
+                    self._loop_of[h] = lp
+        self._fresh = 0
+        self._ufs: dict[tuple, Any] = {}
+        self._layout: tuple[dict[str, int], dict[str, int]] | None = None
+
+    # ---------------------------------------------------------------------------- threads and launch
+    def thread(self, name: str) -> Thread:
+        th = self.threads.get(name)
+        if th is None:
+            z = self.z
+            th = self.threads[name] = Thread(name, self.z)
+            for t, n in zip(th.tid, self.launch.ntid):
+                th.side.append(z.ULT(t, n))
+        return th
+
+    def constraints(self, *threads: Thread) -> list:
+        """The launch's constraints and the definitional constraints of `threads`' terms."""
+        out = list(self.launch.constraints)
+        for th in threads:
+            out += th.side
+        return out
+
+    def linear_tid(self, th: Thread) -> Any:
+        """tid.x + ntid.x * (tid.y + ntid.y * tid.z), computed in 16 bits (it is below 1024)."""
+        z = self.z
+        n16 = [z.Extract(15, 0, n) for n in self.launch.ntid]
+        t16 = [z.Extract(15, 0, t) for t in th.tid]
+        return z.ZeroExt(16, t16[0] + n16[0] * (t16[1] + n16[1] * t16[2]))
+
+    def distinct(self, a: Thread, b: Thread) -> Any:
+        """`a` and `b` are different threads of the block."""
+        return self.z.Or(*[x != y for x, y in zip(a.tid, b.tid)])
+
+    def warp_of(self, th: Thread) -> Any:
+        return self.z.LShR(self.linear_tid(th), 5)
+
+    def lane_of(self, th: Thread) -> Any:
+        return self.linear_tid(th) & 31
+
+    def iteration(self, lp: Loop, th: Thread) -> Any:
+        """The iteration counter of loop `lp` for thread `th` (0 at the first iteration)."""
+        k = th.iters.get(id(lp))
+        if k is None:
+            k = th.iters[id(lp)] = self.z.BitVec(f"k{self._loop_ids[id(lp)]}@{th.name}", 32)
+        return k
+
+    def loops_of(self, b: Block | None) -> list[Loop]:
+        """The loops containing `b`, outermost first."""
+        if b is None:
+            return []
+        return list(reversed(self.cfg.loops_containing(b)))
+
+    def shared_bases(self) -> dict[str, int]:
+        """The shared allocations' addresses (`irc.analysis.races.shared_layout`, the one layout)."""
+        if self._layout is None:
+            from irc.analysis.races import shared_layout
+
+            self._layout = shared_layout(self.fn)
+        return self._layout[0]
+
+    def shared_sizes(self) -> dict[str, int]:
+        self.shared_bases()
+        return self._layout[1]  # type: ignore[index]
+
+    def exists(self, lp: Loop, th: Thread) -> Any:
+        """A necessary condition for `th` to be in iteration `k` of `lp`: k is 0, or some back edge was
+        taken in iteration k-1 (its condition with the loop's counter one lower). Only added when that
+        condition is a function of the counters, coordinates and parameters (a fresh unknown in it would
+        stand for its value in iteration k, not k-1): else just True."""
+        z = self.z
+        k = self.iteration(lp, th)
+        conts = []
+        for h in lp.headers:
+            for p, i in self._in_edges(h):
+                if p in lp.blocks:
+                    conts.append(self.edge(p, i, th))
+        if not conts:
+            return z.BoolVal(True)
+        cont = conts[0] if len(conts) == 1 else z.Or(*conts)
+        from irc.analysis.symbolic.witness import has_unknowns
+
+        if has_unknowns(cont):
+            return z.BoolVal(True)
+        prev = z.substitute(cont, (k, k - 1))
+        return z.Or(k == 0, prev)
+
+    # ---------------------------------------------------------------------------- opaque values
+    def _sort(self, t: Type) -> Any:
+        z = self.z
+        return z.BoolSort() if _is_bool(t) else z.BitVecSort(_width(t))
+
+    def fresh(self, t: Type, hint: str, th: Thread) -> Any:
+        self._fresh += 1
+        z = self.z
+        name = f"{hint}#{self._fresh}@{th.name}"
+        return z.Const(name, self._sort(t))
+
+    def opaque(self, v: Value, th: Thread, level: Level | None = None) -> Any:
+        """An unknown value: shared by the threads for which the lattice says it is equal (block- or
+        warp-uniform), a function of the iterations of the loops around its definition."""
+        z = self.z
+        if level is None:
+            try:
+                level = self.ctx.facts.level(v)
+            except Exception:  # noqa: BLE001 - a value the lattice did not see: varying
+                level = Level.THREAD
+        loops = self.loops_of(v.defining_block)
+        args = [self.iteration(lp, th) for lp in loops]
+        doms = [z.BitVecSort(32)] * len(args)
+        if level == Level.THREAD:
+            # a function of the thread (its linear id; the block is shared) and the iterations: the lane a
+            # `shfl` reads is the same function at that lane's id
+            args.append(self.linear_tid(th))
+            doms.append(z.BitVecSort(32))
+        elif level == Level.WARP:
+            args.append(self.warp_of(th))
+            doms.append(z.BitVecSort(32))
+        key = (id(v), len(args))
+        f = self._ufs.get(key)
+        if f is None:
+            self._fresh += 1
+            nm = f"{v.name or 'u'}#{'t' if level == Level.THREAD else 'u'}{self._fresh}"
+            f = self._ufs[key] = (
+                z.Function(nm, *doms, self._sort(v.type)) if doms else z.Const(nm, self._sort(v.type))
+            )
+        return f(*args) if doms else f
+
+    # ---------------------------------------------------------------------------- the driver
+    def value(self, v: Value, th: Thread) -> Any:
+        return self._get(("v", v), th)
+
+    def reach(self, b: Block, th: Thread) -> Any:
+        """Path condition of `b` for `th` (at some iteration of the loops around it: `iteration`)."""
+        return self._get(("pc", b), th)
+
+    def edge(self, p: Block, i: int, th: Thread) -> Any:
+        """`th` reaches `p` and its terminator takes successor `i`."""
+        return self._get(("edge", (p, i)), th)
+
+    def _get(self, key: tuple, th: Thread) -> Any:
+        memo = th.memo
+        mk = (key[0], id(key[1]) if key[0] != "edge" else (id(key[1][0]), key[1][1]))
+        hit = memo.get(mk)  # type: ignore[arg-type]
+        if hit is not None:
+            return hit
+        stack: list[tuple[Any, Any]] = [(mk, self._gen(key, th))]
+        active = {mk}
+        send: Any = None
+        while stack:
+            k, g = stack[-1]
+            try:
+                req = g.send(send)
+            except StopIteration as done:
+                memo[k] = done.value
+                active.discard(k)
+                stack.pop()
+                send = done.value
+                continue
+            rk = (req[0], id(req[1]) if req[0] != "edge" else (id(req[1][0]), req[1][1]))
+            h = memo.get(rk)  # type: ignore[arg-type]
+            if h is not None:
+                send = h
+                continue
+            if rk in active:  # a cycle the encoding does not break: an unknown value
+                send = self._cycle_breaker(req, th)
+                continue
+            active.add(rk)  # type: ignore[arg-type]
+            stack.append((rk, self._gen(req, th)))
+            send = None
+        return memo[mk]  # type: ignore[index]
+
+    def _cycle_breaker(self, req: tuple, th: Thread) -> Any:
+        z = self.z
+        if req[0] == "v":
+            return self.fresh(req[1].type, "cyc", th)
+        self._fresh += 1
+        return z.Bool(f"pc#{self._fresh}@{th.name}")
+
+    def _gen(self, key: tuple, th: Thread):  # type: ignore[no-untyped-def]
+        kind, obj = key
+        if kind == "pc":
+            return self._pc(obj, th)
+        if kind == "edge":
+            return self._edge(obj[0], obj[1], th)
+        if isinstance(obj, BlockArg):
+            return self._arg(obj, th)
+        return self._op_value(obj, th)
+
+    # ---------------------------------------------------------------------------- control flow
+    def _back_edge(self, p: Block, b: Block) -> bool:
+        lp = self._loop_of.get(b)
+        return lp is not None and p in lp.blocks
+
+    def _in_edges(self, b: Block) -> list[tuple[Block, int]]:
+        out = []
+        for p in self.cfg.preds.get(b, ()):
+            t = p.terminator
+            if t is None:
+                continue
+            for i, s in enumerate(t.successors):
+                if s is b:
+                    out.append((p, i))
+        seen: set[tuple[int, int]] = set()
+        uniq = []
+        for p, i in out:
+            if (id(p), i) not in seen:
+                seen.add((id(p), i))
+                uniq.append((p, i))
+        return uniq
+
+    def _pc(self, b: Block, th: Thread):  # type: ignore[no-untyped-def]
+        z = self.z
+        if b is self.fn.entry:
+            return z.BoolVal(True)
+        if not self.cfg.is_reachable(b):
+            return z.BoolVal(False)
+        terms = []
+        for p, i in self._in_edges(b):
+            if self._back_edge(p, b):
+                continue
+            terms.append((yield ("edge", (p, i))))
+        if not terms:
+            return z.BoolVal(False)
+        return terms[0] if len(terms) == 1 else z.Or(*terms)
+
+    def _edge(self, p: Block, i: int, th: Thread):  # type: ignore[no-untyped-def]
+        z = self.z
+        pc = yield ("pc", p)
+        t = p.terminator
+        if t is None or t.name != "cbr" or len(t.successors) < 2 or t.successors[0] is t.successors[1]:
+            return pc
+        c = yield ("v", t.operands[0])
+        if not z.is_bool(c):
+            c = c != 0
+        return z.And(pc, c if i == 0 else z.Not(c))
+
+    # ---------------------------------------------------------------------------- block arguments
+    def _arg(self, a: BlockArg, th: Thread):  # type: ignore[no-untyped-def]
+        z = self.z
+        b = a.block
+        if b is self.fn.entry:
+            if not self.fn.is_kernel:
+                return self.opaque(a, th)
+            if _is_bool(a.type):
+                return z.Bool(f"param:{a.index}:{a.name}")
+            if not _is_int(a.type):
+                return self.opaque(a, th, Level.GRID)
+            return self.launch.param(a.index, _width(a.type))
+        incoming = []
+        for p, i in self._in_edges(b):
+            t = p.terminator
+            args = t.succ_args[i] if t is not None and i < len(t.succ_args) else []
+            if a.index >= len(args):
+                return self.opaque(a, th)
+            incoming.append((p, i, args[a.index]))
+        lp = self._loop_of.get(b)
+        if lp is not None:
+            inside = [(p, i, v) for p, i, v in incoming if p in lp.blocks]
+            outside = [(p, i, v) for p, i, v in incoming if p not in lp.blocks]
+            init = yield from self._join(a, outside, th)
+            step = self._induction_step(a, lp, [v for _, _, v in inside])
+            if step is None or init is None:
+                return self.fresh(a.type, a.name or "phi", th)
+            s = yield ("v", step[0])
+            k = self.iteration(lp, th)
+            w = _width(a.type)
+            if z.is_bool(s) or z.is_bool(init):
+                return self.fresh(a.type, a.name or "phi", th)
+            s = _resize(s, w, _signed(step[0].type))
+            kk = _resize(k, w, False)
+            return init + kk * s if step[1] > 0 else init - kk * s
+        got = yield from self._join(a, incoming, th)
+        return got if got is not None else self.opaque(a, th)
+
+    def _join(self, a: BlockArg, incoming: list, th: Thread):  # type: ignore[no-untyped-def]
+        """The value of `a` over the edges `incoming`: the edge's value when there is one edge, else a
+        fresh symbol equal to the value of whichever edge was taken."""
+        z = self.z
+        if not incoming:
+            return None
+        if len(incoming) == 1 or all(v is incoming[0][2] for _, _, v in incoming):
+            return (yield ("v", incoming[0][2]))
+        x = self.fresh(a.type, a.name or "phi", th)
+        alts, edges = [], []
+        for p, i, v in incoming:
+            e = yield ("edge", (p, i))
+            val = yield ("v", v)
+            if z.is_bool(val) != z.is_bool(x) or (not z.is_bool(x) and val.size() != x.size()):
+                return None
+            edges.append(e)
+            alts.append(z.And(e, x == val))
+        th.side.append(z.Implies(z.Or(*edges), z.Or(*alts)))
+        return x
+
+    def _induction_step(self, a: BlockArg, lp: Loop, backs: list[Value]) -> tuple[Value, int] | None:
+        """(step, +1/-1) when every back edge passes `a + step` (or `a - step`) with `step` defined
+        outside the loop."""
+        found: tuple[Value, int] | None = None
+        for v in backs:
+            v = _strip(v)
+            if not isinstance(v, OpResult) or v.op.name not in ("add", "sub", "ptradd"):
+                return None
+            x, y = v.op.operands[0], v.op.operands[1]
+            cand: tuple[Value, int] | None = None
+            if _strip(x) is a and self._invariant(y, lp):
+                cand = (y, 1 if v.op.name != "sub" else -1)
+            elif v.op.name == "add" and _strip(y) is a and self._invariant(x, lp):
+                cand = (x, 1)
+            if cand is None:
+                return None
+            if found is not None and (found[1] != cand[1] or not _same(found[0], cand[0])):
+                return None
+            found = cand
+        return found
+
+    def _invariant(self, v: Value, lp: Loop) -> bool:
+        b = v.defining_block
+        return b is None or b not in lp.blocks
+
+    # ---------------------------------------------------------------------------- ops
+    def _op_value(self, v: OpResult, th: Thread):  # type: ignore[no-untyped-def]
+        op = v.op
+        if len(op.results) != 1:
+            return self.opaque(v, th)
+        if op.name == "shfl":
+            got = yield from self._shfl(op, v, th)
+            return got if got is not None else self.opaque(v, th)
+        rule = _RULES.get(op.name)
+        pure = op.has_trait("pure")
+        if rule is None and not pure and op.name != "load":
+            return self.opaque(v, th)
+        vals = []
+        for o in op.operands:
+            vals.append((yield ("v", o)))
+        got = rule(self, op, v, vals, th) if rule is not None else None
+        if got is not None:
+            return got
+        if op.name == "load":
+            return self._load(op, v, vals, th)
+        return self._function(op, v, vals) if pure else self.opaque(v, th)
+
+    def _function(self, op: Op, r: Value, xs: list) -> Any:
+        """A pure op without integer semantics here (float arithmetic, conversions): an uninterpreted
+        function of its operands, so equal inputs give equal results (two lanes holding one reduced
+        value); commutative ops see their operands in a canonical order."""
+        z = self.z
+        if (
+            op.has_trait("commutative")
+            and len(xs) == 2
+            and not z.is_bool(xs[0])
+            and xs[0].sort() == xs[1].sort()
+        ):
+            a, b = xs
+            le = z.ULE(a, b)
+            xs = [z.If(le, a, b), z.If(le, b, a)]
+        attrs = ",".join(f"{k}={op.attrs[k]}" for k in sorted(op.attrs))
+        key = ("pf", op.name, attrs, str(r.type), tuple(str(x.sort()) for x in xs))
+        f = self._ufs.get(key)
+        if f is None:
+            f = self._ufs[key] = z.Function(
+                f"pf:{op.name}[{attrs}]:{r.type}", *[x.sort() for x in xs], self._sort(r.type)
+            )
+        return f(*xs)
+
+    def _load(self, op: Op, r: Value, xs: list, th: Thread) -> Any:
+        """A load: a function of its address (and the iterations around it), so two threads reading one
+        address in one iteration read one value. Volatile loads are fresh unknowns (the value may change
+        between the two reads)."""
+        z = self.z
+        if op.attrs.get("volatile") or not xs or z.is_bool(xs[0]):
+            return self.opaque(r, th)
+        loops = self.loops_of(op.block)
+        args = [xs[0], *[self.iteration(lp, th) for lp in loops]]
+        key = ("ld", id(op), str(r.type))
+        f = self._ufs.get(key)
+        if f is None:
+            self._fresh += 1
+            f = self._ufs[key] = z.Function(
+                f"ld:{self._fresh}", *[a.sort() for a in args], self._sort(r.type)
+            )
+        return f(*args)
+
+    def one_d(self) -> bool:
+        L = self.launch
+        return L.one_d or (L.fixed_block is not None and L.fixed_block[1] == 1 and L.fixed_block[2] == 1)
+
+    def _shfl(self, op: Op, r: Value, th: Thread):  # type: ignore[no-untyped-def]
+        """`shfl.sync` over the whole warp (clamp 31) in a 1-D block: the value operand at the source lane
+        (bfly: lane ^ c, down: lane + c within the warp, up: lane - c, idx: c), encoded for that lane as
+        a thread of its own. Other shapes are unknown values."""
+        z = self.z
+        mode = str(op.attrs.get("mode"))
+        c = op.attrs.get("c", 31)
+        if (
+            mode not in ("bfly", "down", "up", "idx")
+            or c not in (31, None)
+            or not self.one_d()
+            or len(op.operands) < 2
+        ):
+            return None
+        off = yield ("v", op.operands[1])
+        if z.is_bool(off):
+            return None
+        off = _resize(off, 32, False) & 31
+        lin = self.linear_tid(th)
+        lane = lin & 31
+        if mode == "bfly":
+            src = lane ^ off
+        elif mode == "down":
+            src = z.If(z.ULE(lane + off, 31), lane + off, lane)
+        elif mode == "up":
+            src = z.If(z.UGE(lane, off), lane - off, lane)
+        else:
+            src = off
+        d = th.derived.get(id(op))
+        if d is None:
+            self._fresh += 1
+            d = th.derived[id(op)] = Thread(
+                f"{th.name}~{self._fresh}", z, [(lin & ~31) | src, z.BitVecVal(0, 32), z.BitVecVal(0, 32)], th
+            )
+        return self.value(op.operands[0], d)
+
+
+def _strip(v: Value) -> Value:
+    """`v` through same-width bitcasts and copies (the lifter's reinterpretations)."""
+    while isinstance(v, OpResult) and v.op.name in ("bitcast", "copy") and len(v.op.operands) == 1:
+        src = v.op.operands[0]
+        if _width(src.type) != _width(v.type) or _is_bool(src.type) != _is_bool(v.type):
+            break
+        v = src
+    return v
+
+
+def _same(x: Value, y: Value) -> bool:
+    x, y = _strip(x), _strip(y)
+    if x is y:
+        return True
+    cx = x.op.attrs.get("value") if isinstance(x, OpResult) and x.op.name == "const" else None
+    cy = y.op.attrs.get("value") if isinstance(y, OpResult) and y.op.name == "const" else None
+    return cx is not None and cx == cy and type(cx) is type(cy)
+
+
+def _resize(t: Any, w: int, signed: bool) -> Any:
+    import z3 as z  # operations on existing terms: the context comes with them
+
+    n = t.size()
+    if n == w:
+        return t
+    if n > w:
+        return z.Extract(w - 1, 0, t)
+    return z.SignExt(w - n, t) if signed else z.ZeroExt(w - n, t)
+
+
+# ------------------------------------------------------------------------------------------------ rules
+# Each rule: (encoder, op, result, operand terms, thread) -> term, or None for "opaque".
+
+
+def _const(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
+    z = e.z
+    val = op.attrs.get("value")
+    t = r.type
+    if _is_bool(t):
+        return z.BoolVal(bool(val))
+    w = _width(t)
+    if isinstance(val, bool):
+        return z.BitVecVal(int(val), w)
+    if isinstance(val, int):
+        return z.BitVecVal(val & ((1 << w) - 1), w)
+    if isinstance(val, float) and isinstance(t, ScalarType) and t.is_float:
+        import struct
+
+        if w == 32:
+            return z.BitVecVal(struct.unpack("<I", struct.pack("<f", val))[0], 32)
+        if w == 64:
+            return z.BitVecVal(struct.unpack("<Q", struct.pack("<d", val))[0], 64)
+    return None
+
+
+def _sreg(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
+    z = e.z
+    name = str(op.attrs.get("name"))
+    base, _, axis = name.partition(".")
+    L = e.launch
+    if axis in AXES:
+        i = AXES.index(axis)
+        if base == "tid":
+            return th.tid[i]
+        if base == "ntid":
+            return L.ntid[i]
+        if base == "ctaid":
+            return L.ctaid[i]
+        if base == "nctaid":
+            return L.nctaid[i]
+    if name == "laneid":
+        return e.lane_of(th)
+    del z
+    return None
+
+
+def _bitcast(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
+    z = e.z
+    x = xs[0]
+    if _is_bool(r.type):
+        return x if z.is_bool(x) else x != 0
+    w = _width(r.type)
+    if z.is_bool(x):
+        return z.If(x, z.BitVecVal(1, w), z.BitVecVal(0, w))
+    if x.size() == w:
+        return x
+    return None
+
+
+def _cvt(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
+    z = e.z
+    src = op.operands[0].type
+    x = xs[0]
+    if _is_bool(r.type):
+        return x if z.is_bool(x) else x != 0
+    if not _is_int(r.type):
+        return None
+    if z.is_bool(x):
+        return z.If(x, z.BitVecVal(1, _width(r.type)), z.BitVecVal(0, _width(r.type)))
+    if not _is_int(src):
+        return None
+    if op.attrs.get("sat"):
+        return None
+    return _resize(x, _width(r.type), _signed(src))
+
+
+def _bin(fn_int, fn_bool=None):  # type: ignore[no-untyped-def]
+    def rule(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
+        z = e.z
+        if len(xs) != 2:
+            return None
+        a, b = xs
+        if z.is_bool(a) and z.is_bool(b):
+            return fn_bool(a, b) if fn_bool is not None else None
+        if not _is_int(r.type) or z.is_bool(a) or z.is_bool(b):
+            return None
+        w = _width(r.type)
+        a, b = _resize(a, w, _signed(op.operands[0].type)), _resize(b, w, _signed(op.operands[1].type))
+        return fn_int(a, b, _signed(r.type), z)
+
+    return rule
+
+
+def _minmax(lt: bool):  # type: ignore[no-untyped-def]
+    def f(a, b, s, z):  # type: ignore[no-untyped-def]
+        less = (a < b) if s else z.ULT(a, b)
+        return z.If(less, a, b) if lt else z.If(less, b, a)
+
+    return f
+
+
+def _shift(left: bool):  # type: ignore[no-untyped-def]
+    def rule(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
+        z = e.z
+        if len(xs) != 2 or not _is_int(r.type) or z.is_bool(xs[0]) or z.is_bool(xs[1]):
+            return None
+        w = _width(r.type)
+        a = _resize(xs[0], w, _signed(op.operands[0].type))
+        n = xs[1]
+        if n.size() < w:
+            n = z.ZeroExt(w - n.size(), n)
+        elif n.size() > w:
+            # a shift amount wider than the value: anything at or past the width shifts everything out
+            big = z.UGE(n, z.BitVecVal(w, n.size()))
+            n = z.If(big, z.BitVecVal(w, w), z.Extract(w - 1, 0, n))
+        if left:
+            return a << n
+        return a >> n if _signed(r.type) else z.LShR(a, n)
+
+    return rule
+
+
+def _cmp(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
+    z = e.z
+    if len(xs) != 2:
+        return None
+    a, b = xs
+    pred = str(op.attrs.get("pred"))
+    ot = op.operands[0].type
+    if z.is_bool(a) and z.is_bool(b):
+        if pred == "eq":
+            return a == b
+        if pred == "ne":
+            return a != b
+        return None
+    if not _is_int(ot) or z.is_bool(a) or z.is_bool(b) or a.size() != b.size():
+        return None
+    s = _signed(ot)
+    if pred in ("lo", "ls", "hi", "hs"):
+        s = False
+        pred = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}[pred]
+    table = {
+        "eq": lambda: a == b,
+        "ne": lambda: a != b,
+        "lt": lambda: (a < b) if s else z.ULT(a, b),
+        "le": lambda: (a <= b) if s else z.ULE(a, b),
+        "gt": lambda: (a > b) if s else z.UGT(a, b),
+        "ge": lambda: (a >= b) if s else z.UGE(a, b),
+    }
+    f = table.get(pred)
+    return f() if f is not None else None
+
+
+def _select(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
+    z = e.z
+    if len(xs) != 3:
+        return None
+    c, a, b = xs
+    if not z.is_bool(c):
+        c = c != 0
+    if z.is_bool(a) != z.is_bool(b) or (not z.is_bool(a) and a.size() != b.size()):
+        return None
+    return z.If(c, a, b)
+
+
+def _unary(fn):  # type: ignore[no-untyped-def]
+    def rule(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
+        z = e.z
+        if len(xs) != 1:
+            return None
+        a = xs[0]
+        if z.is_bool(a):
+            return z.Not(a) if op.name == "not" else None
+        if not _is_int(r.type):
+            return None
+        return fn(_resize(a, _width(r.type), _signed(op.operands[0].type)), _signed(r.type), z)
+
+    return rule
+
+
+def _mulwide(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
+    z = e.z
+    if len(xs) != 2 or z.is_bool(xs[0]) or z.is_bool(xs[1]) or not _is_int(r.type):
+        return None
+    w = _width(r.type)
+    s = _signed(op.operands[0].type)
+    return _resize(xs[0], w, s) * _resize(xs[1], w, s)
+
+
+def _mulhi(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
+    z = e.z
+    if len(xs) != 2 or z.is_bool(xs[0]) or z.is_bool(xs[1]) or not _is_int(r.type):
+        return None
+    w = _width(r.type)
+    s = _signed(r.type)
+    p = _resize(xs[0], 2 * w, s) * _resize(xs[1], 2 * w, s)
+    return z.Extract(2 * w - 1, w, p)
+
+
+def _divrem(rem: bool):  # type: ignore[no-untyped-def]
+    def f(a, b, s, z):  # type: ignore[no-untyped-def]
+        if rem:
+            return z.SRem(a, b) if s else z.URem(a, b)
+        return a / b if s else z.UDiv(a, b)
+
+    return f
+
+
+def _shared_addr(e: Encoder, op: Op, r: Value, xs: list, th: Thread) -> Any:
+    base = e.shared_bases().get(str(op.attrs.get("sym")))
+    if base is None:
+        return e.z.BitVec(f"&{op.attrs.get('sym')}", _width(r.type))
+    return e.z.BitVecVal(base, _width(r.type))
+
+
+_RULES = {
+    "const": _const,
+    "sreg": _sreg,
+    "bitcast": _bitcast,
+    "copy": lambda e, op, r, xs, th: xs[0] if len(xs) == 1 else None,
+    "cvt": _cvt,
+    "add": _bin(lambda a, b, s, z: a + b),
+    "ptradd": _bin(lambda a, b, s, z: a + b),
+    "sub": _bin(lambda a, b, s, z: a - b),
+    "mul": _bin(lambda a, b, s, z: a * b),
+    "and": _bin(lambda a, b, s, z: a & b, lambda a, b: _z3().And(a, b)),
+    "or": _bin(lambda a, b, s, z: a | b, lambda a, b: _z3().Or(a, b)),
+    "xor": _bin(lambda a, b, s, z: a ^ b, lambda a, b: _z3().Xor(a, b)),
+    "min": _bin(_minmax(True)),
+    "max": _bin(_minmax(False)),
+    "div": _bin(_divrem(False)),
+    "rem": _bin(_divrem(True)),
+    "shl": _shift(True),
+    "shr": _shift(False),
+    "shlw": _shift(True),
+    "shrw": _shift(False),
+    "mulwide": _mulwide,
+    "mulhi": _mulhi,
+    "neg": _unary(lambda a, s, z: -a),
+    "not": _unary(lambda a, s, z: ~a),
+    "abs": _unary(lambda a, s, z: z.If(a < 0, -a, a) if s else a),
+    "cmp": _cmp,
+    "select": _select,
+    "shared_addr": _shared_addr,
+}
+_MULTI: frozenset[str] = frozenset()

@@ -1,0 +1,84 @@
+"""The race question for two shared-memory accesses the per-thread evaluation could not decide.
+
+Two threads `a` and `b` of one block (of one warp, for warp intervals), both past the same barrier (so in
+the same iteration of every loop around it, offset by the back edges each access's path took), both
+executing their access (path conditions, existing iterations), touch one byte of a shared allocation, at
+least one writes, and two writes store different values. Kernel parameters, merges of per-thread paths
+and trip counts from parameters are exactly what the solver handles and the evaluation does not.
+
+Precision: an access whose address or path condition depends on a value the encoding leaves unknown per
+thread (a load, a shuffle) is not judged here: any two threads could then be made to collide, and the
+check reports only races it can show.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from irc.analysis.symbolic.queries import symbolic
+from irc.analysis.symbolic.solver import Outcome
+from irc.analysis.symbolic.witness import Witness, from_model, has_unknowns
+
+
+def _pure(z: Any, terms: list) -> bool:
+    return not any(has_unknowns(t) for t in terms)
+
+
+def _addr64(z: Any, t: Any) -> Any:
+    if z.is_bool(t):
+        return None
+    return z.ZeroExt(64 - t.size(), t) if t.size() < 64 else t
+
+
+def race(
+    ctx: Any, a: Any, da: tuple, c: Any, dc: tuple, start_block: Any, same_warp: bool, loop_index: dict
+) -> tuple[Outcome, Witness | None, int]:
+    """Outcome, witness and the shared byte (virtual address) both threads touch."""
+    sym = symbolic(ctx)
+    if sym is None:
+        return Outcome("unknown", reason="solver unavailable"), None, 0
+    enc = sym.enc
+    z = enc.z
+    ta, tb = enc.thread("a"), enc.thread("b")
+    pa, pb = enc.value(a.ptr, ta), enc.value(c.ptr, tb)
+    ga, gb = enc.reach(a.block, ta), enc.reach(c.block, tb)
+    xa, xb = _addr64(z, pa), _addr64(z, pb)
+    if xa is None or xb is None or not _pure(z, [xa, xb, ga, gb]):
+        return Outcome("unknown", reason="depends on loaded data"), None, 0
+    xa = xa + z.BitVecVal(a.offset, 64)
+    xb = xb + z.BitVecVal(c.offset, 64)
+    q = [ga, gb, enc.distinct(ta, tb)]
+    q += [z.ULT(xa, xb + z.BitVecVal(c.size, 64)), z.ULT(xb, xa + z.BitVecVal(a.size, 64))]
+    bases, sizes = enc.shared_bases(), enc.shared_sizes()
+    byte = z.If(z.UGE(xa, xb), xa, xb)
+    q.append(
+        z.Or(
+            *[z.And(z.UGE(byte, base), z.ULT(byte, base + sizes[n])) for n, base in bases.items()]
+            or [z.BoolVal(False)]
+        )
+    )
+    if same_warp:
+        q.append(enc.warp_of(ta) == enc.warp_of(tb))
+    by_index = {i: lp for lp, i in loop_index.items()}
+    start_loops = set(ctx.cfg.loops_containing(start_block))
+    fa, fc = dict(da), dict(dc)
+    for lp in start_loops:
+        i = loop_index[lp]
+        ja, jc = fa.get(i), fc.get(i)
+        if isinstance(ja, int) and isinstance(jc, int):
+            q.append(enc.iteration(lp, ta) - enc.iteration(lp, tb) == z.BitVecVal(ja - jc, 32))
+    for lp in ctx.cfg.loops_containing(a.block):
+        q.append(enc.exists(lp, ta))
+    for lp in ctx.cfg.loops_containing(c.block):
+        q.append(enc.exists(lp, tb))
+    del by_index
+    if a.write and c.write and a.op.name == "store" and c.op.name == "store":
+        va, vb = enc.value(a.op.operands[1], ta), enc.value(c.op.operands[1], tb)
+        if z.is_bool(va) == z.is_bool(vb) and (z.is_bool(va) or va.size() == vb.size()):
+            q.append(va != vb)
+    out = sym.solve(q)
+    if not out.sat:
+        return out, None, 0
+    w = from_model(out.model, enc, ["a", "b"], sym.contract_text)
+    addr = out.model.eval(byte, model_completion=True).as_long()
+    return out, w, addr

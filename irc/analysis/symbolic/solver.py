@@ -1,0 +1,178 @@
+"""The SMT solver behind the analyzer's queries: z3, imported on first use, with a timeout per query and a
+budget per function.
+
+Why lazy: importing z3 costs about 70 ms, more than checking a small kernel, and most kernels never need
+it (the uniformity lattice decides them). Why a budget: a file with thousands of undecided branches must
+still be checked in bounded time; what the budget leaves unasked is reported as `not-analysed`, never
+silently dropped.
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+from typing import Any
+
+from irc.records import record
+
+_Z3: ModuleType | None = None
+
+#: milliseconds one query may take before it is `unknown` ("timeout"); $IRC_SOLVER_TIMEOUT_MS overrides
+QUERY_TIMEOUT_MS = 1000
+#: total solver milliseconds one function may spend before further queries are `unknown` ("budget")
+FUNCTION_BUDGET_MS = 8000
+
+
+def z3() -> ModuleType:
+    """The z3 module (imported once, on first use)."""
+    global _Z3
+    if _Z3 is None:
+        import z3 as mod  # noqa: PLC0415 - lazy on purpose (start-up time)
+
+        _Z3 = mod
+    return _Z3
+
+
+class Z3Context:
+    """z3's API bound to a context of its own. Each function's queries get a fresh one, so a witness
+    depends only on that function (not on what the process checked before): serial and parallel runs,
+    and two runs of CI, print the same launch."""
+
+    def __init__(self) -> None:
+        self.m = z3()
+        self.ctx = self.m.Context()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.m, name)
+
+    def BitVec(self, name: str, bits: int) -> Any:  # noqa: N802 - z3's names
+        return self.m.BitVec(name, bits, ctx=self.ctx)
+
+    def BitVecVal(self, v: int, bits: int) -> Any:  # noqa: N802
+        return self.m.BitVecVal(v, bits, ctx=self.ctx)
+
+    def BitVecSort(self, bits: int) -> Any:  # noqa: N802
+        return self.m.BitVecSort(bits, ctx=self.ctx)
+
+    def BoolSort(self) -> Any:  # noqa: N802
+        return self.m.BoolSort(ctx=self.ctx)
+
+    def Bool(self, name: str) -> Any:  # noqa: N802
+        return self.m.Bool(name, ctx=self.ctx)
+
+    def BoolVal(self, v: bool) -> Any:  # noqa: N802
+        return self.m.BoolVal(v, ctx=self.ctx)
+
+    def SolverFor(self, logic: str) -> Any:  # noqa: N802
+        return self.m.SolverFor(logic, ctx=self.ctx)
+
+
+def available() -> bool:
+    try:
+        z3()
+    except ImportError:
+        return False
+    return True
+
+
+@record
+class Outcome:
+    """A query's answer: `status` is "sat" (with `model`), "unsat" (proven impossible) or "unknown"
+    (with `reason`: "timeout", "budget", "solver unavailable", or the solver's own reason)."""
+
+    status: str
+    model: Any = None
+    reason: str = ""
+
+    @property
+    def sat(self) -> bool:
+        return self.status == "sat"
+
+    @property
+    def unsat(self) -> bool:
+        return self.status == "unsat"
+
+
+class Budget:
+    """Solver time left for one function (milliseconds)."""
+
+    def __init__(self, total_ms: int | None = None):
+        env = os.environ.get("IRC_SOLVER_BUDGET_MS")
+        self.left = float(total_ms if total_ms is not None else int(env) if env else FUNCTION_BUDGET_MS)
+
+    def spend(self, ms: float) -> None:
+        self.left -= ms
+
+
+def _timeout_ms() -> int:
+    env = os.environ.get("IRC_SOLVER_TIMEOUT_MS")
+    return int(env) if env and env.isdigit() else QUERY_TIMEOUT_MS
+
+
+class Session:
+    """One incremental solver for the queries of one function. The definitional constraints (launch
+    bounds, coordinate bounds, join arguments) are asserted once, as they appear; each query is checked
+    between a push and a pop. Re-encoding the same definitions for every query was most of the solver
+    time on kernels with many undecided access pairs."""
+
+    def __init__(self, zc: Any):
+        self.z = zc
+        self.s = None
+        self.added: set[int] = set()
+
+    def check(
+        self, base: list, query: list, budget: Budget | None = None, prefer: list[list] | None = None
+    ) -> Outcome:
+        """Satisfiability of `base` and `query`. When satisfiable and `prefer` lists tiers of further
+        constraints, each tier (or, failing that, each constraint of it) is kept in turn if the rest stays
+        satisfiable, so the model (the witness a user reads) is a typical launch: a 1-D block of 256
+        threads, block 0, small parameters."""
+        import time
+
+        if budget is not None and budget.left <= 0:
+            return Outcome("unknown", reason="budget")
+        z = self.z
+        if self.s is None:
+            self.s = z.SolverFor("QF_UFBV")
+            self.s.set("random_seed", 0)
+        s = self.s
+        for c in base:
+            if id(c) not in self.added:
+                self.added.add(id(c))
+                s.add(c)
+        tmo = _timeout_ms()
+        if budget is not None:
+            tmo = max(1, min(tmo, int(budget.left)))
+        s.set("timeout", tmo)
+        depth = s.num_scopes()
+        s.push()
+        try:
+            s.add(*query)
+            t0 = time.perf_counter()
+            r = s.check()
+            if budget is not None:
+                budget.spend((time.perf_counter() - t0) * 1000.0)
+            if r == z.unsat:
+                return Outcome("unsat")
+            if r != z.sat:
+                why = s.reason_unknown()
+                return Outcome("unknown", reason="timeout" if "timeout" in why or "canceled" in why else why)
+            model = s.model()
+            if prefer:
+                s.set("timeout", max(1, min(100, tmo)))
+                t1 = time.perf_counter()
+                for tier in prefer:
+                    for group in (tier, *([[p] for p in tier] if len(tier) > 1 else [])):
+                        if (time.perf_counter() - t1) * 1000.0 > 4 * tmo:
+                            break
+                        s.push()
+                        s.add(*group)
+                        if s.check() == z.sat:
+                            model = s.model()
+                            break
+                        s.pop()
+                if budget is not None:
+                    budget.spend((time.perf_counter() - t1) * 1000.0)
+            return Outcome("sat", model=model)
+        finally:
+            s.pop(s.num_scopes() - depth)  # the query's scope and every kept preference's

@@ -1,0 +1,1 @@
+"""Triton kernel families of the corpus; each module exports `CASES` (a list of suite.Case)."""

@@ -1,0 +1,243 @@
+"""The async/race bug suite (tests/data/suite, README.md there): every case's twin is clean and its bug is
+found, statically (`irc check`) and in the emulator, with the scorer's verdicts (tests/suite/score.py).
+
+What irc does not get right yet is listed below with a one-line guess at the cause. Each listed test is a
+strict xfail: when a fix makes it pass, the test fails and asks for its entry to be removed.
+"""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from suite import score
+
+from irc.ptxas import find_ptxas, run_ptxas
+
+CASES = score.load_cases().CASES
+BY_NAME = {c.name: c for c in CASES}
+SUITE = score.SUITE
+
+# -- what irc misses today (name -> why, a guess) -----------------------------------------------------
+STATIC_MISSES = {
+    "cpa_gemm_nowait": "the copy's destination moves with the loop (stage cur ^ 1) and the read is another thread's chunk",
+    "cpa_wait_depth": "the read is a neighbour's element, not provably the pending copy's destination",
+    "cpa_no_commit": "a wait_group is taken to cover copies that were never committed to a group",
+    "cpa_read_filling_stage": "cuda::pipeline's wait_group switch; the read (127 - t) is not provably the copy's bytes",
+    "cpa_bulk_wait_for_cp_async": "cp.async.bulk.wait_group is accepted as a wait for non-bulk cp.async",
+    "cpa_no_sync_after_wait": "a cp.async destination is not a write for shared-race",
+    "cpa_cg_memcpy_async": "cg::memcpy_async copies in a loop (destination moves with it); reads in another loop",
+    "cpa_persistent_tail": "a group pending on only one incoming path (commit inside the if) counts as complete",
+    "mbar_count_one": "arrivals of the `tid.x >= 32` role through C test_wait polling (sm_80) are not counted",
+    "mbar_no_init_fence": "no check for a missing fence.mbarrier_init / fence.proxy.async after mbarrier.init",
+    "mbar_release_wrong_stage": "no check compares the ring element released with the one acquired",
+    "mbar_reuse_no_inval": "no check for mbarrier memory reused without mbarrier.inval",
+    "mbar_tx_too_few": "a CUtensorMap's box is host-side: the bytes per copy are unknown in the PTX",
+    "mbar_tx_too_many": "a bulk copy size that is not a constant (min(...) for the last chunk) is not compared",
+    "mbar_cuda_barrier_no_tx": "cuda::barrier token waits (wait(arrive())) are not judged",
+    "mbar_noinc_count": "cp.async.mbarrier.arrive.noinc is counted like the form that raises the pending count",
+    "mbar_tma_mma_alternate": "two waits of one step on one barrier (parities 0, 0) are not compared with each other",
+    "bulk_size_not16": "no rule for the size of a non-tensor cp.async.bulk (multiple of 16)",
+    "bulk_dst_misaligned": "tma-misaligned does not check non-tensor bulk copies (16-byte alignment)",
+    "bulk_store_wrong_wait": "no check for a store's source overwritten before cp.async.bulk.wait_group.read",
+    "tma_dyn_smem_misaligned": "a destination in `.extern .shared` (dynamic) memory is not judged",
+    "tma_store_missing_read_wait": "no check for a store's source overwritten before cp.async.bulk.wait_group.read",
+    "race_sgemm_no_first_barrier": "no witness: the K loop `k0 < K; k0 += 8` has a parameter bound and step 8",
+    "race_reduce_noinline": "shared accesses through a pointer parameter of a __noinline__ .func are not analysed",
+    "race_histogram_merge": "a plain read next to atomics is exempt (the CAS-loop rule) even with no barrier",
+    "race_cas_max": "the store's guard depends on a shared load (`local > smax`): not analysed",
+    "race_cpasync_refill_early": "a cp.async destination is not a write for shared-race",
+    "race_wmma_epilogue": "wmma.store.d is not a shared-memory write for shared-race",
+    "race_stmatrix": "stmatrix is not a shared-memory write for shared-race",
+    "race_flag_handoff": "atomic (even relaxed) loads and stores are taken as synchronising, like fences",
+    "race_warp_sync_reduce": "no intra-warp witness in nvcc's volatile sequence after the tree loop",
+    "warp_ballot_half_mask": "a partial constant mask executed by the whole warp is not checked",
+    "warp_shfl_partial_warp": "block size only bounded (.maxntid 80): the partial last warp is not considered",
+    "bar_named_wrong_count": "no check compares a named barrier's count with the threads that reach it",
+    "gemm_cp_async_nowait": "the copy's destination moves with the loop (buffer 1 - cur): only same-address reads",
+    "gemm_cp_async_wait_count": "the read is another thread's element, not provably the pending copy's destination",
+    "gemm_cp_async_no_first_barrier": "a cp.async destination is not a write for shared-race",
+    "gemm_cp_async_no_second_barrier": "a cp.async destination is not a write for shared-race",
+    "mbar_init_visible": "reported at thread 0's own arrive (an infeasible path: `tid.x == 0` false, then true)",
+    "hist_merge": "a plain read next to atomics is exempt (the CAS-loop rule) even with no barrier",
+    "ballot_mask": "a partial constant mask executed by the whole warp is not checked",
+    "named_count": "no check compares a named barrier's count with the threads that reach it",
+    "halo": "the reads are under `i < n` (a kernel parameter): not analysed",
+    "release_stage": "no check compares the ring element released with the one acquired",
+    "cp_async_commit": "a wait_group is taken to cover copies that were never committed to a group",
+    "tma_store_reuse": "no check for a store's source overwritten before tma_store_wait",
+    "mbar_reinit": "no check for an mbarrier reinitialised without mbarrier_inval",
+    "cpa_leader_only_wait": "a wait executed by thread 0 only is taken to cover the other threads' copies",
+    "cpa_triton_prefetch_stage": "the copy's stage (k % 3) moves with the loop: only same-address reads are judged",
+    "mbar_stale_token": "waits on a state token (test_wait with the arrive's result) are not judged",
+    "mbar_exit_without_drop": "a role's early return is not counted against the barrier's arrivals per phase",
+    "mbar_init_off_by_one": "barriers at byte offsets of an extern `global_smem` are not barrier objects",
+    "tma_all_threads_issue": "the box bytes are host-side, and an unguarded issue is not counted per thread",
+    "race_persistent_reset": "a plain access to a location atomics update is exempt, also thread 0's store",
+}
+TWIN_FALSE_POSITIVES = {
+    "mbar_tma_mma_alternate": "warp-sync-divergence on tcgen05.alloc/dealloc after nvcc's jump-threaded "
+    "`tid.x == 0` branch, async-unwaited on tcgen05.ld after the loop's commit wait",
+    "reduce_fn": "shared-race at `return s[0]`: an exit of the halving loop is taken to skip its barrier",
+}
+EMU_MISSES = {
+    "mbar_no_init_fence": "no proxy model: fences are no-ops (ProxyFenceError does not exist yet)",
+    "mbar_init_not_visible": "thread 0's init runs before the other warps poll; init vs poll is not race-checked",
+    "mbar_release_wrong_stage": "every order tried completes the refill after the readers: output right, no error",
+    "mbar_reuse_no_inval": "no rule for mbarrier memory reused without mbarrier.inval (MbarrierReuseError)",
+    "bulk_size_not16": "no rule for the size of a cp.async.bulk (BulkRuleError)",
+    "tma_store_no_proxy_fence": "no proxy model: fences are no-ops (ProxyFenceError)",
+    "bulk_store_wrong_wait": "bulk stores complete at issue: their source reads are never pending",
+    "tma_tensormap_stride": "encode_tensormap accepts a global stride that is not a multiple of 16",
+    "tma_dyn_smem_misaligned": "the 128-byte alignment of a TMA destination is not checked",
+    "tma_store_missing_read_wait": "TMA stores complete at issue: their source reads are never pending",
+    "race_reduce_noinline": "calls of a .func with .param arguments are unsupported ('unknown symbol param0')",
+    "race_histogram_merge": "atomics are exempt against plain reads, also with no barrier after the atomics",
+    "race_cpasync_refill_early": "a cp.async write is not checked against earlier reads of other threads",
+    "race_flag_handoff": "livelock: the scheduler keeps running the spinning consumer warps (StepLimitError)",
+    "warp_ballot_half_mask": "lanes that execute a collective but are missing from its mask are not flagged",
+    "warp_shfl_partial_warp": "shuffle reads from lanes that do not exist (partial warp) are not flagged",
+    "bar_noinline_helper": "calls of a .func with .param arguments are unsupported ('unknown symbol param0')",
+    "gemm_cp_async_no_second_barrier": "a cp.async write is not checked against earlier reads of other threads",
+    "mbar_init_visible": "thread 0's init runs before the other threads poll; init vs poll is not race-checked",
+    "tma_store_fence": "no proxy model: fences are no-ops (ProxyFenceError)",
+    "tma_align": "the 128-byte alignment of a TMA destination is not checked",
+    "hist_merge": "atomics are exempt against plain reads, also with no barrier after the atomics",
+    "ballot_mask": "lanes that execute a collective but are missing from its mask are not flagged",
+    "release_stage": "every order tried completes the refill after the readers: output right, no error",
+    "tma_store_reuse": "TMA stores complete at issue: their source reads are never pending",
+    "mbar_reinit": "no rule for an mbarrier reinitialised without mbarrier.inval (MbarrierReuseError)",
+    "cpa_leader_only_wait": "copies still pending when every thread is parked at bar.sync complete before it",
+    "tma_all_threads_issue": "copies beyond expect_tx complete on the next phase (tx-count < 0) unflagged",
+}
+EMU_TWIN_FAILURES = {
+    "mbar_noinc_count": "cp.async.mbarrier.arrive without .noinc is a no-op: its deferred arrival is not modelled",
+    "race_reduce_noinline": "calls of a .func with .param arguments are unsupported ('unknown symbol param0')",
+    "race_flag_handoff": "livelock on the consumers' spin loop (StepLimitError)",
+    "bar_noinline_helper": "calls of a .func with .param arguments are unsupported ('unknown symbol param0')",
+}
+
+
+def _params(names: list[str], known: dict[str, str], what: str) -> list:
+    out = []
+    for n in names:
+        marks = [pytest.mark.xfail(strict=True, reason=f"{what}: {known[n]}")] if n in known else []
+        out.append(pytest.param(BY_NAME[n], id=n, marks=marks))
+    return out
+
+
+STATIC = [c.name for c in CASES if c.check is not None]
+ALL = [c.name for c in CASES]
+
+
+# -- the data ------------------------------------------------------------------------------------------
+def test_lists_name_real_cases() -> None:
+    for table in (STATIC_MISSES, TWIN_FALSE_POSITIVES, EMU_MISSES, EMU_TWIN_FAILURES):
+        assert set(table) <= set(BY_NAME), set(table) - set(BY_NAME)
+    assert len({c.name for c in CASES}) == len(CASES)
+    assert set(STATIC_MISSES) <= set(STATIC)
+
+
+def test_suite_size_and_classes() -> None:
+    cuda = [c for c in CASES if c.lang == "cuda"]
+    kdsl = {c.name for c in CASES if c.lang == "kdsl"}
+    assert len(cuda) >= 44 and len(kdsl) >= 16
+    minimum = {"cp.async": 7, "mbarrier": 10, "tma": 7, "shared-race": 10, "warp": 5, "barrier": 5}
+    for cls, n in minimum.items():
+        assert sum(c.cls == cls for c in cuda) >= n, cls
+    assert {c.cls for c in CASES} <= set(score.load_cases().CLASSES)
+
+
+@pytest.mark.parametrize("case", [BY_NAME[n] for n in ALL], ids=ALL)
+def test_case_files_and_markers(case) -> None:
+    """Both variants exist; the bug's source marks a line with a check irc has or the suite proposes; the
+    expected emulator error is an irc.emu error class or kind, or a proposed one."""
+    from irc import emu
+    from irc.tooling import checkinfo
+
+    mod = score.load_cases()
+    assert case.bug_path.is_file() and case.ok_path.is_file()
+    marks = score.markers(case.source_path.read_text())
+    assert marks, f"{case.source_path.name} marks no line with // EXPECT:"
+    known = set(checkinfo.all_names()) | set(mod.NEW_CHECKS)
+    assert set(marks.values()) <= known, set(marks.values()) - known
+    if case.check is not None:
+        assert case.check in marks.values()
+    kinds = {
+        getattr(emu, n).kind
+        for n in dir(emu)
+        if isinstance(getattr(emu, n), type) and hasattr(getattr(emu, n), "kind")
+    }
+    assert case.error in set(dir(emu.errors)) | kinds | {"mbarrier-uninit"} | set(mod.NEW_ERRORS), case.error
+    if case.lang == "cuda":
+        src = case.source_path.read_text()
+        assert src.startswith(f"// arch: {case.arch}\n") and "#ifdef IRC_BUG" in src
+        for p in (case.bug_path, case.ok_path):
+            assert re.search(rf"^\.target {case.arch}\b", p.read_text(), re.M), p.name
+    else:
+        assert case.bug_path.read_text() != case.ok_path.read_text()
+
+
+def _assemble(cases: list) -> None:
+    jobs = [(f"{c.name}.{v}", score.ptx_text(c, v), c.arch) for c in cases for v in ("bug", "ok")]
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda j: (j[0], run_ptxas(j[1], j[2])), jobs))
+    bad = [(name, [e.message for e in r.errors][:2]) for name, r in results if not r.ok]
+    assert not bad, bad
+
+
+@pytest.mark.skipif(find_ptxas() is None, reason="ptxas not found")
+def test_ptxas_accepts_irc_output_of_every_kdsl_variant() -> None:
+    _assemble([c for c in CASES if c.lang == "kdsl"])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(find_ptxas() is None, reason="ptxas not found")
+def test_ptxas_accepts_every_committed_ptx() -> None:
+    """regen.sh assembles what it writes; this re-checks the committed files (slow: 100+ ptxas runs)."""
+    _assemble([c for c in CASES if c.lang == "cuda"])
+
+
+# -- static ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("case", _params(STATIC, TWIN_FALSE_POSITIVES, "false positive on the twin"))
+def test_twin_is_clean_statically(case) -> None:
+    r = score.static_twin(case)
+    assert r["twin_clean"], r["twin_findings"]
+
+
+@pytest.mark.parametrize("case", _params(STATIC, STATIC_MISSES, "not found statically"))
+def test_bug_is_found_statically(case) -> None:
+    r = score.static_bug(case)
+    assert r["found"], f"want {r['expected']}, got {r['bug_findings']}"
+
+
+# -- emulator ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("case", _params(ALL, EMU_TWIN_FAILURES, "twin fails in the emulator"))
+def test_twin_runs_and_matches_numpy(case) -> None:
+    r = score.emu_run(case, "ok")
+    assert r["error"] is None, r["message"]
+    assert r["matches"], f"outputs differ from numpy: {r['mismatch']}"
+
+
+@pytest.mark.parametrize("case", _params(ALL, EMU_MISSES, "the emulator misses it"))
+def test_bug_raises_its_error_kind(case) -> None:
+    r = score.emu_run(case, "bug")
+    assert score.emu_found(case, r), f"want {case.error}, got {r['error']}: {r['message']}"
+
+
+def test_scorer_table_and_json(tmp_path: Path) -> None:
+    """The scorer's command line on two cases: one line each, the per-class table, the JSON results."""
+    out = tmp_path / "r.json"
+    assert score.main(["cpa_no_commit", "bar_cg_sync_divergent", "--json", str(out)]) == 0
+    import json
+
+    rs = {r["name"]: r for r in json.loads(out.read_text())}
+    assert rs["bar_cg_sync_divergent"]["static"]["found"] and rs["bar_cg_sync_divergent"]["emu"]["found"]
+    assert rs["cpa_no_commit"]["emu"]["found"] and rs["cpa_no_commit"]["emu"]["twin_ok"]
+
+
+def test_readme_table_is_current() -> None:
+    """tests/data/suite/README.md lists every case as `score.py --table` prints it."""
+    assert score.markdown_table(CASES) in (SUITE / "README.md").read_text()
