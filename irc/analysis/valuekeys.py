@@ -76,6 +76,8 @@ class ValueKeys:
                     return self.key(op.operands[0], src, ctx)
             return ("u", id(v), t)
         if n == "load" and not op.attrs.get("volatile") and op.operands and len(op.results) == 1:
+            if self.groups.facts.level(v) < self.groups.facts.level(op.operands[0]):
+                return ("u", id(v), t)  # the lattice saw a store that can race this load
             return ("ld", id(op), self.key(op.operands[0], t, ctx))
         if len(op.results) == 1 and op.has_trait("pure") and n != "sreg":
             ks = [self.key(o, t, ctx) for o in op.operands]
