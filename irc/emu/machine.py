@@ -16,6 +16,8 @@ import numpy as np
 from irc.emu import dtypes as D
 from irc.emu.barriers import barrier_terminator, release
 from irc.emu.cfg import build_blocks, ends_block
+from irc.emu.inline import function_addresses
+from irc.emu.bounds import limit_message
 from irc.emu.errors import (
     BarrierError,
     EmuError,
@@ -219,6 +221,9 @@ class Machine:
             return self.psyms[name]
         if name in self.gmem.symbols:
             return self.gmem.symbols[name]
+        faddr = function_addresses(self.module).get(name)
+        if faddr is not None:  # the address of a `.func` (an indirect call's target, irc/emu/inline.py)
+            return faddr
         raise self.error(UnsupportedInstructionError, f"unknown symbol {name}")
 
     def read(self, op, t: str) -> Callable:
@@ -442,11 +447,18 @@ class Machine:
             raise self.error(UnsupportedInstructionError, f"unsupported instruction {ins.opcode}")
         if ins.base in ("trap", "brkpt"):
 
+            call_error = ins.meta.get("call_error")  # a call the emulator did not inline (inline.py)
+
             def trap(idx):
-                from irc.emu.errors import TrapError
+                from irc.emu.errors import BadCallError, LimitError, TrapError
 
                 t, _ = self._split(ins, idx)
                 if self.count(t):
+                    if call_error is not None:
+                        why, lim = call_error
+                        if lim is None:
+                            raise self.error(BadCallError, why, self.ids(t), ins.line)
+                        raise self.error(LimitError, limit_message(lim, why), self.ids(t), ins.line)
                     raise self.error(TrapError, f"{ins.opcode} executed", self.ids(t), ins.line)
                 fall(idx)
 

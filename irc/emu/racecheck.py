@@ -26,7 +26,7 @@ import os
 
 import numpy as np
 
-from irc.emu.errors import RaceError
+from irc.emu.errors import RaceError, user_loc
 from irc.records import record
 
 # bytes of shadow state per byte of tracked memory: 3 records (writer, two readers) x 5 int32 fields
@@ -377,9 +377,9 @@ class _Chunk:
             addr = byte + GBASE
             name, start = _global_buffer(m, addr)
         src = ""
-        if instr is not None and instr.loc is not None:
-            path = rc.module.files.get(instr.loc.file, "")
-            src = f"{os.path.basename(path) or '?'}:{instr.loc.line}"
+        got = user_loc(instr, rc.module) if instr is not None else None
+        if got is not None:
+            src = f"{os.path.basename(got[0]) or '?'}:{got[1]}"
         return RaceAccess(
             op,
             th,
