@@ -162,19 +162,27 @@ class _Inliner:
         for j, f in enumerate(cands):
             lab = f"$Lcand$d{k}_{j}"
             stmts.append(
-                Instr("setp.eq.u64", [pred, ptr, Imm(self.addrs[f.name], str(self.addrs[f.name]))], line=ins.line)
+                Instr(
+                    "setp.eq.u64",
+                    [pred, ptr, Imm(self.addrs[f.name], str(self.addrs[f.name]))],
+                    line=ins.line,
+                )
             )
             stmts.append(Instr("bra", [Sym(lab)], pred=pred, line=ins.line, loc=ins.loc))
             arms.append(Label(lab, ins.line))
             arms.append(self.inline(ins, f, rets, args, names, depth, site))
             arms.append(Instr("bra.uni", [Sym(done)], line=ins.line, loc=ins.loc))
-        stmts.append(self.trap(ins, "indirect call through a pointer that is no function of the module", None))
+        stmts.append(
+            self.trap(ins, "indirect call through a pointer that is no function of the module", None)
+        )
         return Scope(stmts + arms + [Label(done, ins.line)], ins.line)
 
     @staticmethod
     def trap(ins: Instr, why: str, limit: str | None) -> Instr:
         """A `trap` that reports `why` (a `LimitError` naming `limit`, or a plain error) when executed."""
-        t = Instr("trap", [], pred=ins.pred, pred_neg=ins.pred_neg, line=ins.line, loc=ins.loc, meta=dict(ins.meta))
+        t = Instr(
+            "trap", [], pred=ins.pred, pred_neg=ins.pred_neg, line=ins.line, loc=ins.loc, meta=dict(ins.meta)
+        )
         t.meta["call_error"] = (why, limit)
         return t
 

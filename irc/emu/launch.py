@@ -225,7 +225,10 @@ def run_kernel(
     for v in gvars:
         gmem.symbols[v.name] = gmem.reserve(v.size_bytes())
     bounds.check(
-        "emu_max_global_bytes", gmem.size, f"the launch needs {gmem.size} bytes of global memory", kernel=kernel
+        "emu_max_global_bytes",
+        gmem.size,
+        f"the launch needs {gmem.size} bytes of global memory",
+        kernel=kernel,
     )
     gmem.finalize()
     for i, lst in tables:

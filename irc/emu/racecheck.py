@@ -66,6 +66,50 @@ class _Records:
 
 TID, INS, TEP, WEP, FEP = range(5)
 W, R1, R2 = range(3)
+STRONG, CAS_READ = 1, 2  # instruction flags: a morally strong access; a load that only feeds atom.cas
+
+
+def strong(ins) -> bool:
+    """Atomics and `.relaxed` / `.acquire` / `.release` loads and stores are strong accesses: two of them
+    never race (PTX memory model). `.volatile` is left weak on purpose: the warp-synchronous reductions
+    that rely on it are the races sm_70+ exposes."""
+    if ins.base in ("atom", "red"):
+        return True
+    return ins.base in ("ld", "st") and any(x in ins.mods for x in ("relaxed", "acquire", "release"))
+
+
+def cas_validated_loads(fn) -> set[int]:
+    """ids of the plain loads whose value feeds the compare operand of an `atom.cas` on the same address
+    (directly or through `mov`): the CAS-loop idiom, where a stale value is only retried, never used."""
+    from irc.ptxisa.model import Reg
+
+    instrs = fn.instructions()
+    cmp: dict[str, set] = {}  # compare register -> the CAS addresses
+    for i in instrs:
+        if i.base == "atom" and "cas" in i.mods and len(i.operands) >= 3 and isinstance(i.operands[2], Reg):
+            cmp.setdefault(i.operands[2].name, set()).add(_addr_key(i.operands[1]))
+    if not cmp:
+        return set()
+    changed = True
+    while changed:  # `mov %r10, %r9` into a compare register: %r9 feeds the compare too
+        changed = False
+        for i in instrs:
+            if i.base == "mov" and len(i.operands) == 2 and all(isinstance(o, Reg) for o in i.operands):
+                d, a = i.operands[0].name, i.operands[1].name
+                if d in cmp and not cmp[d] <= cmp.get(a, set()):
+                    cmp.setdefault(a, set()).update(cmp[d])
+                    changed = True
+    out: set[int] = set()
+    for i in instrs:
+        if i.base == "ld" and len(i.operands) == 2 and isinstance(i.operands[0], Reg):
+            addrs = cmp.get(i.operands[0].name)
+            if addrs and _addr_key(i.operands[1]) in addrs:
+                out.add(id(i))
+    return out
+
+
+def _addr_key(a) -> str:
+    return str(getattr(a, "base", a))
 
 
 @record
@@ -114,6 +158,8 @@ class RaceChecker:
         self._noted: set[tuple[int, int]] = set()
         self.instrs: list = []
         self._ins_id: dict[int, int] = {}
+        self.flags = np.zeros(64, np.uint8)  # per instruction id: STRONG, CAS_READ
+        self.cas_reads = cas_validated_loads(fn)
         self.intra_warp = _sm(module.target) >= 70
         self.gshadow: _Records | None = None
         if gmem.size <= GLOBAL_LIMIT:
@@ -138,6 +184,9 @@ class RaceChecker:
         if i is None:
             i = self._ins_id[k] = len(self.instrs)
             self.instrs.append(ins)
+            if i >= len(self.flags):
+                self.flags = np.concatenate([self.flags, np.zeros(len(self.flags), np.uint8)])
+            self.flags[i] = (STRONG if strong(ins) else 0) | (CAS_READ if id(ins) in self.cas_reads else 0)
         return i
 
 
@@ -187,9 +236,10 @@ class _Chunk:
             if coll:  # a collective that itself reads or writes (ldmatrix, wmma) sees the lanes' earlier
                 rc.wep[warps] += 1  # accesses as ordered before it: bump before and after
             r = h(idx)
-            if fence:
-                rc.tep[g] += 1
-                rc.fep[g] += 1
+            if fence:  # every lane of the warp: a lane's accesses before a warp sync are ordered by it
+                lanes = np.flatnonzero(np.isin(rc.warp_of, np.unique(rc.warp_of[g])))
+                rc.tep[lanes] += 1
+                rc.fep[lanes] += 1
             if coll:
                 rc.wep[warps] += 1
             return r
@@ -238,11 +288,10 @@ class _Chunk:
         cur[:, WEP] = rc.wep[rc.warp_of[T]]
         if sh.cross_cta:
             cur[:, FEP] = rc.fep[T]
-        self._check(sh, S[:, W], B, T, L, kind, op, "write", buf, newbytes, nbytes)
+        self._check(sh, S[:, W], B, T, L, kind, op, "write", buf, newbytes, nbytes, ins)
         if op != "read":
-            if op != "atomic":  # a plain read racing an atomic only sees a stale value (the CAS loop)
-                self._check(sh, S[:, R1], B, T, L, kind, op, "read", buf, newbytes, nbytes)
-                self._check(sh, S[:, R2], B, T, L, kind, op, "read", buf, newbytes, nbytes)
+            self._check(sh, S[:, R1], B, T, L, kind, op, "read", buf, newbytes, nbytes, ins)
+            self._check(sh, S[:, R2], B, T, L, kind, op, "read", buf, newbytes, nbytes, ins)
             if op == "write":
                 self._same_instr(sh, B, T, L, kind, buf, newbytes, nbytes)
             sh.s[B, W] = cur
@@ -275,12 +324,23 @@ class _Chunk:
         across = rc.fep[e] == rows[:, FEP]
         return np.where(same_cta, in_cta, across), same_warp
 
-    def _check(self, sh, rows, B, T, L, kind, op, prev_op, buf, newbytes, nbytes) -> None:
+    def _check(self, sh, rows, B, T, L, kind, op, prev_op, buf, newbytes, nbytes, ins) -> None:
         rc = self.rc
         e = rows[:, TID] - 1
         cand = (e >= 0) & (e != T)
         if not cand.any():
             return
+        f = int(rc.flags[ins]) if ins >= 0 else 0
+        if f:
+            # two strong accesses (atomics, relaxed/acquire/release) never race; nor does an atomic with
+            # the plain load of a CAS loop, whose stale value is only retried
+            pf = rc.flags[np.maximum(rows[:, INS], 0)]
+            if f & STRONG:
+                cand &= (pf & (STRONG | CAS_READ)) == 0
+            else:
+                cand &= (pf & STRONG) == 0
+            if not cand.any():
+                return
         k = np.flatnonzero(cand)
         # cheap filter first: a record whose thread has passed a barrier or fence since is ordered
         # within its CTA (across CTAs only a fence counts, see _unordered)
@@ -293,9 +353,6 @@ class _Chunk:
                 return
         Bk, ek, Tk, rk = B[k], e[k], T[k], rows[k]
         bad, same_warp = self._unordered(rk, ek, Tk)
-        if prev_op == "write":
-            prev_atomic = sh.watom[Bk]
-            bad &= ~(prev_atomic & (op != "write"))  # atomics conflict only with plain writes
         if not bad.any():
             return
         j = np.flatnonzero(bad)
