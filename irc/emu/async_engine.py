@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from irc.emu.errors import AsyncRaceError, DeadlockError
+from irc.emu.errors import AsyncOverwriteError, AsyncRaceError, DeadlockError
 from irc.emu.registry import OPS
 from irc.ptxisa.model import Instr
 from irc.records import field, record
@@ -67,6 +67,7 @@ class Engine:
         self.capture: list[Callable[[], None]] | None = None
         self.cap_smem: list[np.ndarray] = []
         self.cap_rsmem: list[np.ndarray] = []
+        self.cap_kind = ""
         self.commits = np.zeros(m.N, np.int64)
         self.bcommits = np.zeros(m.N, np.int64)  # bulk async-groups committed per thread
         self.wrong_wait: dict[int, Instr] = {}  # thread -> a non-bulk wait it ran with bulk stores pending
@@ -84,9 +85,14 @@ class Engine:
         a = np.array(addr, dtype=np.uint64, copy=True)
         idc = np.array(ids, copy=True)
         vs = [np.array(np.broadcast_to(np.asarray(v, dtype=dt), (len(idc),)), copy=True) for v in vals]
-        for _buf, bidx, _sel, kind in locate(self.m, space, a, idc, total, write=True):
+        for _buf, bidx, sel, kind in locate(self.m, space, a, idc, total, write=True):
             if kind == "shared":
                 self.cap_smem.append((bidx[:, None] + np.arange(total)).reshape(-1))
+            if self.m.race is not None and self.cap_kind == "cp":
+                # a cp.async write is seen by the race checker at issue, by its issuer: the readers in other
+                # threads need a barrier after the issuer's wait. (TMA and bulk loads are ordered through
+                # their mbarrier, whose phases the engine models exactly: poisoned bytes.)
+                self.m.race.access(kind, bidx, idc if sel is None else idc[sel], total, "write")
         px = self.m.proxy
         ains = px.async_ins if px is not None and not px.async_read else None
 
@@ -105,6 +111,7 @@ class Engine:
         """Run handler `h` with its stores and transaction completions deferred into one pending op (its
         shared-memory reads happen now: a bulk store's source is read-poisoned until it completes)."""
         self.capture, self.cap_smem, self.cap_rsmem = [], [], []
+        self.cap_kind = kind
         try:
             r = h(idx)
         finally:
@@ -226,7 +233,7 @@ class Engine:
         what = f"`{p.ins.opcode}` at line {p.ins.line}{who}" if p is not None else "a bulk store"
         off = int(bidx[k] % m.shsize)
         raise m.error(
-            AsyncRaceError,
+            AsyncOverwriteError,
             f"{wtxt} overwrites shared memory at offset {off:#x} that {what} has not finished reading "
             f"(schedule seed {self.seed}){hint}: before the source is reused, the issuing thread must wait "
             "with `cp.async.bulk.wait_group.read 0` (`cp_async_bulk_wait_group_read(0)`), then a barrier",

@@ -185,6 +185,14 @@ class RaceError(EmuError):
         super().__init__(message, **kw)
 
 
+class AsyncOverwriteError(AsyncRaceError, RaceError):
+    """A write of shared memory that an asynchronous copy (a bulk or TMA store, a reduction) has not
+    finished reading: its bulk async-group was not waited with `cp.async.bulk.wait_group.read` before the
+    source was reused. Both an async race and a data race (between the async proxy's read and the write)."""
+
+    kind = "async-overwrite"
+
+
 class EmuLaunchError(ValueError):
     """Bad launch configuration or arguments (raised before anything runs)."""
 

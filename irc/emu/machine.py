@@ -26,7 +26,7 @@ from irc.emu.errors import (
 )
 from irc.emu.inline import function_addresses
 from irc.emu.interleave import Interleaver, Relief
-from irc.emu.ops_mbar import Mbar
+from irc.emu.mbarstate import Mbar
 from irc.emu.proxy import ProxyState, async_reader, async_writer, wants_tracking
 from irc.emu.proxy import wrap as proxy_wrap
 from irc.emu.ranges import wrap as range_checked

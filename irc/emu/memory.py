@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from irc.emu.errors import MemoryAccessError, MisalignedAccessError, UninitSharedReadError
+from irc.emu.mbarstate import reuse_error
 from irc.emu.state import GBASE, LWIN, PWIN, SHWIN
 
 ALIGN = 256
@@ -226,8 +227,6 @@ def shared_written(m, bidx: np.ndarray, nbytes: int, ids: np.ndarray) -> None:
         ml = m.mbar_live
         live = ml[bidx] if nbytes == 1 else ml[bidx[:, None] + np.arange(nbytes)].any(axis=1)
         if live.any():
-            from irc.emu.ops_mbar import reuse_error
-
             raise reuse_error(m, bidx, nbytes, ids, live)
     if m.asyncq is not None:
         m.asyncq.check_write(bidx, nbytes, ids)

@@ -15,12 +15,12 @@ from irc.emu.errors import (
     BulkRuleError,
     MbarrierError,
     MbarrierOverflowError,
-    MbarrierReuseError,
     MisalignedAccessError,
     ProxyFenceError,
     TensorMapError,
     UnsupportedInstructionError,
 )
+from irc.emu.mbarstate import Mbar, reuse_error
 from irc.emu.memory import load, locate, mark_written, store
 from irc.emu.registry import op
 from irc.emu.state import BIG, PWIN, W_MBAR
@@ -31,21 +31,6 @@ from irc.ptxisa.model import Instr
 def mbar_keys(m, ad, idx, ids):
     ((_, bidx, _, _),) = locate(m, "shared", ad(idx), ids, 8)
     return bidx  # global smem byte index = cta * shsize + offset: unique per (CTA, barrier)
-
-
-class Mbar:
-    """One mbarrier object: its phase state, and who initialised it when (for the visibility, proxy-fence
-    and reuse checks)."""
-
-    __slots__ = ("phase", "pending", "expected", "tx", "init_thread", "init_ins", "init_sync", "fenced")
-
-    def __init__(self, count: int, thread: int, ins: Instr | None, sync: int) -> None:
-        self.phase, self.pending, self.expected, self.tx = 0, count, count, 0
-        self.init_thread, self.init_ins, self.init_sync = thread, ins, sync
-        self.fenced = False  # a fence.mbarrier_init / fence.proxy.async covers the init
-
-    def state(self) -> tuple[int, int, int, int]:
-        return self.phase, self.pending, self.expected, self.tx
 
 
 def _get(m, key: int, ids) -> Mbar:
@@ -128,24 +113,6 @@ def fence_inits(m, ids: np.ndarray) -> None:
             e = rel.get(int(m.cta[st.init_thread])) if st.init_thread >= 0 else None
             if e is not None and e > st.init_sync:
                 st.fenced = True
-
-
-def reuse_error(m, bidx: np.ndarray, nbytes: int, ids: np.ndarray, live: np.ndarray) -> Exception:
-    """A write of data over a valid mbarrier: it needs `mbarrier.inval` after its last use first."""
-    k = int(np.flatnonzero(live)[0])
-    b = int(bidx[k])
-    key = next((kk for kk in range(b - 7, b + nbytes) if kk in m.mbar), None)
-    st = m.mbar.get(key) if key is not None else None
-    cur = m.cur_instr
-    what = f"`{cur}`" if cur is not None else "an asynchronous copy"
-    init = f" (initialised by `{st.init_ins}` at line {st.init_ins.line})" if st and st.init_ins else ""
-    return m.error(
-        MbarrierReuseError,
-        f"{what} writes shared offset {b % m.shsize:#x}, the memory of a valid mbarrier{init}: an mbarrier's "
-        "memory may be reused (or reinitialised) only after `mbarrier.inval` (`mbarrier_inval()`), once no "
-        "thread uses it any more",
-        ids[live],
-    )
 
 
 def mbar_arrive(m, key: int, count: int, tx: int, ids) -> int:

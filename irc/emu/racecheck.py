@@ -457,7 +457,14 @@ class _Chunk:
             (op0, op1), "write-write" if "read" not in (op0, op1) else "read-write"
         )
         where = f"{kind} memory {b.buffer}+{b.offset:#x} (address {b.address:#x})"
-        if same_warp and self.rc.intra_warp:
+        copy = next((x for x in (a, b) if x.instr.startswith(("cp.async", "cp.reduce"))), None)
+        if copy is not None:
+            why = (
+                f"the copy by thread {copy.thread} is asynchronous: other threads may use its data only after "
+                "the issuing thread's wait that covers it (`cp.async.wait_group` / `wait_all`) and then a "
+                "barrier (`__syncthreads()`); a warp barrier does not wait for a copy"
+            )
+        elif same_warp and self.rc.intra_warp:
             why = (
                 "the two threads are lanes of one warp, which are not ordered on sm_70+ without a warp "
                 "barrier: add `syncwarp()` (`__syncwarp()`) between the accesses"
