@@ -81,7 +81,7 @@ LIMITS: dict[str, Limit] = {
         ),
         Limit(
             "emu_max_threads",
-            1 << 26,
+            1 << 24,
             "threads in one emulator launch (grid x block)",
             "launch a smaller grid (the emulator runs every thread)",
         ),

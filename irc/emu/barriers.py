@@ -107,6 +107,9 @@ def _check_aligned(m, rel: np.ndarray) -> None:
     al = m.extra.get("aligned_hids")
     if not al:
         return
+    wl = m.wait_line[rel]
+    if (wl == wl[0]).all():  # the common case: one barrier instruction
+        return
     hid = m.wait_hid[rel]
     sel = np.isin(hid, list(al))
     if not sel.any():

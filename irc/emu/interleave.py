@@ -49,10 +49,13 @@ class Relief:
     def due(self) -> bool:
         return self.m.steps >= self.next
 
-    def pick(self, b: int) -> np.ndarray | None:
-        """Threads to run instead of lockstep's choice (block `b`), or None."""
+    def pick(self, b: int, at_b: int) -> np.ndarray | None:
+        """Threads to run instead of lockstep's choice (the `at_b` threads at block `b`), or None."""
         m = self.m
         self.next = m.steps + RELIEF
+        if np.count_nonzero(m.sched < BIG) == at_b:  # every runnable thread runs now: none starves
+            self.snap = None
+            return None
         cur = m.sched.copy()
         prev, self.snap = self.snap, cur
         if prev is None:

@@ -105,7 +105,7 @@ class Machine:
         self.release_cbs: dict[int, Callable] = {}
         self.mbar: dict[int, Mbar] = {}  # smem byte index (cta * shsize + offset) -> its mbarrier
         self.mbar_changed = False
-        self.mbar_live = np.zeros(self.smem.shape[0], np.bool_)  # bytes of valid mbarriers (reuse check)
+        self.mbar_live: np.ndarray | None = None  # bytes of valid mbarriers (reuse check; at the first init)
         # CTA barrier releases: a counter, and per thread the release it last left (init visibility)
         self.sync_clock = 0
         self.rel_epoch = np.zeros(n, np.int32)
@@ -513,12 +513,12 @@ class Machine:
                 if (self.pc >= 0).any():
                     self._deadlock()
                 return
-            if relief.due():
-                alt = relief.pick(b)
+            idx = np.flatnonzero(sched == b)
+            if len(idx) < n and relief.due():
+                alt = relief.pick(b, len(idx))
                 if alt is not None:
                     self._run_block(int(sched[alt[0]]), alt)
                     continue
-            idx = np.flatnonzero(sched == b)
             self._run_block(b, full if len(idx) == n else idx)
 
     def _run_block(self, b: int, idx) -> None:

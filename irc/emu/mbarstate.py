@@ -17,12 +17,23 @@ class Mbar:
     """One mbarrier object: its phase state, and who initialised it when (for the visibility, proxy-fence
     and reuse checks)."""
 
-    __slots__ = ("phase", "pending", "expected", "tx", "init_thread", "init_ins", "init_sync", "fenced")
+    __slots__ = (
+        "phase",
+        "pending",
+        "expected",
+        "tx",
+        "init_thread",
+        "init_ins",
+        "init_sync",
+        "fenced",
+        "seen",
+    )
 
     def __init__(self, count: int, thread: int, ins: Instr | None, sync: int) -> None:
         self.phase, self.pending, self.expected, self.tx = 0, count, count, 0
         self.init_thread, self.init_ins, self.init_sync = thread, ins, sync
         self.fenced = False  # a fence.mbarrier_init / fence.proxy.async covers the init
+        self.seen = False  # every thread of the block left a barrier after the init: visible to all
 
     def state(self) -> tuple[int, int, int, int]:
         return self.phase, self.pending, self.expected, self.tx

@@ -54,8 +54,13 @@ def _visible(m, key: int, st: Mbar, ids: np.ndarray) -> None:
     """The init must be visible to every using thread: the initialising thread itself, a lane of its warp,
     or a thread that left a CTA barrier which the initialising thread also passed after the init."""
     it = st.init_thread
-    if it < 0 or len(ids) == 0:
+    if st.seen or it < 0 or len(ids) == 0:
         return
+    if m.sync_clock > st.init_sync and m.rel_epoch[it] > st.init_sync:
+        cta = (m.cta == m.cta[it]) & (m.pc >= 0)
+        if (m.rel_epoch[cta] > st.init_sync).all():  # once every thread saw a barrier: stop checking
+            st.seen = True
+            return
     other = (m.gwarp[ids] != m.gwarp[it]) & (m.cta[ids] == m.cta[it])
     if not other.any():
         return
@@ -195,8 +200,8 @@ def _mbarrier(m, ins: Instr):
         def inval(idx):
             ids = m.ids(idx)
             for k in np.unique(mbar_keys(m, ad, idx, ids)).tolist():
-                m.mbar.pop(int(k), None)
-                m.mbar_live[int(k) : int(k) + 8] = False
+                if m.mbar.pop(int(k), None) is not None:
+                    m.mbar_live[int(k) : int(k) + 8] = False
 
         return inval
     if kind == "pending_count":
@@ -220,6 +225,8 @@ def _init(m, ins):
         mark_written(m, keys, 8)
         if m.proxy is not None:
             m.proxy.on_write(keys, 8, ids)
+        if m.mbar_live is None:
+            m.mbar_live = np.zeros(m.smem.shape[0], np.bool_)
         m.mbar_live[(keys[:, None] + np.arange(8)).reshape(-1)] = True
 
     return init

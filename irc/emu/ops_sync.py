@@ -43,14 +43,16 @@ def check_mask(m, ins: Instr, ids: np.ndarray, mask, present: np.ndarray) -> Non
     a hang or values from lanes that never arrive)."""
     gw = m.gwarp[ids]
     mk = np.broadcast_to(np.asarray(mask, np.uint32), (len(ids),))
-    missing = mk & m.warp_exist[gw] & ~present[gw]
+    missing = mk & ~present[gw]
     if missing.any():
         bad = missing != 0
         lanes = [i for i in range(32) if int(missing[bad][0]) >> i & 1]
+        absent = int(missing[bad][0]) & ~int(m.warp_exist[gw[bad][0]])
+        why = " (lanes past the end of the block, which do not exist)" if absent else ""
         raise m.error(
             CollectiveMaskError,
             f"{ins.opcode} member mask {int(mk[bad][0]):#010x} names lanes "
-            f"{lanes[:8]} that are not executing it",
+            f"{lanes[:8]} that are not executing it{why}",
             ids[bad],
         )
     own = (mk >> m.lane[ids]) & np.uint32(1)

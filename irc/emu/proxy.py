@@ -58,8 +58,11 @@ def async_writer(ins: Instr) -> bool:
     return False
 
 
+_PREFIXES = ("cp.async.bulk", *_ASYNC_READERS)
+
+
 def wants_tracking(fn) -> bool:
-    return any(async_reader(i) for i in fn.instructions())
+    return any(i.opcode.startswith(_PREFIXES) and async_reader(i) for i in fn.instructions())
 
 
 class ProxyState:
@@ -141,7 +144,7 @@ class ProxyState:
             f"{wth[0] if wth else '?'} wrote it with {wtxt} (the generic proxy) and no fence.proxy.async "
             "ordered that write before the async proxy's read: after the shared-memory stores, every writing "
             "thread executes `fence.proxy.async.shared::cta` (then the barrier, then the copy)",
-            np.asarray(ids)[:8],
+            np.unique(np.asarray(ids))[:8],
         )
 
 

@@ -81,13 +81,29 @@ def strong(ins) -> bool:
 def cas_validated_loads(fn) -> set[int]:
     """ids of the plain loads whose value feeds the compare operand of an `atom.cas` on the same address
     (directly or through `mov`): the CAS-loop idiom, where a stale value is only retried, never used."""
-    from irc.ptxisa.model import Reg
+    from irc.ptxisa.model import Reg, Sym
 
     instrs = fn.instructions()
+    # registers that hold a variable's address (`mov.u32 %r14, smax;`, then `cvta`): `[%r14]` is `[smax]`
+    names: dict[str, str] = {}
+    for i in instrs:
+        if i.base in ("mov", "cvta") and len(i.operands) == 2 and isinstance(i.operands[0], Reg):
+            src = i.operands[1]
+            if isinstance(src, Sym):
+                names[i.operands[0].name] = src.name
+            elif isinstance(src, Reg) and src.name in names:
+                names[i.operands[0].name] = names[src.name]
+
+    def key(a) -> str:
+        base = getattr(a, "base", None)
+        if isinstance(base, Reg) and base.name in names:
+            return f"{names[base.name]}+{a.offset}"
+        return f"{base}+{getattr(a, 'offset', 0)}"
+
     cmp: dict[str, set] = {}  # compare register -> the CAS addresses
     for i in instrs:
         if i.base == "atom" and "cas" in i.mods and len(i.operands) >= 3 and isinstance(i.operands[2], Reg):
-            cmp.setdefault(i.operands[2].name, set()).add(_addr_key(i.operands[1]))
+            cmp.setdefault(i.operands[2].name, set()).add(key(i.operands[1]))
     if not cmp:
         return set()
     changed = True
@@ -103,13 +119,9 @@ def cas_validated_loads(fn) -> set[int]:
     for i in instrs:
         if i.base == "ld" and len(i.operands) == 2 and isinstance(i.operands[0], Reg):
             addrs = cmp.get(i.operands[0].name)
-            if addrs and _addr_key(i.operands[1]) in addrs:
+            if addrs and key(i.operands[1]) in addrs:
                 out.add(id(i))
     return out
-
-
-def _addr_key(a) -> str:
-    return str(getattr(a, "base", a))
 
 
 @record
@@ -169,6 +181,13 @@ class RaceChecker:
                 f"global memory of {gmem.size} bytes exceeds the race checker's {GLOBAL_LIMIT}-byte limit: "
                 "only shared memory was race-checked"
             )
+
+    def warp_lanes(self, warps: np.ndarray) -> np.ndarray:
+        """Launch thread ids of every lane of the given warps (launch-wide warp numbers)."""
+        cta, wi = np.divmod(np.asarray(warps, np.int64), self.wpc)
+        lanes = (cta * self.tpc + wi * 32)[:, None] + np.arange(32)
+        ok = lanes < (cta * self.tpc + self.tpc)[:, None]
+        return lanes[ok]
 
     # ------------------------------------------------------------------ setup
     def max_ctas(self, shsize: int) -> int:
@@ -237,7 +256,7 @@ class _Chunk:
                 rc.wep[warps] += 1  # accesses as ordered before it: bump before and after
             r = h(idx)
             if fence:  # every lane of the warp: a lane's accesses before a warp sync are ordered by it
-                lanes = np.flatnonzero(np.isin(rc.warp_of, np.unique(rc.warp_of[g])))
+                lanes = rc.warp_lanes(np.unique(rc.warp_of[g]))
                 rc.tep[lanes] += 1
                 rc.fep[lanes] += 1
             if coll:
@@ -453,8 +472,9 @@ class _Chunk:
     def _raise(self, kind, byte, ins0, t0, op0, t1, op1, same_warp) -> None:
         a = self._access(kind, byte, ins0, t0, op0)
         b = self._access(kind, byte, self.rc.ins_id(self.m.cur_instr), t1, op1)
+        w0, w1 = ("write" if x == "atomic" else x for x in (op0, op1))
         pair = {("write", "read"): "read-after-write", ("read", "write"): "write-after-read"}.get(
-            (op0, op1), "write-write" if "read" not in (op0, op1) else "read-write"
+            (w0, w1), "write-write" if "read" not in (w0, w1) else "read-write"
         )
         where = f"{kind} memory {b.buffer}+{b.offset:#x} (address {b.address:#x})"
         copy = next((x for x in (a, b) if x.instr.startswith(("cp.async", "cp.reduce"))), None)
