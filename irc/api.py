@@ -176,7 +176,8 @@ class Kernel:
     ) -> Any:
         """Run the kernel. Arrays are written back in place. Returns the emulator's stats (emu) or None.
         Emulator options: `racecheck=True` (default; `RaceError` on unordered conflicting accesses),
-        `max_steps`, `max_threads_per_chunk`."""
+        `schedules=N` (N schedules: lockstep and interleaved warps, asynchronous work completing at seeded
+        points; docs/emulator.md section 10), `seed=s` (one of them), `max_steps`, `max_threads_per_chunk`."""
         g, b = _dims(grid, "grid"), _dims(block, "block")
         conv = self.check_args(list(args))
         # `dynamic_shared_bytes` sizes the kernel's `shared x: [T] dynamic;` array; the dynamic shared memory

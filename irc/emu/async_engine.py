@@ -158,8 +158,12 @@ class Engine:
         if p.rsmem is not None and len(p.rsmem):
             sel = p.rsmem[self.rpoison[p.rsmem] == pid]
             self.rpoison[sel] = 0
-        for a in p.actions:
-            a()
+        self.m.landing = p.ins  # errors while it lands (an arrival too many) name the instruction
+        try:
+            for a in p.actions:
+                a()
+        finally:
+            self.m.landing = None
 
     def step(self) -> None:
         """After a scheduler step: each pending op completes with probability p."""

@@ -113,6 +113,7 @@ class Machine:
         self.steps = 0
         self.thread_instructions = 0
         self.cur_instr: Instr | None = None
+        self.landing: Instr | None = None  # the asynchronous operation completing now (async_engine.py)
         self.cur_block = 0
         self.regs: dict[str, np.ndarray] = {}
         self._declare_regs()
@@ -348,10 +349,11 @@ class Machine:
         self, cls: type[EmuError], msg: str, gids=None, line: int | None = None, kind: str | None = None
     ) -> EmuError:
         block, ths = self.coords(gids if gids is not None else [])
+        cur = self.cur_instr if self.cur_instr is not None else self.landing
         if line is None:
-            line = self.cur_instr.line if self.cur_instr is not None else 0
+            line = cur.line if cur is not None else 0
         err = cls(msg, kernel=self.kernel, line=line, block=block, threads=ths, kind=kind)
-        ins = self.cur_instr
+        ins = cur
         if ins is None or ins.line != line:  # errors found after the step (a barrier others left)
             ins = next((i for i in self.fn.instructions() if i.line == line), None)
         return with_source(err, ins, self.module)
