@@ -543,3 +543,50 @@ def test_global_initializer_with_a_function_address() -> None:
     out = np.zeros(1, np.uint32)
     run_kernel(k, "k", args=[out])
     assert out[0] == 1
+
+
+# ------------------------------------------------------------------------------------------------ messages
+def test_errors_in_cuda_headers_name_the_users_line() -> None:
+    """`__shfl_down_sync` is inlined from sm_30_intrinsics.hpp; the error follows `inlined_at` out of the
+    header to the user's call (bug_half_warp_shfl.cu:7)."""
+    from pathlib import Path
+
+    from irc.emu import CollectiveMaskError
+    from irc.frontend.ptx.parser import parse_ptx
+
+    p = Path(__file__).parent / "data" / "ptx" / "nvcc" / "bug_half_warp_shfl.sm_80.ptx"
+    mod = parse_ptx(p.read_text(), str(p))
+    with pytest.raises(CollectiveMaskError) as e:
+        run_kernel(
+            mod, mod.entries()[0].name, block=32, args=[np.ones(32, np.float32), np.zeros(32, np.float32)]
+        )
+    assert e.value.source.endswith("bug_half_warp_shfl.cu:7"), e.value.source
+    assert "hpp" not in str(e.value)
+
+
+def test_race_with_an_async_copy_hints_the_wait_not_syncwarp() -> None:
+    """Each thread waits for its own cp.async, then reads its neighbour's slot (same warp) without a
+    barrier: the hint is the wait plus a barrier; `syncwarp()` would not wait for the copy."""
+    k = ptx_kernel(
+        """  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, tile;
+  add.u32 %r4, %r3, %r2;
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  cp.async.ca.shared.global [%r4], [%rd3], 4;
+  cp.async.commit_group;
+  cp.async.wait_group 0;
+  xor.b32 %r5, %r1, 1;
+  shl.b32 %r5, %r5, 2;
+  add.u32 %r5, %r3, %r5;
+  ld.shared.u32 %r6, [%r5];
+  ret;""",
+        decls=".shared .align 4 .b8 tile[128];\n",
+        target="sm_80",
+    )
+    with pytest.raises(RaceError) as e:
+        run_kernel(k, "k", block=32, args=[np.zeros(32, np.uint32)])
+    msg = e.value.message
+    assert "asynchronous" in msg and "cp.async.wait_group" in msg and "add `syncwarp()`" not in msg
