@@ -470,7 +470,7 @@ CASES: dict[str, tuple[object, int, str]] = {
         "block (32, 32, 2) has 2048 threads; a block has at most 1024",
     ),
     f"{A}:emulated_size:grid {{}} x block {{}} is {{}} threads; the emulator runs at most {{}} threads per launch "
-    "(`max_emu_threads`; raise it with IRC_LIMIT_MAX_EMU_THREADS=N, see docs/limits.md)": (
+    "(`emu_max_threads`; raise it with IRC_LIMIT_EMU_MAX_THREADS=N, see docs/limits.md)": (
         [
             "run",
             "good.kdsl",
