@@ -25,13 +25,13 @@ def _divergence(src: str) -> list:
 
 
 def test_assume_comment_in_kdsl_removes_the_early_exit_finding() -> None:
-    """`gid >= n` with `n` a multiple of the block and a grid that covers it exactly: nobody returns."""
+    """`gid >= n` with `n` a multiple of the 256-thread block: a block's threads all return or none do."""
     assert _divergence(KDSL)
-    exact = "// irc: assume(n % 256 == 0 && gridDim.x * 256 == n)\n"
-    assert _divergence(KDSL.replace("@launch", exact + "@launch")) == []
-    # near miss: a multiple of the block alone still admits a grid larger than n / 256
-    near = _divergence(KDSL.replace("@launch", "// irc: assume(n % 256 == 0)\n@launch"))
-    assert len(near) == 1 and "assuming `n % 256 == 0`" in near[0].witness["text"]
+    for exact in ("n % 256 == 0", "n % 512 == 0 && gridDim.x * 256 == n"):
+        assert _divergence(KDSL.replace("@launch", f"// irc: assume({exact})\n@launch")) == [], exact
+    # near miss: a multiple of half the block still splits block n / 256 (n = 128: threads 128..255 leave)
+    near = _divergence(KDSL.replace("@launch", "// irc: assume(n % 128 == 0)\n@launch"))
+    assert len(near) == 1 and "assuming `n % 128 == 0`" in near[0].witness["text"]
 
 
 def test_pyproject_contract_removes_the_finding_on_nvcc_ptx(tmp_path: Path, capsys, monkeypatch) -> None:
@@ -66,7 +66,7 @@ def test_pyproject_contract_removes_the_finding_on_nvcc_ptx(tmp_path: Path, caps
 @pytest.mark.parametrize(
     ("expr", "col", "words"),
     [
-        ("n %% 2", 3, "unexpected"),
+        ("n % % 2", 5, "expected a number"),
         ("threadIdx.x < 32", 1, "differs between threads"),
         ("(n + 1", 7, "expected `)`"),
         ("blockDim.w == 1", 10, "expected `x`, `y` or `z`"),

@@ -182,4 +182,4 @@ def test_run_beyond_an_emulator_limit_exits_2_naming_the_limit(tmp_path: Path) -
     _inputs(tmp_path)
     args = ["--grid", "65535,65535,64", "--block", "1024", *VA_ARGS[4:], "--arg", "n=1000"]
     r = irc_run(tmp_path, VECTOR_ADD, *args)
-    _usage_error(r, "too large for the emulator", "emu_max_threads", "IRC_LIMIT_EMU_MAX_THREADS")
+    _usage_error(r, "the emulator runs at most", "emu_max_threads", "IRC_LIMIT_EMU_MAX_THREADS")
