@@ -863,13 +863,14 @@ def _m67():  # <record LineMap>
 
 def _m68():  # <record Loc>
     global __eq__, __init__
-    def __init__(self, file, line, col):
+    def __init__(self, file, line, col, up=_dflt_up):
         self.file = file
         self.line = line
         self.col = col
+        self.up = up
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.file,self.line,self.col,) == (other.file,other.line,other.col,)
+            return (self.file,self.line,self.col,self.up,) == (other.file,other.line,other.col,other.up,)
         return NotImplemented
 
 
@@ -1149,7 +1150,7 @@ def _m89():  # <record PassContext>
 
 def _m90():  # <record Pending>
     global __eq__, __init__
-    def __init__(self, pid, kind, ins, ids, actions=_MISSING, smem=_dflt_smem, grp=_dflt_grp, deps=_MISSING, ctas=_dflt_ctas):
+    def __init__(self, pid, kind, ins, ids, actions=_MISSING, smem=_dflt_smem, grp=_dflt_grp, deps=_MISSING, ctas=_dflt_ctas, rsmem=_dflt_rsmem):
         self.pid = pid
         self.kind = kind
         self.ins = ins
@@ -1159,9 +1160,10 @@ def _m90():  # <record Pending>
         self.grp = grp
         self.deps = _make_deps() if deps is _MISSING else deps
         self.ctas = ctas
+        self.rsmem = rsmem
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.pid,self.kind,self.ins,self.ids,self.actions,self.smem,self.grp,self.deps,self.ctas,) == (other.pid,other.kind,other.ins,other.ids,other.actions,other.smem,other.grp,other.deps,other.ctas,)
+            return (self.pid,self.kind,self.ins,self.ids,self.actions,self.smem,self.grp,self.deps,self.ctas,self.rsmem,) == (other.pid,other.kind,other.ins,other.ids,other.actions,other.smem,other.grp,other.deps,other.ctas,other.rsmem,)
         return NotImplemented
 
 
@@ -1991,7 +1993,7 @@ CODES = {
     '<record LexResult>\x00def __init__(self, tokens, diagnostics, allow_comments, unterminated=_dflt_unterminated):\n    self.tokens = tokens\n    self.diagnostics = diagnostics\n    self.allow_comments = allow_comments\n    self.unterminated = unterminated\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.tokens,self.diagnostics,self.allow_comments,self.unterminated,) == (other.tokens,other.diagnostics,other.allow_comments,other.unterminated,)\n    return NotImplemented\n': _m65,
     "<record Limit>\x00def __init__(self, name, default, what, help):\n    _set(self, 'name', name)\n    _set(self, 'default', default)\n    _set(self, 'what', what)\n    _set(self, 'help', help)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.name,self.default,self.what,self.help,) == (other.name,other.default,other.what,other.help,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.name,self.default,self.what,self.help,))\n": _m66,
     '<record LineMap>\x00def __init__(self, starts, origins):\n    self.starts = starts\n    self.origins = origins\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.starts,self.origins,) == (other.starts,other.origins,)\n    return NotImplemented\n': _m67,
-    '<record Loc>\x00def __init__(self, file, line, col):\n    self.file = file\n    self.line = line\n    self.col = col\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.file,self.line,self.col,) == (other.file,other.line,other.col,)\n    return NotImplemented\n': _m68,
+    '<record Loc>\x00def __init__(self, file, line, col, up=_dflt_up):\n    self.file = file\n    self.line = line\n    self.col = col\n    self.up = up\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.file,self.line,self.col,self.up,) == (other.file,other.line,other.col,other.up,)\n    return NotImplemented\n': _m68,
     '<record LocDirective>\x00def __init__(self, file, line, args, ptx_lines=_MISSING):\n    self.file = file\n    self.line = line\n    self.args = args\n    self.ptx_lines = _make_ptx_lines() if ptx_lines is _MISSING else ptx_lines\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.file,self.line,self.args,self.ptx_lines,) == (other.file,other.line,other.args,other.ptx_lines,)\n    return NotImplemented\n': _m69,
     '<record LoopState>\x00def __init__(self, breaks=_dflt_breaks):\n    self.breaks = breaks\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.breaks,) == (other.breaks,)\n    return NotImplemented\n': _m70,
     '<record MBarrier>\x00def __init__(self, ):\n    pass\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return () == ()\n    return NotImplemented\ndef __hash__(self):\n    return hash(())\n': _m71,
@@ -2013,7 +2015,7 @@ CODES = {
     "<record ParamSpec>\x00def __init__(self, name, type, kind, bits=_dflt_bits, signed=_dflt_signed, either_sign=_dflt_either_sign, dtype=_dflt_dtype, box=_dflt_box):\n    _set(self, 'name', name)\n    _set(self, 'type', type)\n    _set(self, 'kind', kind)\n    _set(self, 'bits', bits)\n    _set(self, 'signed', signed)\n    _set(self, 'either_sign', either_sign)\n    _set(self, 'dtype', dtype)\n    _set(self, 'box', box)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.name,self.type,self.kind,self.bits,self.signed,self.either_sign,self.dtype,self.box,) == (other.name,other.type,other.kind,other.bits,other.signed,other.either_sign,other.dtype,other.box,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.name,self.type,self.kind,self.bits,self.signed,self.either_sign,self.dtype,self.box,))\n": _m87,
     "<record Parsed>\x00def __init__(self, opcode, operands):\n    _set(self, 'opcode', opcode)\n    _set(self, 'operands', operands)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.opcode,self.operands,) == (other.opcode,other.operands,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.opcode,self.operands,))\n": _m88,
     '<record PassContext>\x00def __init__(self, arch=_dflt_arch, diagnostics=_MISSING, options=_MISSING, facts=_MISSING):\n    self.arch = arch\n    self.diagnostics = _make_diagnostics() if diagnostics is _MISSING else diagnostics\n    self.options = _make_options() if options is _MISSING else options\n    self.facts = _make_facts() if facts is _MISSING else facts\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.arch,self.diagnostics,self.options,self.facts,) == (other.arch,other.diagnostics,other.options,other.facts,)\n    return NotImplemented\n': _m89,
-    '<record Pending>\x00def __init__(self, pid, kind, ins, ids, actions=_MISSING, smem=_dflt_smem, grp=_dflt_grp, deps=_MISSING, ctas=_dflt_ctas):\n    self.pid = pid\n    self.kind = kind\n    self.ins = ins\n    self.ids = ids\n    self.actions = _make_actions() if actions is _MISSING else actions\n    self.smem = smem\n    self.grp = grp\n    self.deps = _make_deps() if deps is _MISSING else deps\n    self.ctas = ctas\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.pid,self.kind,self.ins,self.ids,self.actions,self.smem,self.grp,self.deps,self.ctas,) == (other.pid,other.kind,other.ins,other.ids,other.actions,other.smem,other.grp,other.deps,other.ctas,)\n    return NotImplemented\n': _m90,
+    '<record Pending>\x00def __init__(self, pid, kind, ins, ids, actions=_MISSING, smem=_dflt_smem, grp=_dflt_grp, deps=_MISSING, ctas=_dflt_ctas, rsmem=_dflt_rsmem):\n    self.pid = pid\n    self.kind = kind\n    self.ins = ins\n    self.ids = ids\n    self.actions = _make_actions() if actions is _MISSING else actions\n    self.smem = smem\n    self.grp = grp\n    self.deps = _make_deps() if deps is _MISSING else deps\n    self.ctas = ctas\n    self.rsmem = rsmem\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.pid,self.kind,self.ins,self.ids,self.actions,self.smem,self.grp,self.deps,self.ctas,self.rsmem,) == (other.pid,other.kind,other.ins,other.ids,other.actions,other.smem,other.grp,other.deps,other.ctas,other.rsmem,)\n    return NotImplemented\n': _m90,
     "<record PointerOrigin>\x00def __init__(self, decl, offset, off_div):\n    _set(self, 'decl', decl)\n    _set(self, 'offset', offset)\n    _set(self, 'off_div', off_div)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.decl,self.offset,self.off_div,) == (other.decl,other.offset,other.off_div,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.decl,self.offset,self.off_div,))\n": _m91,
     '<record Program>\x00def __init__(self, span, path, items, allow_comments=_MISSING, asserts=_MISSING):\n    self.span = span\n    self.path = path\n    self.items = items\n    self.allow_comments = _make_allow_comments() if allow_comments is _MISSING else allow_comments\n    self.asserts = _make_asserts() if asserts is _MISSING else asserts\n': _m92,
     '<record Protocol>\x00def __init__(self, objects, opaque, untraced):\n    self.objects = objects\n    self.opaque = opaque\n    self.untraced = untraced\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.objects,self.opaque,self.untraced,) == (other.objects,other.opaque,other.untraced,)\n    return NotImplemented\n': _m93,

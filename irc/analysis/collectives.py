@@ -40,7 +40,7 @@ def _strip(v: Value) -> Value:
     return v
 
 
-def _bfly_step(x: Value, y: Value) -> tuple[int, Op] | None:
+def bfly_step(x: Value, y: Value) -> tuple[int, Op] | None:
     """(offset, shfl op) when y is `shfl.bfly(x, offset)` over the full warp, else None."""
     y = _strip(y)
     if not (isinstance(y, OpResult) and y.op.name == "shfl" and y.op.attrs.get("mode") == "bfly"):
@@ -69,7 +69,7 @@ def structural(s: Solver, op: Op) -> None:
     for x, y in ((a, b), (b, a)):
         if not (isinstance(y, OpResult) and y.op.name in _SHFL_OR_COPY):
             continue
-        step = _bfly_step(x, y)
+        step = bfly_step(x, y)
         if step is None:
             continue
         d, sh = step

@@ -143,6 +143,7 @@ class UniformityFacts:
         self._cond: dict[Block, Level] = {}
         self._block: dict[Block, Level] = {}
         self._exit: dict[int, Level] = {}
+        self.bfly: dict[Value, int] = {}  # the xor-butterfly offsets each value combined (the solver's)
 
     # -- queries -----------------------------------------------------------------------------------
     def level(self, v: Value) -> Level:
@@ -226,7 +227,9 @@ def analyze_uniformity(
     else:
         warp_structure = dims[0] % 32 == 0 or (dims[1] == 1 and dims[2] == 1)
     facts = UniformityFacts(fn, cfg, dims, warp_structure)
-    Solver(facts).run()
+    solver = Solver(facts)
+    solver.run()
+    facts.bfly = solver.bfly
     return facts
 
 

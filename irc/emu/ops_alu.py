@@ -959,6 +959,8 @@ def _mov(m, ins):
     "createpolicy",
 )
 def _nop(m, ins):
+    if ins.base in ("membar", "fence") and m.race is not None:
+        return lambda idx: None  # no effect, but the race checker orders the fencing thread's accesses
     if ins.base == "createpolicy":
         d = m.write(ins.operands[0], "b64")
         return lambda idx: d(idx, np.zeros(m.count(idx), np.uint64))

@@ -28,6 +28,7 @@ from irc.analysis.races import (
     shared_accesses,
     shared_name,
 )
+from irc.analysis.valuekeys import same_stored_values
 from irc.diagnostics import Diagnostic, Label, error
 from irc.ir.core import Op
 
@@ -174,6 +175,8 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
                         continue
                     w = find_witness(ev, ea, ec, a.size, c.size, same_warp, ranges)
                     if w is None or _same_value_writes(ctx, a, c, same_warp):
+                        continue
+                    if same_stored_values(ctx, ev, a, ea, c, ec):
                         continue
                     if _solver_same_values(ctx, a, da, c, dc, b, same_warp, loop_index):
                         continue

@@ -460,6 +460,11 @@ class Encoder:
         z = self.z
         if op.attrs.get("volatile") or not xs or z.is_bool(xs[0]):
             return self.opaque(r, th)
+        try:  # the lattice knows when one address can give two readers two values (a racing store)
+            if self.ctx.facts.level(r) < self.ctx.facts.level(op.operands[0]):
+                return self.opaque(r, th)
+        except Exception:  # noqa: BLE001 - a value the lattice did not see: a fresh unknown
+            return self.opaque(r, th)
         loops = self.loops_of(op.block)
         args = [xs[0], *[self.iteration(lp, th) for lp in loops]]
         key = ("ld", id(op), str(r.type))

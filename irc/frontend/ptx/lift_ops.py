@@ -28,7 +28,7 @@ from irc.frontend.ptx.operands import int_imm
 from irc.ir.core import Value
 from irc.ir.optable import OPS
 from irc.ir.semantics import FLOAT_PREDS, INT_PREDS
-from irc.ir.types import B32, BOOL, U32, U64, ScalarType
+from irc.ir.types import B32, B64, BOOL, U32, U64, ScalarType
 from irc.ptxisa import facts as isa
 from irc.ptxisa import model as P
 
@@ -58,8 +58,33 @@ def _h_mov(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bo
         if isinstance(s, P.Sym):
             L.put(d, L.sym_addr(s.name, L.dest_type(d, t, sc)), sc)
             return True
+    if t == B64 and _pack_unpack(L, d, s, sc):
+        return True
     if isinstance(s, P.Vec) or isinstance(d, P.Vec):
         L.generic(i, sc, "ptx_pure")
+        return True
+    return False
+
+
+def _pack_unpack(L: FnLifter, d: P.Operand, s: P.Operand, sc: LiftScope | None) -> bool:
+    """`mov.b64 d, {lo, hi}` as `pack_b64` and `mov.b64 {lo, hi}, s` as `unpack_b64` (a `_` half is an
+    unused result), so the analysis sees which half of a register pair is ever read (LLVM packs a value
+    with an undefined partner and unpacks only the defined half)."""
+    halves_ok = lambda v: len(v.items) == 2 and all(isinstance(x, (P.Reg, P.Imm, P.Sink)) for x in v.items)  # noqa: E731
+    if (
+        isinstance(d, P.Reg)
+        and isinstance(s, P.Vec)
+        and halves_ok(s)
+        and not any(isinstance(x, P.Sink) for x in s.items)
+    ):
+        lo, hi = (L.val(x, B32, sc) for x in s.items)
+        L.put(d, L.b.create("pack_b64", [lo, hi], [B64]).results[0], sc)
+        return True
+    if isinstance(d, P.Vec) and isinstance(s, (P.Reg, P.Imm)) and halves_ok(d):
+        op = L.b.create("unpack_b64", [L.val(s, B64, sc)], [B32, B32])
+        for x, r in zip(d.items, op.results):
+            if isinstance(x, P.Reg):
+                L.put(x, r, sc)
         return True
     return False
 

@@ -1,0 +1,117 @@
+"""Lane groups: which lane bits a value may differ in across the lanes of one warp.
+
+Why: Triton reduces over part of a warp (an xor butterfly by 1 and 2 leaves every quad of lanes holding
+its own total) and then every lane of a group stores that total to the group's slot, or keeps computing
+with it (the online softmax's row maximum and sum, carried through a loop, then `m + log2(l)`). Those
+stores write one value per group: not a race. The uniformity lattice knows only "per warp" and "per
+thread"; this fact refines "per thread" by the lane bits that matter.
+
+`mask(v)`: a 5-bit set of lane bits; lanes whose ids differ only outside it hold the same value of `v`.
+0 means warp-uniform, 31 means any two lanes may differ. Rules (a monotone fixpoint from 0):
+- a value the lattice calls warp-uniform (or better): 0;
+- `op(x, shfl.bfly(x, d))` for a commutative `op` (the butterfly step the lattice recognises, with its
+  offset d): mask(x) without the bit d;
+- any other shuffle, a thread coordinate, an atomic, a call, anything with effects: 31;
+- a load: the mask of its address (lanes of a group read one address, so one value);
+- any other pure op, a block argument: the union of its inputs' masks.
+A near miss (a butterfly missing a step, a different offset) keeps the bit, so the store stays a race.
+"""
+
+from __future__ import annotations
+
+from irc.analysis.collectives import COMMUTATIVE, bfly_step
+from irc.analysis.uniformity import Level
+from irc.ir.core import BlockArg, Function, OpResult, Value
+
+ALL = 31
+
+
+class LaneGroups:
+    def __init__(self, fn: Function, facts) -> None:  # type: ignore[no-untyped-def]
+        self.facts = facts
+        self.m: dict[Value, int] = {}
+        self._solve(fn)
+
+    def mask(self, v: Value) -> int:
+        return self.m.get(v, ALL)
+
+    def _get(self, v: Value) -> int:
+        return self.m.get(v, 0)  # not yet computed: bottom of the fixpoint
+
+    def _solve(self, fn: Function) -> None:
+        blocks = fn.blocks
+        edges: dict[BlockArg, list[Value]] = {}
+        for b in blocks:
+            t = b.terminator
+            if t is None:
+                continue
+            for s, args in zip(t.successors, t.succ_args):
+                for a, v in zip(s.args, args):
+                    edges.setdefault(a, []).append(v)
+        for a in fn.params:
+            self.m[a] = 0 if self._uniform(a) else ALL
+        changed = True
+        rounds = 0
+        while changed and rounds < 64:
+            changed = False
+            rounds += 1
+            for b in blocks:
+                for a in b.args:
+                    if b is fn.entry:
+                        continue
+                    new = 0 if self._uniform(a) else self._union(edges.get(a, ()), default=ALL)
+                    if new != self.m.get(a):
+                        self.m[a] = new
+                        changed = True
+                for op in b.ops:
+                    for r in op.results:
+                        new = self._rule(op, r)
+                        if new != self.m.get(r):
+                            self.m[r] = new
+                            changed = True
+
+    def _uniform(self, v: Value) -> bool:
+        try:
+            return self.facts.level(v) >= Level.WARP
+        except Exception:  # noqa: BLE001 - a value the lattice did not see
+            return False
+
+    def _union(self, vals, default: int = 0) -> int:  # type: ignore[no-untyped-def]
+        out = 0
+        seen = False
+        for v in vals:
+            seen = True
+            out |= self._get(v)
+        return out if seen else default
+
+    def _rule(self, op, r: OpResult) -> int:  # type: ignore[no-untyped-def]
+        if self._uniform(r):
+            return 0
+        n = op.name
+        if n in COMMUTATIVE and len(op.operands) == 2:
+            for x, y in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
+                d = _bfly_offset(x, y)
+                if d is not None:
+                    return self._get(x) & ~d & ALL
+        if n == "load":
+            if op.attrs.get("volatile") or not op.operands:
+                return ALL
+            return self._get(op.operands[0])
+        if n == "sreg" or n == "shfl" or not op.has_trait("pure"):
+            return ALL
+        return self._union(op.operands)
+
+
+def _bfly_offset(x: Value, y: Value) -> int | None:
+    """d when `y` is `shfl.bfly(x, d)` over the whole warp with a constant power-of-two d < 32 (the
+    lattice's own recognition of one butterfly step)."""
+    step = bfly_step(x, y)
+    return None if step is None else step[0]
+
+
+def lane_groups(ctx) -> LaneGroups:  # type: ignore[no-untyped-def]
+    """The function's lane-group facts (computed once per check run)."""
+    hit = ctx.cache.get("lanegroups")
+    if hit is None:
+        hit = ctx.cache["lanegroups"] = LaneGroups(ctx.fn, ctx.facts)
+    return hit  # type: ignore[return-value]

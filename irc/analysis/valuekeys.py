@@ -1,0 +1,130 @@
+"""Value keys: whether two threads hold the same value of an IR value, decided by congruence.
+
+Why: `shared-race` must not call two stores of one value a race, and GPU code stores one value from
+many threads all the time: after an xor butterfly every lane of a group holds the group's total (Triton's
+partial-warp reductions); a layout conversion writes a value that several warps hold because they loaded
+it from one address (Triton's replicated layouts). The lattice cannot see either.
+
+`key(v, t, ctx)` is a hashable description of `v`'s value in thread `t` (a linear thread id of the block
+the evaluation runs, in the loop-iteration context `ctx`) such that equal keys mean equal values:
+- an integer the per-thread evaluation decides: its number;
+- a constant: itself;
+- a load (not volatile) at an address: the load and the address's key (one address, one value, in one
+  barrier interval: a write between the two reads would itself be the race reported);
+- `shfl.bfly(x, d)` over the whole warp: x's key in lane `t ^ d`;
+- a pure op: the op, its attributes and its operands' keys (sorted for a commutative op); a bitcast or
+  copy of the same width: its operand's key (the same bits);
+- a block argument: per lane group (`irc.analysis.lanegroups`): lanes that agree in the bits its mask
+  keeps share it;
+- anything else (an atomic, another shuffle, a call): unique to the thread.
+Unequal keys say nothing: the check then keeps the finding (precision, never a guess that hides a bug).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from irc.analysis.collectives import COMMUTATIVE
+from irc.ir.core import BlockArg, OpResult, Value
+
+MAX_DEPTH = 200
+
+
+class ValueKeys:
+    def __init__(self, ev: Any, groups: Any) -> None:
+        self.ev = ev
+        self.groups = groups
+        self.memo: dict[tuple, object] = {}
+        self._depth = 0
+
+    def key(self, v: Value, t: int, ctx: dict) -> object:
+        blk = v.block if isinstance(v, BlockArg) else (v.op.block if isinstance(v, OpResult) else None)
+        mk = (id(v), t, self.ev._key(blk, ctx) if blk is not None else ())  # noqa: SLF001 - the evaluator's own context key
+        hit = self.memo.get(mk)
+        if hit is not None:
+            return hit
+        if self._depth >= MAX_DEPTH:
+            return ("deep", id(v), t)
+        self._depth += 1
+        try:
+            out = self._key(v, t, ctx)
+        finally:
+            self._depth -= 1
+        self.memo[mk] = out
+        return out
+
+    def _key(self, v: Value, t: int, ctx: dict) -> object:
+        num = self.ev.value(v, ctx)
+        if num is not None:
+            return ("i", int(num[t]))
+        if isinstance(v, BlockArg):
+            m = self.groups.mask(v)
+            return ("arg", id(v), (t // 32) * 32 + ((t % 32) & m)) if m != 31 else ("arg", id(v), t)
+        if not isinstance(v, OpResult):
+            return ("u", id(v), t)
+        op = v.op
+        n = op.name
+        if n == "const":
+            return ("c", repr(op.attrs.get("value")), str(v.type))
+        if n in ("bitcast", "copy") and len(op.operands) == 1 and _width(op.operands[0]) == _width(v):
+            return self.key(op.operands[0], t, ctx)  # the same bits under another type
+        if n == "shfl" and op.attrs.get("mode") == "bfly" and op.attrs.get("c", 31) in (31, None):
+            d = self.ev.value(op.operands[1], ctx) if len(op.operands) > 1 else None
+            if d is not None:
+                src = (t // 32) * 32 + ((t % 32) ^ (int(d[t]) & 31))
+                if 0 <= src < self.ev.n:
+                    return self.key(op.operands[0], src, ctx)
+            return ("u", id(v), t)
+        if n == "load" and not op.attrs.get("volatile") and op.operands and len(op.results) == 1:
+            if self.groups.facts.level(v) < self.groups.facts.level(op.operands[0]):
+                return ("u", id(v), t)  # the lattice saw a store that can race this load
+            return ("ld", id(op), self.key(op.operands[0], t, ctx))
+        if len(op.results) == 1 and op.has_trait("pure") and n != "sreg":
+            ks = [self.key(o, t, ctx) for o in op.operands]
+            if n in COMMUTATIVE and len(ks) == 2:
+                ks.sort(key=repr)
+            attrs = tuple(sorted((k, repr(x)) for k, x in op.attrs.items()))
+            return (n, attrs, str(v.type), tuple(ks))
+        return ("u", id(v), t)
+
+
+def _width(v: Value) -> int:
+    from irc.ir.types import bit_width
+
+    try:
+        return bit_width(v.type)
+    except Exception:  # noqa: BLE001 - no register width
+        return -1
+
+
+def same_stored_values(ctx: Any, ev: Any, a: Any, ea: Any, c: Any, ec: Any) -> bool:
+    """Every byte the two stores' entries collide on is written with values of equal keys (one store
+    instruction, so one element per byte offset): the writes are of one value. Entries are
+    `irc.analysis.races.entries` results (threads, addresses, context index, contexts)."""
+    from irc.analysis.lanegroups import lane_groups
+    from irc.ir.types import size_of
+
+    if a.op is not c.op or a.op.name not in ("store", "store_vec") or a.atomic:
+        return False
+    vals = a.op.operands[1:]
+    try:
+        sizes = [size_of(x.type) for x in vals]
+    except Exception:  # noqa: BLE001 - an aggregate: not judged
+        return False
+    if not vals or len(set(sizes)) != 1:
+        return False
+    es = sizes[0]
+    vk = ctx.cache.get("valuekeys")
+    if vk is None or vk.ev is not ev:
+        vk = ctx.cache["valuekeys"] = ValueKeys(ev, lane_groups(ctx))
+    owner: dict[int, object] = {}
+    for e in (ea, ec):
+        threads, addrs, cis, cts = e
+        for i in range(len(threads)):
+            t, base, cx = int(threads[i]), int(addrs[i]), cts[int(cis[i])]
+            for k, x in enumerate(vals):
+                kk = (k, vk.key(x, t, cx))
+                for byte in range(base + k * es, base + (k + 1) * es):
+                    if owner.setdefault(byte, kk) != kk:
+                        return False
+    return True
