@@ -23,7 +23,7 @@ from irc.emu import (
     encode_tensormap,
     run_kernel,
 )
-from tests.emu_util import ptx_kernel
+from emu_util import ptx_kernel
 
 OUT = ".param .u64 out"
 
