@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from emu_util import ptx_kernel
 
 from irc.emu import (
     AsyncOverwriteError,
@@ -23,7 +24,6 @@ from irc.emu import (
     encode_tensormap,
     run_kernel,
 )
-from tests.emu_util import ptx_kernel
 
 OUT = ".param .u64 out"
 

@@ -93,6 +93,7 @@ class Encoder:
         self._fresh = 0
         self._ufs: dict[tuple, Any] = {}
         self._layout: tuple[dict[str, int], dict[str, int]] | None = None
+        self._derived = 0
 
     # ---------------------------------------------------------------------------- threads and launch
     def thread(self, name: str) -> Thread:
@@ -509,12 +510,18 @@ class Encoder:
         else:
             src = off
         d = th.derived.get(id(op))
+        if d is None and self._derived >= MAX_DERIVED:
+            return None  # each lane a shuffle reads re-encodes its inputs: past this many, an unknown
         if d is None:
+            self._derived += 1
             self._fresh += 1
             d = th.derived[id(op)] = Thread(
                 f"{th.name}~{self._fresh}", z, [(lin & ~31) | src, z.BitVecVal(0, 32), z.BitVecVal(0, 32)], th
             )
         return self.value(op.operands[0], d)
+
+
+MAX_DERIVED = 16  # lanes read through `shfl` encoded as threads of their own, per function
 
 
 def _strip(v: Value) -> Value:
