@@ -85,7 +85,8 @@ class Kernel:
     ) -> Any:
         """Run the kernel. Arrays are written back in place. Returns the emulator's stats (emu) or None.
         Emulator options: `racecheck=True` (default; `RaceError` on unordered conflicting accesses),
-        `max_steps`, `max_threads_per_chunk`."""
+        `schedules=N` (N schedules: lockstep and interleaved warps, asynchronous work completing at seeded
+        points; docs/emulator.md section 10), `seed=s` (one of them), `max_steps`, `max_threads_per_chunk`."""
         if device not in ("emu", "cuda"):
             raise LaunchError(f'unknown device `{device}` (use "emu" or "cuda")')
         g, b = launch_geometry(grid, block, self.module.arch)

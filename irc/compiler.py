@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -79,10 +79,19 @@ def optimize(module: Module, opts: CompileOptions, ctx=None):
     return ctx
 
 
-def analyze(module: Module, arch: str, sources: dict[str, str], contracts: Any = None) -> list[Diagnostic]:
-    """Run the analyzer and apply `// irc: allow(...)` comments (kernel `@allow` is applied inside).
-    `contracts` (`irc.tooling.contracts.Contracts`) and the file's `// irc: assume(...)` comments give
-    each kernel's launch contract."""
+def analyze(
+    module: Module,
+    arch: str,
+    sources: dict[str, str],
+    contracts: Any = None,
+    checks: Iterable[str] | None = None,
+    contract_findings: bool | None = None,
+) -> list[Diagnostic]:
+    """Run the analyzer (all checks, or only `checks`) and apply `// irc: allow(...)` comments (kernel
+    `@allow` is applied inside). `contracts` (`irc.tooling.contracts.Contracts`) and the file's
+    `// irc: assume(...)` comments give each kernel's launch contract; the findings about the contracts
+    themselves come with the run of all checks, or where `contract_findings` asks (a driver that runs the
+    checks in two parts reports them once)."""
     from irc.analysis import check_module
     from irc.analysis.report import group, kernel_notes, map_to_source
     from irc.tooling import suppress
@@ -92,8 +101,10 @@ def analyze(module: Module, arch: str, sources: dict[str, str], contracts: Any =
     binder = None
     if src is not None and sources.get(str(src)) is not None:
         binder = Binder(contracts, str(src), sources[str(src)])
-    diags = check_module(module, arch=arch, contract_for=binder.for_kernel if binder is not None else None)
-    if binder is not None:
+    diags = check_module(
+        module, arch=arch, checks=checks, contract_for=binder.for_kernel if binder is not None else None
+    )
+    if binder is not None and (checks is None if contract_findings is None else contract_findings):
         diags = binder.diags + diags
     if diags and src is not None and str(src).endswith(".ptx") and sources.get(str(src)) is not None:
         from irc.tooling.locsource import user_sources
@@ -120,16 +131,25 @@ def compile_kdsl(text: str, path: str, opts: CompileOptions | None = None) -> Co
 
 
 def _compile_kdsl(text: str, path: str, opts: CompileOptions | None) -> CompileResult:
+    from irc.analysis.checks import CHECKS, SOURCE_CHECKS
     from irc.backends.ptx.emit import compile_module
     from irc.tooling import suppress
 
     opts = opts or CompileOptions()
     sources = {path: text}
     module = frontend(text, path, defines=opts.defines, arch=opts.arch)
+    # Checks about what the source says run before the optimizer merges values (GVN makes `min(v | 0, v)`
+    # a `min(v, v)`): their findings are the same at -O0 and -O2. The rest run on the optimized IR.
+    early = (
+        analyze(module, opts.arch, sources, opts.contracts, checks=sorted(SOURCE_CHECKS))
+        if opts.check
+        else []
+    )
     ctx = optimize(module, opts)
-    diags = list(module.warnings) + list(ctx.diagnostics) + operand_ranges(module)
+    diags = list(module.warnings) + list(ctx.diagnostics) + operand_ranges(module) + early
     if opts.check:
-        diags += analyze(module, opts.arch, sources, opts.contracts)
+        late = [c for c in CHECKS if c not in SOURCE_CHECKS]
+        diags += analyze(module, opts.arch, sources, opts.contracts, checks=late, contract_findings=True)
     if _errors(diags):
         raise CompileError(sorted(diags, key=Diagnostic.sort_key))
     start = len(ctx.diagnostics)

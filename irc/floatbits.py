@@ -11,7 +11,17 @@ from __future__ import annotations
 import math
 import struct
 
-__all__ = ["F32_MAX", "round_f32", "round_f16", "round_bf16", "f32_bits", "f16_bits", "bf16_bits_truncated"]
+__all__ = [
+    "F32_MAX",
+    "round_f32",
+    "round_f16",
+    "round_bf16",
+    "f32_bits",
+    "f16_bits",
+    "bf16_bits_truncated",
+    "double_bits",
+    "value_key",
+]
 
 F32_MAX = 3.4028234663852886e38
 
@@ -55,3 +65,20 @@ def round_bf16(value: float) -> float:
 def bf16_bits_truncated(value: float) -> int:
     """The upper half of the float32 bit pattern of `value` (bfloat16 by truncation)."""
     return f32_bits(value) >> 16
+
+
+def double_bits(value: float) -> int:
+    """The IEEE double bit pattern of `value` (NaN sign and payload included)."""
+    return struct.unpack("<Q", struct.pack("<d", value))[0]
+
+
+def value_key(value: object) -> object:
+    """A key under which two constants are equal exactly when they are the same bits: floats compare
+    bitwise (`-0.0` is not `0.0`, `-nan` is not `nan`, NaN payloads differ), everything else by `==`.
+    Why: Python's `==` makes `-0.0 == 0.0` and `nan != nan`, and `repr` prints every NaN as `nan`; value
+    numbering that used either merged `select(c, -nan, nan)` into one NaN."""
+    if isinstance(value, float):
+        return ("f", double_bits(value))
+    if isinstance(value, (list, tuple)):
+        return tuple(value_key(x) for x in value)
+    return value

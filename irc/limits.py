@@ -80,10 +80,34 @@ LIMITS: dict[str, Limit] = {
             "unroll fewer nested loops",
         ),
         Limit(
-            "max_emu_threads",
-            1 << 28,
-            "threads in one emulated launch (grid x block)",
-            "launch a smaller grid (the emulator runs every thread on the CPU)",
+            "emu_max_threads",
+            1 << 24,
+            "threads in one emulator launch (grid x block)",
+            "launch a smaller grid (the emulator runs every thread)",
+        ),
+        Limit(
+            "emu_max_global_bytes",
+            4 << 30,
+            "bytes of global memory in one emulator launch (arrays and `.global` variables)",
+            "pass smaller arrays",
+        ),
+        Limit(
+            "emu_max_local_bytes",
+            512 << 10,
+            "bytes of `.local` memory per thread in the emulator (the GPU's limit is 512 KiB)",
+            "use global memory for large per-thread buffers",
+        ),
+        Limit(
+            "emu_max_call_depth",
+            32,
+            "nested calls the emulator inlines (`call` through `.func`, recursion)",
+            "bound the recursion",
+        ),
+        Limit(
+            "emu_max_inlined_instructions",
+            50_000,
+            "instructions the emulator copies when it inlines calls",
+            "call fewer or smaller device functions (or keep the recursion shallow)",
         ),
         Limit(
             "max_baseline_bytes",

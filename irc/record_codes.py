@@ -863,13 +863,14 @@ def _m67():  # <record LineMap>
 
 def _m68():  # <record Loc>
     global __eq__, __init__
-    def __init__(self, file, line, col):
+    def __init__(self, file, line, col, up=_dflt_up):
         self.file = file
         self.line = line
         self.col = col
+        self.up = up
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.file,self.line,self.col,) == (other.file,other.line,other.col,)
+            return (self.file,self.line,self.col,self.up,) == (other.file,other.line,other.col,other.up,)
         return NotImplemented
 
 
@@ -994,7 +995,7 @@ def _m79():  # <record Node>
 
 def _m80():  # <record OpDef>
     global __eq__, __hash__, __init__
-    def __init__(self, name, operands, results, traits=_dflt_traits, effect=_dflt_effect, attrs=_dflt_attrs, gate=_dflt_gate, ptx=_dflt_ptx, doc=_dflt_doc, opt_attrs=_dflt_opt_attrs, imm=_dflt_imm, mask=_dflt_mask, uniformity=_dflt_uniformity, shared_write=_dflt_shared_write, fold=_dflt_fold, ranges=_dflt_ranges):
+    def __init__(self, name, operands, results, traits=_dflt_traits, effect=_dflt_effect, attrs=_dflt_attrs, gate=_dflt_gate, ptx=_dflt_ptx, doc=_dflt_doc, opt_attrs=_dflt_opt_attrs, imm=_dflt_imm, mask=_dflt_mask, uniformity=_dflt_uniformity, shared_write=_dflt_shared_write, sem=_dflt_sem, ranges=_dflt_ranges):
         _set(self, 'name', name)
         _set(self, 'operands', operands)
         _set(self, 'results', results)
@@ -1009,14 +1010,14 @@ def _m80():  # <record OpDef>
         _set(self, 'mask', mask)
         _set(self, 'uniformity', uniformity)
         _set(self, 'shared_write', shared_write)
-        _set(self, 'fold', fold)
+        _set(self, 'sem', sem)
         _set(self, 'ranges', ranges)
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name,self.operands,self.results,self.traits,self.effect,self.attrs,self.gate,self.ptx,self.doc,self.opt_attrs,self.imm,self.mask,self.uniformity,self.shared_write,self.fold,self.ranges,) == (other.name,other.operands,other.results,other.traits,other.effect,other.attrs,other.gate,other.ptx,other.doc,other.opt_attrs,other.imm,other.mask,other.uniformity,other.shared_write,other.fold,other.ranges,)
+            return (self.name,self.operands,self.results,self.traits,self.effect,self.attrs,self.gate,self.ptx,self.doc,self.opt_attrs,self.imm,self.mask,self.uniformity,self.shared_write,self.sem,self.ranges,) == (other.name,other.operands,other.results,other.traits,other.effect,other.attrs,other.gate,other.ptx,other.doc,other.opt_attrs,other.imm,other.mask,other.uniformity,other.shared_write,other.sem,other.ranges,)
         return NotImplemented
     def __hash__(self):
-        return hash((self.name,self.operands,self.results,self.traits,self.effect,self.attrs,self.gate,self.ptx,self.doc,self.opt_attrs,self.imm,self.mask,self.uniformity,self.shared_write,self.fold,self.ranges,))
+        return hash((self.name,self.operands,self.results,self.traits,self.effect,self.attrs,self.gate,self.ptx,self.doc,self.opt_attrs,self.imm,self.mask,self.uniformity,self.shared_write,self.sem,self.ranges,))
 
 
 def _m81():  # <record Operand>
@@ -1149,7 +1150,7 @@ def _m89():  # <record PassContext>
 
 def _m90():  # <record Pending>
     global __eq__, __init__
-    def __init__(self, pid, kind, ins, ids, actions=_MISSING, smem=_dflt_smem, grp=_dflt_grp, deps=_MISSING, ctas=_dflt_ctas):
+    def __init__(self, pid, kind, ins, ids, actions=_MISSING, smem=_dflt_smem, grp=_dflt_grp, deps=_MISSING, ctas=_dflt_ctas, rsmem=_dflt_rsmem):
         self.pid = pid
         self.kind = kind
         self.ins = ins
@@ -1159,9 +1160,10 @@ def _m90():  # <record Pending>
         self.grp = grp
         self.deps = _make_deps() if deps is _MISSING else deps
         self.ctas = ctas
+        self.rsmem = rsmem
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.pid,self.kind,self.ins,self.ids,self.actions,self.smem,self.grp,self.deps,self.ctas,) == (other.pid,other.kind,other.ins,other.ids,other.actions,other.smem,other.grp,other.deps,other.ctas,)
+            return (self.pid,self.kind,self.ins,self.ids,self.actions,self.smem,self.grp,self.deps,self.ctas,self.rsmem,) == (other.pid,other.kind,other.ins,other.ids,other.actions,other.smem,other.grp,other.deps,other.ctas,other.rsmem,)
         return NotImplemented
 
 
@@ -1454,7 +1456,21 @@ def _m113():  # <record Scope>
         return NotImplemented
 
 
-def _m114():  # <record SharedArray>
+def _m114():  # <record Sem>
+    global __eq__, __hash__, __init__
+    def __init__(self, fn, kinds=_dflt_kinds, attrs=_MISSING):
+        _set(self, 'fn', fn)
+        _set(self, 'kinds', kinds)
+        _set(self, 'attrs', _make_attrs() if attrs is _MISSING else attrs)
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.fn,self.kinds,self.attrs,) == (other.fn,other.kinds,other.attrs,)
+        return NotImplemented
+    def __hash__(self):
+        return hash((self.fn,self.kinds,self.attrs,))
+
+
+def _m115():  # <record SharedArray>
     global __eq__, __hash__, __init__
     def __init__(self, elem, shape, align=_dflt_align, dynamic=_dflt_dynamic):
         _set(self, 'elem', elem)
@@ -1469,7 +1485,7 @@ def _m114():  # <record SharedArray>
         return hash((self.elem,self.shape,self.align,self.dynamic,))
 
 
-def _m115():  # <record SharedLayout>
+def _m116():  # <record SharedLayout>
     global __eq__, __init__
     def __init__(self, offsets=_MISSING, sizes=_MISSING, aligns=_MISSING, total=_dflt_total, dynamic=_dflt_dynamic, externs=_MISSING, dyn_array_offset=_dflt_dyn_array_offset):
         self.offsets = _make_offsets() if offsets is _MISSING else offsets
@@ -1485,7 +1501,7 @@ def _m115():  # <record SharedLayout>
         return NotImplemented
 
 
-def _m116():  # <record SharedStmt>
+def _m117():  # <record SharedStmt>
     global __init__
     def __init__(self, span, name, name_span, type, align, dynamic=_dflt_dynamic):
         self.span = span
@@ -1496,7 +1512,7 @@ def _m116():  # <record SharedStmt>
         self.dynamic = dynamic
 
 
-def _m117():  # <record Side>
+def _m118():  # <record Side>
     global __eq__, __init__
     def __init__(self, access, thread, iters=_MISSING):
         self.access = access
@@ -1508,7 +1524,7 @@ def _m117():  # <record Side>
         return NotImplemented
 
 
-def _m118():  # <record Sink>
+def _m119():  # <record Sink>
     global __eq__, __hash__, __init__
     def __init__(self, ):
         pass
@@ -1520,7 +1536,7 @@ def _m118():  # <record Sink>
         return hash(())
 
 
-def _m119():  # <record Span>
+def _m120():  # <record Span>
     global __eq__, __hash__, __init__
     def __init__(self, file, line, col, end_line, end_col):
         _set(self, 'file', file)
@@ -1536,7 +1552,7 @@ def _m119():  # <record Span>
         return hash((self.file,self.line,self.col,self.end_line,self.end_col,))
 
 
-def _m120():  # <record StaticAssert>
+def _m121():  # <record StaticAssert>
     global __init__
     def __init__(self, span, cond, message):
         self.span = span
@@ -1544,13 +1560,13 @@ def _m120():  # <record StaticAssert>
         self.message = message
 
 
-def _m121():  # <record Stmt>
+def _m122():  # <record Stmt>
     global __init__
     def __init__(self, span):
         self.span = span
 
 
-def _m122():  # <record Summary>
+def _m123():  # <record Summary>
     global __eq__, __hash__, __init__
     def __init__(self, barrier=_dflt_barrier, collective=_dflt_collective, unknown=_dflt_unknown, unknown_collective_only=_dflt_unknown_collective_only):
         _set(self, 'barrier', barrier)
@@ -1565,7 +1581,7 @@ def _m122():  # <record Summary>
         return hash((self.barrier,self.collective,self.unknown,self.unknown_collective_only,))
 
 
-def _m123():  # <record Suppressions>
+def _m124():  # <record Suppressions>
     global __eq__, __init__
     def __init__(self, by_line=_MISSING, malformed=_MISSING):
         self.by_line = _make_by_line() if by_line is _MISSING else by_line
@@ -1576,7 +1592,7 @@ def _m123():  # <record Suppressions>
         return NotImplemented
 
 
-def _m124():  # <record Sym>
+def _m125():  # <record Sym>
     global __eq__, __hash__, __init__
     def __init__(self, name):
         _set(self, 'name', name)
@@ -1588,7 +1604,7 @@ def _m124():  # <record Sym>
         return hash((self.name,))
 
 
-def _m125():  # <record Symbol>
+def _m126():  # <record Symbol>
     global __init__
     def __init__(self, name, kind, type, span, value=_dflt_value, values=_dflt_values, decl=_dflt_decl):
         self.name = name
@@ -1600,7 +1616,7 @@ def _m125():  # <record Symbol>
         self.decl = decl
 
 
-def _m126():  # <record TensorMap>
+def _m127():  # <record TensorMap>
     global __eq__, __init__
     def __init__(self, array, box, swizzle=_dflt_swizzle, oob_fill=_dflt_oob_fill):
         self.array = array
@@ -1614,7 +1630,7 @@ def _m126():  # <record TensorMap>
         return NotImplemented
 
 
-def _m127():  # <record TensorMap>
+def _m128():  # <record TensorMap>
     global __eq__, __hash__, __init__
     def __init__(self, elem, box):
         _set(self, 'elem', elem)
@@ -1627,7 +1643,7 @@ def _m127():  # <record TensorMap>
         return hash((self.elem,self.box,))
 
 
-def _m128():  # <record TensorMap>
+def _m129():  # <record TensorMap>
     global __eq__, __init__
     def __init__(self, elem_size, address, rank, oob_nan, dims, strides, box, kind=_dflt_kind):
         self.elem_size = elem_size
@@ -1644,7 +1660,7 @@ def _m128():  # <record TensorMap>
         return NotImplemented
 
 
-def _m129():  # <record TensorMapType>
+def _m130():  # <record TensorMapType>
     global __eq__, __hash__, __init__
     def __init__(self, elem, box):
         _set(self, 'elem', elem)
@@ -1657,7 +1673,7 @@ def _m129():  # <record TensorMapType>
         return hash((self.elem,self.box,))
 
 
-def _m130():  # <record TensorMapType>
+def _m131():  # <record TensorMapType>
     global __init__
     def __init__(self, span, elem, box):
         self.span = span
@@ -1665,7 +1681,7 @@ def _m130():  # <record TensorMapType>
         self.box = box
 
 
-def _m131():  # <record Ternary>
+def _m132():  # <record Ternary>
     global __init__
     def __init__(self, span, cond, then, else_):
         self.span = span
@@ -1674,7 +1690,7 @@ def _m131():  # <record Ternary>
         self.else_ = else_
 
 
-def _m132():  # <record Threads>
+def _m133():  # <record Threads>
     global __eq__, __init__
     def __init__(self, lo, hi, why=_dflt_why):
         self.lo = lo
@@ -1686,13 +1702,13 @@ def _m132():  # <record Threads>
         return NotImplemented
 
 
-def _m133():  # <record TypeExpr>
+def _m134():  # <record TypeExpr>
     global __init__
     def __init__(self, span):
         self.span = span
 
 
-def _m134():  # <record TypedProgram>
+def _m135():  # <record TypedProgram>
     global __eq__, __init__
     def __init__(self, program, arch, types, values, per_copy_const, refs, builtins, decls, calls, const_index_checks, consts, kernels, fns, warnings=_MISSING):
         self.program = program
@@ -1715,7 +1731,7 @@ def _m134():  # <record TypedProgram>
         return NotImplemented
 
 
-def _m135():  # <record Unary>
+def _m136():  # <record Unary>
     global __init__
     def __init__(self, span, op, operand):
         self.span = span
@@ -1723,14 +1739,14 @@ def _m135():  # <record Unary>
         self.operand = operand
 
 
-def _m136():  # <record UnsizedType>
+def _m137():  # <record UnsizedType>
     global __init__
     def __init__(self, span, elem):
         self.span = span
         self.elem = elem
 
 
-def _m137():  # <record UntypedFloat>
+def _m138():  # <record UntypedFloat>
     global __eq__, __hash__, __init__
     def __init__(self, ):
         pass
@@ -1742,7 +1758,7 @@ def _m137():  # <record UntypedFloat>
         return hash(())
 
 
-def _m138():  # <record UntypedInt>
+def _m139():  # <record UntypedInt>
     global __eq__, __hash__, __init__
     def __init__(self, ):
         pass
@@ -1754,7 +1770,7 @@ def _m138():  # <record UntypedInt>
         return hash(())
 
 
-def _m139():  # <record VarDecl>
+def _m140():  # <record VarDecl>
     global __eq__, __init__
     def __init__(self, space, type, name, align=_dflt_align, dims=_MISSING, init=_dflt_init, extern=_dflt_extern, visible=_dflt_visible, line=_dflt_line):
         self.space = space
@@ -1772,7 +1788,24 @@ def _m139():  # <record VarDecl>
         return NotImplemented
 
 
-def _m140():  # <record Vec>
+def _m141():  # <record Variant>
+    global __eq__, __hash__, __init__
+    def __init__(self, op, fixed, types, captures, attrs, kinds):
+        _set(self, 'op', op)
+        _set(self, 'fixed', fixed)
+        _set(self, 'types', types)
+        _set(self, 'captures', captures)
+        _set(self, 'attrs', attrs)
+        _set(self, 'kinds', kinds)
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.op,self.fixed,self.types,self.captures,self.attrs,self.kinds,) == (other.op,other.fixed,other.types,other.captures,other.attrs,other.kinds,)
+        return NotImplemented
+    def __hash__(self):
+        return hash((self.op,self.fixed,self.types,self.captures,self.attrs,self.kinds,))
+
+
+def _m142():  # <record Vec>
     global __eq__, __hash__, __init__
     def __init__(self, items):
         _set(self, 'items', items)
@@ -1784,7 +1817,7 @@ def _m140():  # <record Vec>
         return hash((self.items,))
 
 
-def _m141():  # <record Void>
+def _m143():  # <record Void>
     global __eq__, __hash__, __init__
     def __init__(self, ):
         pass
@@ -1796,7 +1829,7 @@ def _m141():  # <record Void>
         return hash(())
 
 
-def _m142():  # <record WhileStmt>
+def _m144():  # <record WhileStmt>
     global __init__
     def __init__(self, span, cond, body):
         self.span = span
@@ -1804,7 +1837,7 @@ def _m142():  # <record WhileStmt>
         self.body = body
 
 
-def _m143():  # <record WhyStep>
+def _m145():  # <record WhyStep>
     global __eq__, __hash__, __init__
     def __init__(self, value, op, level, text):
         _set(self, 'value', value)
@@ -1819,7 +1852,7 @@ def _m143():  # <record WhyStep>
         return hash((self.value,self.op,self.level,self.text,))
 
 
-def _m144():  # <record Witness>
+def _m146():  # <record Witness>
     global __eq__, __init__
     def __init__(self, a, b, byte, same_warp, start):
         self.a = a
@@ -1833,7 +1866,7 @@ def _m144():  # <record Witness>
         return NotImplemented
 
 
-def _m145():  # <record Witness>
+def _m147():  # <record Witness>
     global __eq__, __init__
     def __init__(self, block_dim, grid_dim, block, threads, params=_MISSING, param_index=_MISSING, iterations=_MISSING, groups=_MISSING, story=_dflt_story, contract=_dflt_contract, confirmed=_dflt_confirmed, refs=_MISSING):
         self.block_dim = block_dim
@@ -1854,7 +1887,7 @@ def _m145():  # <record Witness>
         return NotImplemented
 
 
-def _m146():  # <record _Ann>
+def _m148():  # <record _Ann>
     global __eq__, __init__
     def __init__(self, line, start, end, primary, message):
         self.line = line
@@ -1868,7 +1901,7 @@ def _m146():  # <record _Ann>
         return NotImplemented
 
 
-def _m147():  # <record _Inline>
+def _m149():  # <record _Inline>
     global __eq__, __init__
     def __init__(self, join, n_results, saved_loops=_MISSING):
         self.join = join
@@ -1880,7 +1913,7 @@ def _m147():  # <record _Inline>
         return NotImplemented
 
 
-def _m148():  # <record _Loop>
+def _m150():  # <record _Loop>
     global __eq__, __init__
     def __init__(self, break_block=_dflt_break_block, cont_block=_dflt_cont_block):
         self.break_block = break_block
@@ -1960,7 +1993,7 @@ CODES = {
     '<record LexResult>\x00def __init__(self, tokens, diagnostics, allow_comments, unterminated=_dflt_unterminated):\n    self.tokens = tokens\n    self.diagnostics = diagnostics\n    self.allow_comments = allow_comments\n    self.unterminated = unterminated\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.tokens,self.diagnostics,self.allow_comments,self.unterminated,) == (other.tokens,other.diagnostics,other.allow_comments,other.unterminated,)\n    return NotImplemented\n': _m65,
     "<record Limit>\x00def __init__(self, name, default, what, help):\n    _set(self, 'name', name)\n    _set(self, 'default', default)\n    _set(self, 'what', what)\n    _set(self, 'help', help)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.name,self.default,self.what,self.help,) == (other.name,other.default,other.what,other.help,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.name,self.default,self.what,self.help,))\n": _m66,
     '<record LineMap>\x00def __init__(self, starts, origins):\n    self.starts = starts\n    self.origins = origins\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.starts,self.origins,) == (other.starts,other.origins,)\n    return NotImplemented\n': _m67,
-    '<record Loc>\x00def __init__(self, file, line, col):\n    self.file = file\n    self.line = line\n    self.col = col\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.file,self.line,self.col,) == (other.file,other.line,other.col,)\n    return NotImplemented\n': _m68,
+    '<record Loc>\x00def __init__(self, file, line, col, up=_dflt_up):\n    self.file = file\n    self.line = line\n    self.col = col\n    self.up = up\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.file,self.line,self.col,self.up,) == (other.file,other.line,other.col,other.up,)\n    return NotImplemented\n': _m68,
     '<record LocDirective>\x00def __init__(self, file, line, args, ptx_lines=_MISSING):\n    self.file = file\n    self.line = line\n    self.args = args\n    self.ptx_lines = _make_ptx_lines() if ptx_lines is _MISSING else ptx_lines\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.file,self.line,self.args,self.ptx_lines,) == (other.file,other.line,other.args,other.ptx_lines,)\n    return NotImplemented\n': _m69,
     '<record LoopState>\x00def __init__(self, breaks=_dflt_breaks):\n    self.breaks = breaks\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.breaks,) == (other.breaks,)\n    return NotImplemented\n': _m70,
     '<record MBarrier>\x00def __init__(self, ):\n    pass\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return () == ()\n    return NotImplemented\ndef __hash__(self):\n    return hash(())\n': _m71,
@@ -1972,7 +2005,7 @@ CODES = {
     '<record NamedType>\x00def __init__(self, span, name):\n    self.span = span\n    self.name = name\n': _m77,
     "<record Neg>\x00def __init__(self, inner):\n    _set(self, 'inner', inner)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.inner,) == (other.inner,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.inner,))\n": _m78,
     '<record Node>\x00def __init__(self, span):\n    self.span = span\n': _m79,
-    "<record OpDef>\x00def __init__(self, name, operands, results, traits=_dflt_traits, effect=_dflt_effect, attrs=_dflt_attrs, gate=_dflt_gate, ptx=_dflt_ptx, doc=_dflt_doc, opt_attrs=_dflt_opt_attrs, imm=_dflt_imm, mask=_dflt_mask, uniformity=_dflt_uniformity, shared_write=_dflt_shared_write, fold=_dflt_fold, ranges=_dflt_ranges):\n    _set(self, 'name', name)\n    _set(self, 'operands', operands)\n    _set(self, 'results', results)\n    _set(self, 'traits', traits)\n    _set(self, 'effect', effect)\n    _set(self, 'attrs', attrs)\n    _set(self, 'gate', gate)\n    _set(self, 'ptx', ptx)\n    _set(self, 'doc', doc)\n    _set(self, 'opt_attrs', opt_attrs)\n    _set(self, 'imm', imm)\n    _set(self, 'mask', mask)\n    _set(self, 'uniformity', uniformity)\n    _set(self, 'shared_write', shared_write)\n    _set(self, 'fold', fold)\n    _set(self, 'ranges', ranges)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.name,self.operands,self.results,self.traits,self.effect,self.attrs,self.gate,self.ptx,self.doc,self.opt_attrs,self.imm,self.mask,self.uniformity,self.shared_write,self.fold,self.ranges,) == (other.name,other.operands,other.results,other.traits,other.effect,other.attrs,other.gate,other.ptx,other.doc,other.opt_attrs,other.imm,other.mask,other.uniformity,other.shared_write,other.fold,other.ranges,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.name,self.operands,self.results,self.traits,self.effect,self.attrs,self.gate,self.ptx,self.doc,self.opt_attrs,self.imm,self.mask,self.uniformity,self.shared_write,self.fold,self.ranges,))\n": _m80,
+    "<record OpDef>\x00def __init__(self, name, operands, results, traits=_dflt_traits, effect=_dflt_effect, attrs=_dflt_attrs, gate=_dflt_gate, ptx=_dflt_ptx, doc=_dflt_doc, opt_attrs=_dflt_opt_attrs, imm=_dflt_imm, mask=_dflt_mask, uniformity=_dflt_uniformity, shared_write=_dflt_shared_write, sem=_dflt_sem, ranges=_dflt_ranges):\n    _set(self, 'name', name)\n    _set(self, 'operands', operands)\n    _set(self, 'results', results)\n    _set(self, 'traits', traits)\n    _set(self, 'effect', effect)\n    _set(self, 'attrs', attrs)\n    _set(self, 'gate', gate)\n    _set(self, 'ptx', ptx)\n    _set(self, 'doc', doc)\n    _set(self, 'opt_attrs', opt_attrs)\n    _set(self, 'imm', imm)\n    _set(self, 'mask', mask)\n    _set(self, 'uniformity', uniformity)\n    _set(self, 'shared_write', shared_write)\n    _set(self, 'sem', sem)\n    _set(self, 'ranges', ranges)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.name,self.operands,self.results,self.traits,self.effect,self.attrs,self.gate,self.ptx,self.doc,self.opt_attrs,self.imm,self.mask,self.uniformity,self.shared_write,self.sem,self.ranges,) == (other.name,other.operands,other.results,other.traits,other.effect,other.attrs,other.gate,other.ptx,other.doc,other.opt_attrs,other.imm,other.mask,other.uniformity,other.shared_write,other.sem,other.ranges,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.name,self.operands,self.results,self.traits,self.effect,self.attrs,self.gate,self.ptx,self.doc,self.opt_attrs,self.imm,self.mask,self.uniformity,self.shared_write,self.sem,self.ranges,))\n": _m80,
     "<record Operand>\x00def __init__(self, kind, index=_dflt_index, end=_dflt_end, name=_dflt_name, items=_dflt_items):\n    _set(self, 'kind', kind)\n    _set(self, 'index', index)\n    _set(self, 'end', end)\n    _set(self, 'name', name)\n    _set(self, 'items', items)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.kind,self.index,self.end,self.name,self.items,) == (other.kind,other.index,other.end,other.name,other.items,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.kind,self.index,self.end,self.name,self.items,))\n": _m81,
     "<record OperandRange>\x00def __init__(self, where, lo, hi, multiple=_dflt_multiple, what=_dflt_what, ptx=_dflt_ptx, pow2=_dflt_pow2):\n    _set(self, 'where', where)\n    _set(self, 'lo', lo)\n    _set(self, 'hi', hi)\n    _set(self, 'multiple', multiple)\n    _set(self, 'what', what)\n    _set(self, 'ptx', ptx)\n    _set(self, 'pow2', pow2)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.where,self.lo,self.hi,self.multiple,self.what,self.ptx,self.pow2,) == (other.where,other.lo,other.hi,other.multiple,other.what,other.ptx,other.pow2,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.where,self.lo,self.hi,self.multiple,self.what,self.ptx,self.pow2,))\n": _m82,
     '<record Outcome>\x00def __init__(self, status, model=_dflt_model, reason=_dflt_reason):\n    self.status = status\n    self.model = model\n    self.reason = reason\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.status,self.model,self.reason,) == (other.status,other.model,other.reason,)\n    return NotImplemented\n': _m83,
@@ -1982,7 +2015,7 @@ CODES = {
     "<record ParamSpec>\x00def __init__(self, name, type, kind, bits=_dflt_bits, signed=_dflt_signed, either_sign=_dflt_either_sign, dtype=_dflt_dtype, box=_dflt_box):\n    _set(self, 'name', name)\n    _set(self, 'type', type)\n    _set(self, 'kind', kind)\n    _set(self, 'bits', bits)\n    _set(self, 'signed', signed)\n    _set(self, 'either_sign', either_sign)\n    _set(self, 'dtype', dtype)\n    _set(self, 'box', box)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.name,self.type,self.kind,self.bits,self.signed,self.either_sign,self.dtype,self.box,) == (other.name,other.type,other.kind,other.bits,other.signed,other.either_sign,other.dtype,other.box,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.name,self.type,self.kind,self.bits,self.signed,self.either_sign,self.dtype,self.box,))\n": _m87,
     "<record Parsed>\x00def __init__(self, opcode, operands):\n    _set(self, 'opcode', opcode)\n    _set(self, 'operands', operands)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.opcode,self.operands,) == (other.opcode,other.operands,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.opcode,self.operands,))\n": _m88,
     '<record PassContext>\x00def __init__(self, arch=_dflt_arch, diagnostics=_MISSING, options=_MISSING, facts=_MISSING):\n    self.arch = arch\n    self.diagnostics = _make_diagnostics() if diagnostics is _MISSING else diagnostics\n    self.options = _make_options() if options is _MISSING else options\n    self.facts = _make_facts() if facts is _MISSING else facts\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.arch,self.diagnostics,self.options,self.facts,) == (other.arch,other.diagnostics,other.options,other.facts,)\n    return NotImplemented\n': _m89,
-    '<record Pending>\x00def __init__(self, pid, kind, ins, ids, actions=_MISSING, smem=_dflt_smem, grp=_dflt_grp, deps=_MISSING, ctas=_dflt_ctas):\n    self.pid = pid\n    self.kind = kind\n    self.ins = ins\n    self.ids = ids\n    self.actions = _make_actions() if actions is _MISSING else actions\n    self.smem = smem\n    self.grp = grp\n    self.deps = _make_deps() if deps is _MISSING else deps\n    self.ctas = ctas\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.pid,self.kind,self.ins,self.ids,self.actions,self.smem,self.grp,self.deps,self.ctas,) == (other.pid,other.kind,other.ins,other.ids,other.actions,other.smem,other.grp,other.deps,other.ctas,)\n    return NotImplemented\n': _m90,
+    '<record Pending>\x00def __init__(self, pid, kind, ins, ids, actions=_MISSING, smem=_dflt_smem, grp=_dflt_grp, deps=_MISSING, ctas=_dflt_ctas, rsmem=_dflt_rsmem):\n    self.pid = pid\n    self.kind = kind\n    self.ins = ins\n    self.ids = ids\n    self.actions = _make_actions() if actions is _MISSING else actions\n    self.smem = smem\n    self.grp = grp\n    self.deps = _make_deps() if deps is _MISSING else deps\n    self.ctas = ctas\n    self.rsmem = rsmem\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.pid,self.kind,self.ins,self.ids,self.actions,self.smem,self.grp,self.deps,self.ctas,self.rsmem,) == (other.pid,other.kind,other.ins,other.ids,other.actions,other.smem,other.grp,other.deps,other.ctas,other.rsmem,)\n    return NotImplemented\n': _m90,
     "<record PointerOrigin>\x00def __init__(self, decl, offset, off_div):\n    _set(self, 'decl', decl)\n    _set(self, 'offset', offset)\n    _set(self, 'off_div', off_div)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.decl,self.offset,self.off_div,) == (other.decl,other.offset,other.off_div,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.decl,self.offset,self.off_div,))\n": _m91,
     '<record Program>\x00def __init__(self, span, path, items, allow_comments=_MISSING, asserts=_MISSING):\n    self.span = span\n    self.path = path\n    self.items = items\n    self.allow_comments = _make_allow_comments() if allow_comments is _MISSING else allow_comments\n    self.asserts = _make_asserts() if asserts is _MISSING else asserts\n': _m92,
     '<record Protocol>\x00def __init__(self, objects, opaque, untraced):\n    self.objects = objects\n    self.opaque = opaque\n    self.untraced = untraced\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.objects,self.opaque,self.untraced,) == (other.objects,other.opaque,other.untraced,)\n    return NotImplemented\n': _m93,
@@ -2006,39 +2039,41 @@ CODES = {
     "<record Scalar>\x00def __init__(self, name):\n    _set(self, 'name', name)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.name,) == (other.name,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.name,))\n": _m111,
     "<record ScalarType>\x00def __init__(self, name):\n    _set(self, 'name', name)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.name,) == (other.name,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.name,))\n": _m112,
     '<record Scope>\x00def __init__(self, body=_MISSING, line=_dflt_line):\n    self.body = _make_body() if body is _MISSING else body\n    self.line = line\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.body,self.line,) == (other.body,other.line,)\n    return NotImplemented\n': _m113,
-    "<record SharedArray>\x00def __init__(self, elem, shape, align=_dflt_align, dynamic=_dflt_dynamic):\n    _set(self, 'elem', elem)\n    _set(self, 'shape', shape)\n    _set(self, 'align', align)\n    _set(self, 'dynamic', dynamic)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.elem,self.shape,self.align,self.dynamic,) == (other.elem,other.shape,other.align,other.dynamic,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.elem,self.shape,self.align,self.dynamic,))\n": _m114,
-    '<record SharedLayout>\x00def __init__(self, offsets=_MISSING, sizes=_MISSING, aligns=_MISSING, total=_dflt_total, dynamic=_dflt_dynamic, externs=_MISSING, dyn_array_offset=_dflt_dyn_array_offset):\n    self.offsets = _make_offsets() if offsets is _MISSING else offsets\n    self.sizes = _make_sizes() if sizes is _MISSING else sizes\n    self.aligns = _make_aligns() if aligns is _MISSING else aligns\n    self.total = total\n    self.dynamic = dynamic\n    self.externs = _make_externs() if externs is _MISSING else externs\n    self.dyn_array_offset = dyn_array_offset\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.offsets,self.sizes,self.aligns,self.total,self.dynamic,self.externs,self.dyn_array_offset,) == (other.offsets,other.sizes,other.aligns,other.total,other.dynamic,other.externs,other.dyn_array_offset,)\n    return NotImplemented\n': _m115,
-    '<record SharedStmt>\x00def __init__(self, span, name, name_span, type, align, dynamic=_dflt_dynamic):\n    self.span = span\n    self.name = name\n    self.name_span = name_span\n    self.type = type\n    self.align = align\n    self.dynamic = dynamic\n': _m116,
-    '<record Side>\x00def __init__(self, access, thread, iters=_MISSING):\n    self.access = access\n    self.thread = thread\n    self.iters = _make_iters() if iters is _MISSING else iters\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.access,self.thread,self.iters,) == (other.access,other.thread,other.iters,)\n    return NotImplemented\n': _m117,
-    '<record Sink>\x00def __init__(self, ):\n    pass\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return () == ()\n    return NotImplemented\ndef __hash__(self):\n    return hash(())\n': _m118,
-    "<record Span>\x00def __init__(self, file, line, col, end_line, end_col):\n    _set(self, 'file', file)\n    _set(self, 'line', line)\n    _set(self, 'col', col)\n    _set(self, 'end_line', end_line)\n    _set(self, 'end_col', end_col)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.file,self.line,self.col,self.end_line,self.end_col,) == (other.file,other.line,other.col,other.end_line,other.end_col,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.file,self.line,self.col,self.end_line,self.end_col,))\n": _m119,
-    '<record StaticAssert>\x00def __init__(self, span, cond, message):\n    self.span = span\n    self.cond = cond\n    self.message = message\n': _m120,
-    '<record Stmt>\x00def __init__(self, span):\n    self.span = span\n': _m121,
-    "<record Summary>\x00def __init__(self, barrier=_dflt_barrier, collective=_dflt_collective, unknown=_dflt_unknown, unknown_collective_only=_dflt_unknown_collective_only):\n    _set(self, 'barrier', barrier)\n    _set(self, 'collective', collective)\n    _set(self, 'unknown', unknown)\n    _set(self, 'unknown_collective_only', unknown_collective_only)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.barrier,self.collective,self.unknown,self.unknown_collective_only,) == (other.barrier,other.collective,other.unknown,other.unknown_collective_only,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.barrier,self.collective,self.unknown,self.unknown_collective_only,))\n": _m122,
-    '<record Suppressions>\x00def __init__(self, by_line=_MISSING, malformed=_MISSING):\n    self.by_line = _make_by_line() if by_line is _MISSING else by_line\n    self.malformed = _make_malformed() if malformed is _MISSING else malformed\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.by_line,self.malformed,) == (other.by_line,other.malformed,)\n    return NotImplemented\n': _m123,
-    "<record Sym>\x00def __init__(self, name):\n    _set(self, 'name', name)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.name,) == (other.name,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.name,))\n": _m124,
-    '<record Symbol>\x00def __init__(self, name, kind, type, span, value=_dflt_value, values=_dflt_values, decl=_dflt_decl):\n    self.name = name\n    self.kind = kind\n    self.type = type\n    self.span = span\n    self.value = value\n    self.values = values\n    self.decl = decl\n': _m125,
-    '<record TensorMap>\x00def __init__(self, array, box, swizzle=_dflt_swizzle, oob_fill=_dflt_oob_fill):\n    self.array = array\n    self.box = box\n    self.swizzle = swizzle\n    self.oob_fill = oob_fill\n    self.__post_init__()\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.array,self.box,self.swizzle,self.oob_fill,) == (other.array,other.box,other.swizzle,other.oob_fill,)\n    return NotImplemented\n': _m126,
-    "<record TensorMap>\x00def __init__(self, elem, box):\n    _set(self, 'elem', elem)\n    _set(self, 'box', box)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.elem,self.box,) == (other.elem,other.box,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.elem,self.box,))\n": _m127,
-    '<record TensorMap>\x00def __init__(self, elem_size, address, rank, oob_nan, dims, strides, box, kind=_dflt_kind):\n    self.elem_size = elem_size\n    self.address = address\n    self.rank = rank\n    self.oob_nan = oob_nan\n    self.dims = dims\n    self.strides = strides\n    self.box = box\n    self.kind = kind\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.elem_size,self.address,self.rank,self.oob_nan,self.dims,self.strides,self.box,self.kind,) == (other.elem_size,other.address,other.rank,other.oob_nan,other.dims,other.strides,other.box,other.kind,)\n    return NotImplemented\n': _m128,
-    "<record TensorMapType>\x00def __init__(self, elem, box):\n    _set(self, 'elem', elem)\n    _set(self, 'box', box)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.elem,self.box,) == (other.elem,other.box,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.elem,self.box,))\n": _m129,
-    '<record TensorMapType>\x00def __init__(self, span, elem, box):\n    self.span = span\n    self.elem = elem\n    self.box = box\n': _m130,
-    '<record Ternary>\x00def __init__(self, span, cond, then, else_):\n    self.span = span\n    self.cond = cond\n    self.then = then\n    self.else_ = else_\n': _m131,
-    '<record Threads>\x00def __init__(self, lo, hi, why=_dflt_why):\n    self.lo = lo\n    self.hi = hi\n    self.why = why\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.lo,self.hi,self.why,) == (other.lo,other.hi,other.why,)\n    return NotImplemented\n': _m132,
-    '<record TypeExpr>\x00def __init__(self, span):\n    self.span = span\n': _m133,
-    '<record TypedProgram>\x00def __init__(self, program, arch, types, values, per_copy_const, refs, builtins, decls, calls, const_index_checks, consts, kernels, fns, warnings=_MISSING):\n    self.program = program\n    self.arch = arch\n    self.types = types\n    self.values = values\n    self.per_copy_const = per_copy_const\n    self.refs = refs\n    self.builtins = builtins\n    self.decls = decls\n    self.calls = calls\n    self.const_index_checks = const_index_checks\n    self.consts = consts\n    self.kernels = kernels\n    self.fns = fns\n    self.warnings = _make_warnings() if warnings is _MISSING else warnings\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.program,self.arch,self.types,self.values,self.per_copy_const,self.refs,self.builtins,self.decls,self.calls,self.const_index_checks,self.consts,self.kernels,self.fns,self.warnings,) == (other.program,other.arch,other.types,other.values,other.per_copy_const,other.refs,other.builtins,other.decls,other.calls,other.const_index_checks,other.consts,other.kernels,other.fns,other.warnings,)\n    return NotImplemented\n': _m134,
-    '<record Unary>\x00def __init__(self, span, op, operand):\n    self.span = span\n    self.op = op\n    self.operand = operand\n': _m135,
-    '<record UnsizedType>\x00def __init__(self, span, elem):\n    self.span = span\n    self.elem = elem\n': _m136,
-    '<record UntypedFloat>\x00def __init__(self, ):\n    pass\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return () == ()\n    return NotImplemented\ndef __hash__(self):\n    return hash(())\n': _m137,
-    '<record UntypedInt>\x00def __init__(self, ):\n    pass\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return () == ()\n    return NotImplemented\ndef __hash__(self):\n    return hash(())\n': _m138,
-    '<record VarDecl>\x00def __init__(self, space, type, name, align=_dflt_align, dims=_MISSING, init=_dflt_init, extern=_dflt_extern, visible=_dflt_visible, line=_dflt_line):\n    self.space = space\n    self.type = type\n    self.name = name\n    self.align = align\n    self.dims = _make_dims() if dims is _MISSING else dims\n    self.init = init\n    self.extern = extern\n    self.visible = visible\n    self.line = line\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.space,self.type,self.name,self.align,self.dims,self.init,self.extern,self.visible,self.line,) == (other.space,other.type,other.name,other.align,other.dims,other.init,other.extern,other.visible,other.line,)\n    return NotImplemented\n': _m139,
-    "<record Vec>\x00def __init__(self, items):\n    _set(self, 'items', items)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.items,) == (other.items,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.items,))\n": _m140,
-    '<record Void>\x00def __init__(self, ):\n    pass\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return () == ()\n    return NotImplemented\ndef __hash__(self):\n    return hash(())\n': _m141,
-    '<record WhileStmt>\x00def __init__(self, span, cond, body):\n    self.span = span\n    self.cond = cond\n    self.body = body\n': _m142,
-    "<record WhyStep>\x00def __init__(self, value, op, level, text):\n    _set(self, 'value', value)\n    _set(self, 'op', op)\n    _set(self, 'level', level)\n    _set(self, 'text', text)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.value,self.op,self.level,self.text,) == (other.value,other.op,other.level,other.text,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.value,self.op,self.level,self.text,))\n": _m143,
-    '<record Witness>\x00def __init__(self, a, b, byte, same_warp, start):\n    self.a = a\n    self.b = b\n    self.byte = byte\n    self.same_warp = same_warp\n    self.start = start\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.a,self.b,self.byte,self.same_warp,self.start,) == (other.a,other.b,other.byte,other.same_warp,other.start,)\n    return NotImplemented\n': _m144,
-    '<record Witness>\x00def __init__(self, block_dim, grid_dim, block, threads, params=_MISSING, param_index=_MISSING, iterations=_MISSING, groups=_MISSING, story=_dflt_story, contract=_dflt_contract, confirmed=_dflt_confirmed, refs=_MISSING):\n    self.block_dim = block_dim\n    self.grid_dim = grid_dim\n    self.block = block\n    self.threads = threads\n    self.params = _make_params() if params is _MISSING else params\n    self.param_index = _make_param_index() if param_index is _MISSING else param_index\n    self.iterations = _make_iterations() if iterations is _MISSING else iterations\n    self.groups = _make_groups() if groups is _MISSING else groups\n    self.story = story\n    self.contract = contract\n    self.confirmed = confirmed\n    self.refs = _make_refs() if refs is _MISSING else refs\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.block_dim,self.grid_dim,self.block,self.threads,self.params,self.param_index,self.iterations,self.groups,self.story,self.contract,self.confirmed,self.refs,) == (other.block_dim,other.grid_dim,other.block,other.threads,other.params,other.param_index,other.iterations,other.groups,other.story,other.contract,other.confirmed,other.refs,)\n    return NotImplemented\n': _m145,
-    '<record _Ann>\x00def __init__(self, line, start, end, primary, message):\n    self.line = line\n    self.start = start\n    self.end = end\n    self.primary = primary\n    self.message = message\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.line,self.start,self.end,self.primary,self.message,) == (other.line,other.start,other.end,other.primary,other.message,)\n    return NotImplemented\n': _m146,
-    '<record _Inline>\x00def __init__(self, join, n_results, saved_loops=_MISSING):\n    self.join = join\n    self.n_results = n_results\n    self.saved_loops = _make_saved_loops() if saved_loops is _MISSING else saved_loops\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.join,self.n_results,self.saved_loops,) == (other.join,other.n_results,other.saved_loops,)\n    return NotImplemented\n': _m147,
-    '<record _Loop>\x00def __init__(self, break_block=_dflt_break_block, cont_block=_dflt_cont_block):\n    self.break_block = break_block\n    self.cont_block = cont_block\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.break_block,self.cont_block,) == (other.break_block,other.cont_block,)\n    return NotImplemented\n': _m148,
+    "<record Sem>\x00def __init__(self, fn, kinds=_dflt_kinds, attrs=_MISSING):\n    _set(self, 'fn', fn)\n    _set(self, 'kinds', kinds)\n    _set(self, 'attrs', _make_attrs() if attrs is _MISSING else attrs)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.fn,self.kinds,self.attrs,) == (other.fn,other.kinds,other.attrs,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.fn,self.kinds,self.attrs,))\n": _m114,
+    "<record SharedArray>\x00def __init__(self, elem, shape, align=_dflt_align, dynamic=_dflt_dynamic):\n    _set(self, 'elem', elem)\n    _set(self, 'shape', shape)\n    _set(self, 'align', align)\n    _set(self, 'dynamic', dynamic)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.elem,self.shape,self.align,self.dynamic,) == (other.elem,other.shape,other.align,other.dynamic,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.elem,self.shape,self.align,self.dynamic,))\n": _m115,
+    '<record SharedLayout>\x00def __init__(self, offsets=_MISSING, sizes=_MISSING, aligns=_MISSING, total=_dflt_total, dynamic=_dflt_dynamic, externs=_MISSING, dyn_array_offset=_dflt_dyn_array_offset):\n    self.offsets = _make_offsets() if offsets is _MISSING else offsets\n    self.sizes = _make_sizes() if sizes is _MISSING else sizes\n    self.aligns = _make_aligns() if aligns is _MISSING else aligns\n    self.total = total\n    self.dynamic = dynamic\n    self.externs = _make_externs() if externs is _MISSING else externs\n    self.dyn_array_offset = dyn_array_offset\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.offsets,self.sizes,self.aligns,self.total,self.dynamic,self.externs,self.dyn_array_offset,) == (other.offsets,other.sizes,other.aligns,other.total,other.dynamic,other.externs,other.dyn_array_offset,)\n    return NotImplemented\n': _m116,
+    '<record SharedStmt>\x00def __init__(self, span, name, name_span, type, align, dynamic=_dflt_dynamic):\n    self.span = span\n    self.name = name\n    self.name_span = name_span\n    self.type = type\n    self.align = align\n    self.dynamic = dynamic\n': _m117,
+    '<record Side>\x00def __init__(self, access, thread, iters=_MISSING):\n    self.access = access\n    self.thread = thread\n    self.iters = _make_iters() if iters is _MISSING else iters\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.access,self.thread,self.iters,) == (other.access,other.thread,other.iters,)\n    return NotImplemented\n': _m118,
+    '<record Sink>\x00def __init__(self, ):\n    pass\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return () == ()\n    return NotImplemented\ndef __hash__(self):\n    return hash(())\n': _m119,
+    "<record Span>\x00def __init__(self, file, line, col, end_line, end_col):\n    _set(self, 'file', file)\n    _set(self, 'line', line)\n    _set(self, 'col', col)\n    _set(self, 'end_line', end_line)\n    _set(self, 'end_col', end_col)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.file,self.line,self.col,self.end_line,self.end_col,) == (other.file,other.line,other.col,other.end_line,other.end_col,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.file,self.line,self.col,self.end_line,self.end_col,))\n": _m120,
+    '<record StaticAssert>\x00def __init__(self, span, cond, message):\n    self.span = span\n    self.cond = cond\n    self.message = message\n': _m121,
+    '<record Stmt>\x00def __init__(self, span):\n    self.span = span\n': _m122,
+    "<record Summary>\x00def __init__(self, barrier=_dflt_barrier, collective=_dflt_collective, unknown=_dflt_unknown, unknown_collective_only=_dflt_unknown_collective_only):\n    _set(self, 'barrier', barrier)\n    _set(self, 'collective', collective)\n    _set(self, 'unknown', unknown)\n    _set(self, 'unknown_collective_only', unknown_collective_only)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.barrier,self.collective,self.unknown,self.unknown_collective_only,) == (other.barrier,other.collective,other.unknown,other.unknown_collective_only,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.barrier,self.collective,self.unknown,self.unknown_collective_only,))\n": _m123,
+    '<record Suppressions>\x00def __init__(self, by_line=_MISSING, malformed=_MISSING):\n    self.by_line = _make_by_line() if by_line is _MISSING else by_line\n    self.malformed = _make_malformed() if malformed is _MISSING else malformed\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.by_line,self.malformed,) == (other.by_line,other.malformed,)\n    return NotImplemented\n': _m124,
+    "<record Sym>\x00def __init__(self, name):\n    _set(self, 'name', name)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.name,) == (other.name,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.name,))\n": _m125,
+    '<record Symbol>\x00def __init__(self, name, kind, type, span, value=_dflt_value, values=_dflt_values, decl=_dflt_decl):\n    self.name = name\n    self.kind = kind\n    self.type = type\n    self.span = span\n    self.value = value\n    self.values = values\n    self.decl = decl\n': _m126,
+    '<record TensorMap>\x00def __init__(self, array, box, swizzle=_dflt_swizzle, oob_fill=_dflt_oob_fill):\n    self.array = array\n    self.box = box\n    self.swizzle = swizzle\n    self.oob_fill = oob_fill\n    self.__post_init__()\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.array,self.box,self.swizzle,self.oob_fill,) == (other.array,other.box,other.swizzle,other.oob_fill,)\n    return NotImplemented\n': _m127,
+    "<record TensorMap>\x00def __init__(self, elem, box):\n    _set(self, 'elem', elem)\n    _set(self, 'box', box)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.elem,self.box,) == (other.elem,other.box,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.elem,self.box,))\n": _m128,
+    '<record TensorMap>\x00def __init__(self, elem_size, address, rank, oob_nan, dims, strides, box, kind=_dflt_kind):\n    self.elem_size = elem_size\n    self.address = address\n    self.rank = rank\n    self.oob_nan = oob_nan\n    self.dims = dims\n    self.strides = strides\n    self.box = box\n    self.kind = kind\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.elem_size,self.address,self.rank,self.oob_nan,self.dims,self.strides,self.box,self.kind,) == (other.elem_size,other.address,other.rank,other.oob_nan,other.dims,other.strides,other.box,other.kind,)\n    return NotImplemented\n': _m129,
+    "<record TensorMapType>\x00def __init__(self, elem, box):\n    _set(self, 'elem', elem)\n    _set(self, 'box', box)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.elem,self.box,) == (other.elem,other.box,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.elem,self.box,))\n": _m130,
+    '<record TensorMapType>\x00def __init__(self, span, elem, box):\n    self.span = span\n    self.elem = elem\n    self.box = box\n': _m131,
+    '<record Ternary>\x00def __init__(self, span, cond, then, else_):\n    self.span = span\n    self.cond = cond\n    self.then = then\n    self.else_ = else_\n': _m132,
+    '<record Threads>\x00def __init__(self, lo, hi, why=_dflt_why):\n    self.lo = lo\n    self.hi = hi\n    self.why = why\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.lo,self.hi,self.why,) == (other.lo,other.hi,other.why,)\n    return NotImplemented\n': _m133,
+    '<record TypeExpr>\x00def __init__(self, span):\n    self.span = span\n': _m134,
+    '<record TypedProgram>\x00def __init__(self, program, arch, types, values, per_copy_const, refs, builtins, decls, calls, const_index_checks, consts, kernels, fns, warnings=_MISSING):\n    self.program = program\n    self.arch = arch\n    self.types = types\n    self.values = values\n    self.per_copy_const = per_copy_const\n    self.refs = refs\n    self.builtins = builtins\n    self.decls = decls\n    self.calls = calls\n    self.const_index_checks = const_index_checks\n    self.consts = consts\n    self.kernels = kernels\n    self.fns = fns\n    self.warnings = _make_warnings() if warnings is _MISSING else warnings\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.program,self.arch,self.types,self.values,self.per_copy_const,self.refs,self.builtins,self.decls,self.calls,self.const_index_checks,self.consts,self.kernels,self.fns,self.warnings,) == (other.program,other.arch,other.types,other.values,other.per_copy_const,other.refs,other.builtins,other.decls,other.calls,other.const_index_checks,other.consts,other.kernels,other.fns,other.warnings,)\n    return NotImplemented\n': _m135,
+    '<record Unary>\x00def __init__(self, span, op, operand):\n    self.span = span\n    self.op = op\n    self.operand = operand\n': _m136,
+    '<record UnsizedType>\x00def __init__(self, span, elem):\n    self.span = span\n    self.elem = elem\n': _m137,
+    '<record UntypedFloat>\x00def __init__(self, ):\n    pass\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return () == ()\n    return NotImplemented\ndef __hash__(self):\n    return hash(())\n': _m138,
+    '<record UntypedInt>\x00def __init__(self, ):\n    pass\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return () == ()\n    return NotImplemented\ndef __hash__(self):\n    return hash(())\n': _m139,
+    '<record VarDecl>\x00def __init__(self, space, type, name, align=_dflt_align, dims=_MISSING, init=_dflt_init, extern=_dflt_extern, visible=_dflt_visible, line=_dflt_line):\n    self.space = space\n    self.type = type\n    self.name = name\n    self.align = align\n    self.dims = _make_dims() if dims is _MISSING else dims\n    self.init = init\n    self.extern = extern\n    self.visible = visible\n    self.line = line\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.space,self.type,self.name,self.align,self.dims,self.init,self.extern,self.visible,self.line,) == (other.space,other.type,other.name,other.align,other.dims,other.init,other.extern,other.visible,other.line,)\n    return NotImplemented\n': _m140,
+    "<record Variant>\x00def __init__(self, op, fixed, types, captures, attrs, kinds):\n    _set(self, 'op', op)\n    _set(self, 'fixed', fixed)\n    _set(self, 'types', types)\n    _set(self, 'captures', captures)\n    _set(self, 'attrs', attrs)\n    _set(self, 'kinds', kinds)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.op,self.fixed,self.types,self.captures,self.attrs,self.kinds,) == (other.op,other.fixed,other.types,other.captures,other.attrs,other.kinds,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.op,self.fixed,self.types,self.captures,self.attrs,self.kinds,))\n": _m141,
+    "<record Vec>\x00def __init__(self, items):\n    _set(self, 'items', items)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.items,) == (other.items,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.items,))\n": _m142,
+    '<record Void>\x00def __init__(self, ):\n    pass\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return () == ()\n    return NotImplemented\ndef __hash__(self):\n    return hash(())\n': _m143,
+    '<record WhileStmt>\x00def __init__(self, span, cond, body):\n    self.span = span\n    self.cond = cond\n    self.body = body\n': _m144,
+    "<record WhyStep>\x00def __init__(self, value, op, level, text):\n    _set(self, 'value', value)\n    _set(self, 'op', op)\n    _set(self, 'level', level)\n    _set(self, 'text', text)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.value,self.op,self.level,self.text,) == (other.value,other.op,other.level,other.text,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.value,self.op,self.level,self.text,))\n": _m145,
+    '<record Witness>\x00def __init__(self, a, b, byte, same_warp, start):\n    self.a = a\n    self.b = b\n    self.byte = byte\n    self.same_warp = same_warp\n    self.start = start\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.a,self.b,self.byte,self.same_warp,self.start,) == (other.a,other.b,other.byte,other.same_warp,other.start,)\n    return NotImplemented\n': _m146,
+    '<record Witness>\x00def __init__(self, block_dim, grid_dim, block, threads, params=_MISSING, param_index=_MISSING, iterations=_MISSING, groups=_MISSING, story=_dflt_story, contract=_dflt_contract, confirmed=_dflt_confirmed, refs=_MISSING):\n    self.block_dim = block_dim\n    self.grid_dim = grid_dim\n    self.block = block\n    self.threads = threads\n    self.params = _make_params() if params is _MISSING else params\n    self.param_index = _make_param_index() if param_index is _MISSING else param_index\n    self.iterations = _make_iterations() if iterations is _MISSING else iterations\n    self.groups = _make_groups() if groups is _MISSING else groups\n    self.story = story\n    self.contract = contract\n    self.confirmed = confirmed\n    self.refs = _make_refs() if refs is _MISSING else refs\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.block_dim,self.grid_dim,self.block,self.threads,self.params,self.param_index,self.iterations,self.groups,self.story,self.contract,self.confirmed,self.refs,) == (other.block_dim,other.grid_dim,other.block,other.threads,other.params,other.param_index,other.iterations,other.groups,other.story,other.contract,other.confirmed,other.refs,)\n    return NotImplemented\n': _m147,
+    '<record _Ann>\x00def __init__(self, line, start, end, primary, message):\n    self.line = line\n    self.start = start\n    self.end = end\n    self.primary = primary\n    self.message = message\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.line,self.start,self.end,self.primary,self.message,) == (other.line,other.start,other.end,other.primary,other.message,)\n    return NotImplemented\n': _m148,
+    '<record _Inline>\x00def __init__(self, join, n_results, saved_loops=_MISSING):\n    self.join = join\n    self.n_results = n_results\n    self.saved_loops = _make_saved_loops() if saved_loops is _MISSING else saved_loops\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.join,self.n_results,self.saved_loops,) == (other.join,other.n_results,other.saved_loops,)\n    return NotImplemented\n': _m149,
+    '<record _Loop>\x00def __init__(self, break_block=_dflt_break_block, cont_block=_dflt_cont_block):\n    self.break_block = break_block\n    self.cont_block = cont_block\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.break_block,self.cont_block,) == (other.break_block,other.cont_block,)\n    return NotImplemented\n': _m150,
 }

@@ -68,6 +68,61 @@ F32_LITS = [
     "0.75",
 ]
 F32_RARE = ["inf", "(-inf)", "nan"]
+#: Edge-value modes (`kernel_cases(edge=True)`): literals drawn more often from these pools and kernel
+#: inputs full of these values, so folding, value numbering and the backend meet NaN payloads and signs,
+#: signed zeros, the integer bounds and wrap-around (issue 27).
+EDGE_MODES = ("nan", "negzero", "bounds", "wrap")
+EDGE_F32 = {
+    "nan": ["nan", "(-nan)", "(nan as f32)", "(-(nan as f32))", "inf", "(-inf)", "0.0"],
+    "negzero": ["(-0.0)", "0.0", "(-(0.0 as f32))", "1e-45", "(-1e-45)", "1.17549435e-38", "(-1e-40)"],
+}
+EDGE_INT = {
+    "u32": [
+        "0u32",
+        "1u32",
+        "4294967295u32",
+        "2147483648u32",
+        "2147483647u32",
+        "4294967294u32",
+        "2147483649u32",
+    ],
+    "i32": [
+        "0i32",
+        "(-1i32)",
+        "2147483647i32",
+        "(-2147483647i32 - 1i32)",
+        "(-2147483647i32)",
+        "1i32",
+        "2147483646i32",
+    ],
+}
+_F32_BITS = {  # kernel inputs per mode (bit patterns)
+    "nan": [0x7FC00000, 0xFFC00000, 0x7FC00123, 0xFFC0BEEF, 0x7F800000, 0xFF800000, 0x7FFFFFFF, 0x80000000],
+    "negzero": [
+        0x80000000,
+        0x00000000,
+        0x00000001,
+        0x80000001,
+        0x007FFFFF,
+        0x807FFFFF,
+        0x00800000,
+        0x3F800000,
+    ],
+}
+_U32_EDGE = [
+    0,
+    1,
+    0xFFFFFFFF,
+    0x80000000,
+    0x7FFFFFFF,
+    0xFFFFFFFE,
+    0x80000001,
+    0x7FFFFFFE,
+    31,
+    32,
+    33,
+    0x10000,
+]
 CONST_DIVS_U = [2, 3, 4, 7, 8, 16, 10, 1024, 0x80000000]
 CONST_DIVS_I = [2, 3, 4, -1, -2, -4, 7, 8, -8, 16, 10, 1024]
 
@@ -82,6 +137,7 @@ class KernelCase:
     fs: float
     seed: int
     notes: list[str] = field(default_factory=list)
+    mode: str = "plain"  # or one of EDGE_MODES
 
     @property
     def threads(self) -> int:
@@ -96,6 +152,12 @@ class KernelCase:
         inp[:16] = [0, 1, 2, 3, 31, 32, 33, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0xFFFFFFFE, 7, 8, 9, 100, 255]
         finp = (rng.standard_normal(IN_SIZE) * rng.choice([1.0, 10.0, 1e6], IN_SIZE)).astype(np.float32)
         finp[:8] = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, -2.5, 1e30]
+        if self.mode in _F32_BITS:  # every other input an edge value (NaNs with payloads, signed zeros)
+            edge = np.array(_F32_BITS[self.mode], np.uint32)
+            finp.view(np.uint32)[::2] = edge[rng.integers(0, len(edge), IN_SIZE // 2)]
+        if self.mode in ("bounds", "wrap"):
+            edge = np.array(_U32_EDGE, np.uint64).astype(np.uint32)
+            inp[::2] = edge[rng.integers(0, len(edge), IN_SIZE // 2)]
         return [out, outf, inp, finp, self.n, self.s, self.fs]
 
 
@@ -108,7 +170,8 @@ def _lit_i32(v: int) -> str:
 
 
 class _Gen:
-    def __init__(self, draw, block: int, max_stmts: int, rare_floats: bool):
+    def __init__(self, draw, block: int, max_stmts: int, rare_floats: bool, mode: str = "plain"):
+        self.mode = mode
         self.draw = draw
         self.block = block
         self.lines: list[str] = []
@@ -155,6 +218,10 @@ class _Gen:
         return getattr(self, f"_expr_{ty}")(depth - 1)
 
     def leaf(self, ty: str) -> str:
+        if ty == "f32" and self.mode in EDGE_F32 and self.coin(25):
+            return self.pick(EDGE_F32[self.mode])
+        if ty in EDGE_INT and self.mode in ("bounds", "wrap") and self.coin(25):
+            return self.pick(EDGE_INT[ty])
         vs = self.vars(ty)
         if vs and self.coin(60):
             return self.pick(vs)
@@ -570,10 +637,12 @@ class _Gen:
 
 
 @st.composite
-def kernel_cases(draw, max_stmts: int = 24, rare_floats: bool = True) -> KernelCase:
+def kernel_cases(draw, max_stmts: int = 24, rare_floats: bool = True, edge: bool = False) -> KernelCase:
+    """A random correct kernel; `edge=True`: in one of the `EDGE_MODES` (edge literals and inputs)."""
     block = draw(st.sampled_from([32, 64, 128]))
     grid = draw(st.sampled_from([1, 2]))
-    g = _Gen(draw, block, max_stmts, rare_floats and draw(st.booleans()))
+    mode = draw(st.sampled_from(EDGE_MODES)) if edge else "plain"
+    g = _Gen(draw, block, max_stmts, edge or (rare_floats and draw(st.booleans())), mode)
     launch = draw(st.booleans())
     g.emit(f"shared sm: [u32; {block}];")
     g.emit(f"shared smf: [f32; {block}];")
@@ -607,6 +676,10 @@ def kernel_cases(draw, max_stmts: int = 24, rare_floats: bool = True) -> KernelC
         grid=grid,
         n=draw(st.sampled_from([0, 1, 5, 8, 13, 255, 2**32 - 1])),
         s=draw(st.sampled_from([0, 1, -1, 3, -5, 2**31 - 1, -(2**31)])),
-        fs=draw(st.sampled_from([0.0, 1.0, -2.5, 0.1, 1e20])),
+        fs=draw(st.sampled_from(_FS.get(mode, [0.0, 1.0, -2.5, 0.1, 1e20]))),
         seed=draw(st.integers(0, 2**16)),
+        mode=mode,
     )
+
+
+_FS = {"nan": [float("nan"), -float("nan"), float("inf"), 1.0], "negzero": [-0.0, 0.0, 1e-45, -1e-45]}

@@ -81,6 +81,10 @@ def ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (d / "arch999.kdsl").write_text("// arch: sm_999\nkernel k() { }\n")
     (d / "latin1.kdsl").write_bytes(b"// caf\xe9\nkernel k() { }\n")
     (d / "k.ptx").write_text(PTX.read_text())
+    (d / "biglocal.ptx").write_text(
+        ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n"
+        "  .local .align 4 .b8 big[1073741824];\n  ret;\n}\n"
+    )
     (d / "k.cu").write_text("__global__ void k(float* o) { o[threadIdx.x] = 1.0f; }\n")
     (d / "notes.txt").write_text("not a kernel\n")
     (d / "empty").mkdir()
@@ -255,6 +259,11 @@ CASES: dict[str, tuple[object, int, str]] = {
         ["check", "--no-config"],
         2,
         "no configuration found",
+    ),
+    f"{R}:run_cli:return 2#2": (
+        ["run", "biglocal.ptx", "--grid", "1", "--block", "1"],
+        2,
+        "emu_max_local_bytes",
     ),
     f"{C}:cmd_check:no .kdsl, .ptx or .cu files found": (
         ["check", "empty"],
@@ -470,7 +479,7 @@ CASES: dict[str, tuple[object, int, str]] = {
         "block (32, 32, 2) has 2048 threads; a block has at most 1024",
     ),
     f"{A}:emulated_size:grid {{}} x block {{}} is {{}} threads; the emulator runs at most {{}} threads per launch "
-    "(`max_emu_threads`; raise it with IRC_LIMIT_MAX_EMU_THREADS=N, see docs/limits.md)": (
+    "(`emu_max_threads`; raise it with IRC_LIMIT_EMU_MAX_THREADS=N, see docs/limits.md)": (
         [
             "run",
             "good.kdsl",
@@ -488,7 +497,7 @@ CASES: dict[str, tuple[object, int, str]] = {
             "n=4",
         ],
         2,
-        "the emulator runs at most 268,435,456 threads per launch",
+        "the emulator runs at most 16,777,216 threads per launch",
     ),
     f"{A}:_int_value:argument `{{}}` is `{{}}`: pass a number, not the string {{}}": (
         _api_launch([_x(), _x(), _x(), "1000"]),

@@ -58,10 +58,31 @@ $L2:
         run_kernel(k, "k", block=32, args=[np.zeros(32, np.uint32)])
 
 
-def test_barrier_in_both_branches_same_id_ok():
+def test_barrier_in_both_branches_of_one_warp_reported():
+    """`bar.sync` is `.aligned`: lanes 0-15 and 16-31 of one warp at two different `bar.sync 0` would
+    complete the barrier together; reported at the barrier (line of the first), not at a later hang."""
     k = ptx_kernel(
         PRO
         + """  setp.ge.u32 %p1, %r1, 16;
+  @%p1 bra $L1;
+  bar.sync 0;
+  bra $L2;
+$L1:
+  bar.sync 0;
+$L2:
+  st.global.u32 [%rd3], %r1;
+  ret;"""
+    )
+    with pytest.raises(BarrierError, match="lanes of one warp reach different barriers") as e:
+        run_kernel(k, "k", block=64, args=[np.zeros(64, np.uint32)])
+    assert "line" in str(e.value) and e.value.threads
+
+
+def test_barrier_in_both_branches_warp_uniform_ok():
+    """Whole warps at different `bar.sync 0` (warp-specialised code) complete one barrier: allowed."""
+    k = ptx_kernel(
+        PRO
+        + """  setp.ge.u32 %p1, %r1, 32;
   @%p1 bra $L1;
   bar.sync 0;
   bra $L2;

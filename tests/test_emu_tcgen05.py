@@ -49,6 +49,7 @@ $nob:
 $noalloc:
   setp.eq.u32 %p4, %r1, 0;
   @%p4 mbarrier.init.shared::cta.b64 [mbar], 1;
+  fence.proxy.async.shared::cta;
   tcgen05.fence::before_thread_sync;
   bar.sync 0;
   tcgen05.fence::after_thread_sync;

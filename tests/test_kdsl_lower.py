@@ -335,7 +335,9 @@ def test_shared_2d_and_address_of():
         tile[t / 4, t % 4] = t * 10;
         barrier();
         let p = &tile[t % 4, t / 4];   // transpose through a *shared pointer
-        out[t] = p[0] + atomic_add(&tile[0, 0], 0u32) * 0;
+        let v = p[0];
+        barrier();                     // the atomic after every plain read of the tile (no race)
+        out[t] = v + atomic_add(&tile[0, 0], 0u32) * 0;
     }"""
     out = np.zeros(16, np.uint32)
     run(src, 1, 16, [out])

@@ -16,8 +16,10 @@ from irc.backends.ptx.emit import compile_module
 from irc.backends.ptx.isel import TYPE_RULE, TYPE_RULES
 from irc.frontend.ptx.lift import lift_ptx
 from irc.frontend.ptx.lift_map import NOT_LIFTED, variants
-from irc.ir.optable import CUSTOM_PTX, OPS, ROUNDING, UNARY_MATH
+from irc.ir import semantics as S
+from irc.ir.optable import CONSTRAINTS, CUSTOM_PTX, OPS, ROUNDING, UNARY_MATH, OpTableError, _op
 from irc.ir.parser import parse_module
+from irc.ir.semantics import PRMT_MODES
 from irc.ir.types import ScalarType
 from irc.ptxas import find_ptxas, run_ptxas
 from irc.ptxisa.template import parse, placeholders
@@ -65,6 +67,51 @@ def test_the_new_fields_are_read_from_the_table() -> None:
     assert set(UNARY_MATH) | set(ROUNDING) <= {n for n, d in OPS.items() if d.ptx is not None}
 
 
+def test_a_misspelt_trait_raises_when_the_table_is_built() -> None:
+    """`'puer commutatve'` used to mean "varying, impure" silently; every field is a closed set."""
+    with pytest.raises(OpTableError, match="unknown trait"):
+        _op("x_bad_traits", "T T", "T", "puer commutatve")
+    with pytest.raises(OpTableError, match="unknown operand constraint"):
+        _op("x_bad_cons", "T itn", "T", "pure")
+    with pytest.raises(OpTableError, match="unknown effect"):
+        _op("x_bad_effect", "", "", effect="reed")
+    with pytest.raises(OpTableError, match="unknown uniformity"):
+        _op("x_bad_uni", "T", "T", "pure", uniformity="uniform")
+    with pytest.raises(OpTableError, match="unknown gate"):
+        _op("x_bad_gate", "T", "T", "pure", gate="sm_89")
+    with pytest.raises(OpTableError, match="undeclared attribute"):
+        _op("x_bad_sem", "T T", "T", "pure", sem=S.cmp)  # reads `pred`, which the row does not declare
+    with pytest.raises(OpTableError, match="declared twice"):
+        _op("add", "T T", "T", "pure")
+    assert not any(n.startswith("x_bad") for n in OPS)  # a rejected row is not added
+
+
+def test_the_table_is_checked_at_import() -> None:
+    """A fresh interpreter importing a table with a bad trait fails at import, not at first use."""
+    import subprocess
+    import sys
+
+    code = (
+        "import irc.ir.optable as t\n"
+        'src = open(t.__file__).read().replace(\'"pure commutative", ptx="and\', \'"puer commutatve", ptx="and\')\n'
+        "assert 'puer commutatve' in src\n"
+        "exec(compile(src, 'optable_copy', 'exec'), {'__name__': 'optable_copy'})\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode != 0 and "OpTableError" in r.stderr and "puer" in r.stderr, r.stderr[-800:]
+
+
+def test_constraint_names_are_the_verifiers() -> None:
+    """Every constraint word the table accepts is one the verifier decides (none falls through to False)."""
+    from irc.ir.types import F32, I32, U32, U64, PtrType, TensorMapType
+    from irc.ir.verifier import _matches
+
+    samples = [I32, U32, U64, F32, ScalarType("bool"), PtrType("global", F32), PtrType("shared", U32),
+               TensorMapType(F32, (64, 64))]  # fmt: skip
+    for c in CONSTRAINTS:
+        assert any(_matches(c, t) for t in samples), c
+
+
 # -- round trips -----------------------------------------------------------------------------------
 # op -> [(IR text of the op on %a %b %c (and %m, the full mask), its result type)]; one per type family
 BIN_INT = ["i32", "u32", "i64", "u64"]
@@ -80,6 +127,12 @@ CASES["not"] = [("not %a", t) for t in ("u32", "u64")]
 for _n in (*UNARY_MATH, *ROUNDING):
     CASES[_n] = [(f"{_n} %a", "f32")]
 CASES["cmp"] = [(f'cmp %a, %b {{pred = "{p}"}}', t) for p in ("lt", "ne") for t in ("i32", "u32", "f32")]
+CASES["cmp"] += [(f'cmp %a, %b {{pred = "{p}"}}', "f32") for p in ("one", "ltu", "num", "nan")]
+for _n in ("addsat", "subsat", "minrelu", "maxrelu"):
+    CASES[_n] = [(f"{_n} %a, %b", "i32")]
+CASES["prmt"] = [("prmt %a, %b, %l", "u32")] + [
+    (f'prmt %a, %b, %l {{mode = "{m}"}}', "u32") for m in PRMT_MODES
+]
 CASES["select"] = [("select %p, %a, %b", t) for t in ("i32", "u64", "f32")]
 CASES["shfl"] = [(f'shfl %a, %l, %m {{mode = "{m}"}}', "i32") for m in ("down", "up", "bfly", "idx")]
 CASES["vote"] = [('vote %p, %m {mode = "ballot"}', "u32"), ('vote %p, %m {mode = "any"}', "bool")]
@@ -150,8 +203,9 @@ ROUND_TRIPS = [(n, e, t) for n, cases in CASES.items() for e, t in cases]
 )
 def test_lifting_the_printed_template_gives_back_the_op(name: str, expr: str, t: str) -> None:
     m = parse_module(_kernel(expr, t), "t.kdsl")
-    text = compile_module(m, "sm_80").text
-    r = run_ptxas(text, "sm_80")
+    arch = "sm_90" if OPS[name].gate == "sm_90" else "sm_80"
+    text = compile_module(m, arch).text
+    r = run_ptxas(text, arch)
     assert r.ok, r.stderr
     lifted, _ = lift_ptx(text, "t.ptx")
     ops = [op for op in lifted.functions[0].ops() if op.name == name]
@@ -173,9 +227,7 @@ def test_lifting_the_printed_template_gives_back_the_op(name: str, expr: str, t:
             name == "redux" and op.attrs.get("kind") in ("and", "or", "xor")
         ):
             assert got == want, (name, got, want)
-    for k, v in _attrs(expr).items():
-        if name == "cmp" and want.is_float and v == "ne":
-            v = "neu"  # IR `ne` on floats is unordered (CUDA's `!=`): PTX spells it `neu`
+    for k, v in _attrs(expr).items():  # (IR `ne` on floats is unordered: spelled `neu`, lifted back as `ne`)
         assert str(op.attrs.get(k)) == v, (name, k, op.attrs)
 
 

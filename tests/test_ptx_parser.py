@@ -256,7 +256,7 @@ def test_loc_forms_and_sections():
     )
     m = parse_ptx(text)
     ret, ex = m.functions[0].instructions()
-    assert ret.loc == Loc(1, 10, 5) and ex.loc == Loc(1, 20, 3)
+    assert ret.loc == Loc(1, 10, 5) and ex.loc == Loc(1, 20, 3, Loc(1, 10, 5))  # inlined_at: the call site
     assert (ret.line, ex.line) == (7, 9)
     assert m.files == {1: "k.py"}
 

@@ -174,3 +174,12 @@ def test_bad_grid(tmp_path: Path, grid: str) -> None:
     _inputs(tmp_path)
     r = irc_run(tmp_path, VECTOR_ADD, "--grid", grid, *VA_ARGS[2:], "--arg", "n=1000")
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+
+
+def test_run_beyond_an_emulator_limit_exits_2_naming_the_limit(tmp_path: Path) -> None:
+    """A grid the emulator cannot hold is refused before anything is allocated (LimitError), naming the
+    limit and its variable; not a MemoryError or a traceback."""
+    _inputs(tmp_path)
+    args = ["--grid", "65535,65535,64", "--block", "1024", *VA_ARGS[4:], "--arg", "n=1000"]
+    r = irc_run(tmp_path, VECTOR_ADD, *args)
+    _usage_error(r, "the emulator runs at most", "emu_max_threads", "IRC_LIMIT_EMU_MAX_THREADS")

@@ -190,3 +190,21 @@ def test_lanes_that_keep_the_unwritten_sum_are_reported() -> None:
 def test_select_on_a_loaded_condition_is_not_proven() -> None:
     near = SELECTS.replace("setp.gt.u32 %p4, %r1, 31;", "setp.gt.u32 %p4, %r20, 31;")
     assert checks(bounded(near, 96)) == ["uninitialized"]
+
+
+# Triton (LLVM): `mov.b64 %rd, {%r10, %rX}` with %rX never written, unpacked later as `{%r, _}`
+SINK_PAIR = """  ld.global.u32 %r10, [%rd1];
+  mov.b64 %rd5, {%r10, %r20};
+  mov.b64 {%r12, _}, %rd5;
+  add.s32 %r13, %r12, 1;
+  st.global.u32 [%rd1], %r13;
+"""
+
+
+def test_register_pair_whose_undefined_half_is_unpacked_into_a_sink_is_silent() -> None:
+    assert checks(kernel(SINK_PAIR)) == []
+
+
+def test_register_pair_whose_undefined_half_is_unpacked_and_used_is_reported() -> None:
+    near = SINK_PAIR.replace("mov.b64 {%r12, _}, %rd5;", "mov.b64 {%r14, %r12}, %rd5;")
+    assert checks(kernel(near)) == ["uninitialized"]

@@ -9,6 +9,7 @@ equal `cmp`s of equal operands count as the same `c`, `not` flips `s`) and the r
 only when `c` has polarity `!s` (must-facts of a forward dataflow over the CFG). A read directly of `undef`
 (no write on any path) is never benign. The lifter replaces an `undef` all of whose reads are benign by
 `const 0` (a legal choice for an unspecified value that is never observed).
+A half of `mov.b64 d, {lo, hi}` that every unpack of `d` discards (`mov.b64 {lo, _}, d`) is never read.
 Known imprecision: an `undef` shared by a benign and a non-benign read is reported for both; a guard
 redefined inside a loop between the skipped write and the read is trusted (same SSA value).
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from irc.floatbits import value_key
 from irc.ir.core import Block, Function, Op, OpResult, Value
 
 __all__ = ["benign_undefs", "guard_facts", "all_reads_benign"]
@@ -39,7 +41,7 @@ def _pkey(v: Value, depth: int = 0) -> Any:
         if op.name == "cmp":
             return ("cmp", op.attrs.get("pred"), *(_pkey(o, depth + 1) for o in op.operands))
         if op.name == "const":
-            return ("const", op.attrs.get("value"), str(v.type))
+            return ("const", value_key(op.attrs.get("value")), str(v.type))
         if op.name in ("sreg", "shared_addr"):
             return (op.name, tuple(op.attrs.items()))
         if op.name in ("bitcast", "cvt"):
@@ -101,6 +103,20 @@ def guard_facts(fn: Function) -> tuple[dict[Block, frozenset], dict[tuple[Block,
     return out, edges
 
 
+def _half_never_read(pack: Op, v: Value) -> bool:
+    """`v` is a half of `pack` (`mov.b64 d, {lo, hi}`) that nothing reads back: every use of the packed
+    value is an unpack (`mov.b64 {lo, _}, d`) whose result for that half is unused."""
+    ks = [k for k, o in enumerate(pack.operands) if o is v]
+    users = pack.results[0].users if pack.results else []
+    if not ks or not users:
+        return False
+    return all(
+        u.name in ("unpack_b64", "unpack_b32")
+        and all(k < len(u.results) and not u.results[k].uses for k in ks)
+        for u in users
+    )
+
+
 def all_reads_benign(u: Value, facts: dict, edge_facts: dict) -> bool:
     """True when every read of a value into which `u` flows is guarded by a condition whose negation
     holds on every edge through which `u` enters a block argument (see the module docstring)."""
@@ -127,6 +143,8 @@ def all_reads_benign(u: Value, facts: dict, edge_facts: dict) -> bool:
                     if is_direct:
                         return False
                     reads.append(op)
+            elif op.name in ("pack_b64", "pack_b32") and _half_never_read(op, v):
+                continue  # LLVM packs a value with an undefined partner and unpacks only the defined half
             elif op.name in ("bitcast", "cvt") and len(op.operands) == 1:
                 r = op.results[0]
                 if r not in seen:

@@ -11,7 +11,12 @@ thread"; this fact refines "per thread" by the lane bits that matter.
 - a value the lattice calls warp-uniform (or better): 0;
 - `op(x, shfl.bfly(x, d))` for a commutative `op` (the butterfly step the lattice recognises, with its
   offset d): mask(x) without the bit d;
+- `shfl.bfly(x, d)` over the whole warp by a constant: mask(x) (lanes that agree in its bits read
+  partners that agree in them too);
 - any other shuffle, a thread coordinate, an atomic, a call, anything with effects: 31;
+- `f(X, shfl.bfly(X, d))` for a combine the solver proves symmetric in X and the shuffled X
+  (`irc.analysis.symmetric`: an argmax's (value, index) pair): the masks of X and f's other inputs,
+  without the bit d (the other inputs must not differ in bit d);
 - a load: the mask of its address (lanes of a group read one address, so one value);
 - any other pure op, a block argument: the union of its inputs' masks.
 A near miss (a butterfly missing a step, a different offset) keeps the bit, so the store stays a race.
@@ -20,6 +25,7 @@ A near miss (a butterfly missing a step, a different offset) keeps the bit, so t
 from __future__ import annotations
 
 from irc.analysis.collectives import COMMUTATIVE, bfly_step
+from irc.analysis.symmetric import Step, butterfly_steps
 from irc.analysis.uniformity import Level
 from irc.ir.core import BlockArg, Function, OpResult, Value
 
@@ -30,6 +36,8 @@ class LaneGroups:
     def __init__(self, fn: Function, facts) -> None:  # type: ignore[no-untyped-def]
         self.facts = facts
         self.m: dict[Value, int] = {}
+        self.sym: dict[Value, object] = {}
+        self._z3 = None
         self._solve(fn)
 
     def mask(self, v: Value) -> int:
@@ -97,9 +105,34 @@ class LaneGroups:
             if op.attrs.get("volatile") or not op.operands:
                 return ALL
             return self._get(op.operands[0])
+        if n == "shfl" and op.operands and bfly_step(op.operands[0], r) is not None:
+            # lanes that agree in mask(x)'s bits have partners (t ^ d) that agree in them too
+            return self._get(op.operands[0])
         if n == "sreg" or n == "shfl" or not op.has_trait("pure"):
             return ALL
-        return self._union(op.operands)
+        out = self._union(op.operands)
+        if out and len(op.results) == 1:
+            for st in self._steps(r):
+                if any(self._get(o) & st.d for o in st.others):
+                    continue  # the other inputs differ across the pair: no fact, whatever f is
+                if st.symmetric(self._context):
+                    return (self._union(st.xs) | self._union(st.others)) & ~st.d & ALL
+        return out
+
+    def _context(self):  # type: ignore[no-untyped-def]
+        """One z3 context for the function's queries, made (and z3 imported) only when one is asked."""
+        if self._z3 is None:
+            from irc.analysis.symbolic.solver import z3
+
+            self._z3 = z3().Context()
+        return self._z3
+
+    def _steps(self, r: OpResult) -> list[Step]:
+        """The butterfly steps above `r` (found once per value; each decided once, when first asked)."""
+        hit = self.sym.get(r)
+        if hit is None:
+            hit = self.sym[r] = butterfly_steps(r)
+        return hit  # type: ignore[return-value]
 
 
 def _bfly_offset(x: Value, y: Value) -> int | None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from irc.analysis.cfg import CFG, Loop
 from irc.ir.core import Block, BlockArg, Function, Op, OpResult, Value
-from irc.ir.types import PtrType, ScalarType
+from irc.ir.optable import OPS
 from irc.records import field, record
 
 _CASTS = ("bitcast", "cvt", "copy")
@@ -83,52 +83,7 @@ def barrier_operand(op: Op) -> Value | None:
     return None
 
 
-def _width(t) -> tuple[int, bool] | None:
-    if isinstance(t, ScalarType) and t.is_int:
-        return t.bits, t.name.startswith("i")
-    if isinstance(t, PtrType):
-        return 64, False
-    return None
-
-
-def _norm(x: int, t) -> int | None:
-    w = _width(t)
-    if w is None:
-        return x if isinstance(t, ScalarType) and t.name == "bool" else None
-    bits, signed = w
-    x &= (1 << bits) - 1
-    if signed and x >> (bits - 1):
-        x -= 1 << bits
-    return x
-
-
-_BIN = {
-    "add": lambda a, b: a + b,
-    "sub": lambda a, b: a - b,
-    "mul": lambda a, b: a * b,
-    "and": lambda a, b: a & b,
-    "or": lambda a, b: a | b,
-    "xor": lambda a, b: a ^ b,
-    "shl": lambda a, b: a << b if 0 <= b < 64 else None,
-    "shlw": lambda a, b: a << b if 0 <= b < 64 else None,
-    "shr": lambda a, b: a >> b if 0 <= b < 64 else None,
-    "shrw": lambda a, b: a >> b if 0 <= b < 64 else None,
-    "div": lambda a, b: int(a / b) if b else None,
-    "rem": lambda a, b: a - b * int(a / b) if b else None,
-    "min": min,
-    "max": max,
-}
-_CMP = {
-    "eq": lambda a, b: a == b,
-    "ne": lambda a, b: a != b,
-    "lt": lambda a, b: a < b,
-    "le": lambda a, b: a <= b,
-    "gt": lambda a, b: a > b,
-    "ge": lambda a, b: a >= b,
-}
-
 Val = int | SAddr | None
-_BOOL = ScalarType("bool")
 
 
 class Eval:
@@ -159,9 +114,11 @@ class Eval:
             if op.attrs.get("space") not in (None, "shared"):
                 return None
             return SAddr(str(op.attrs.get("sym")), 0)
-        if n in _CASTS:
+        if n in _CASTS and op.operands:
             x = ev(op.operands[0], env, depth + 1)
-            return x if isinstance(x, SAddr) or x is None else _norm(x, v.type)
+            if isinstance(x, SAddr) or x is None:
+                return x  # (an address stays an address through casts)
+            return self._fold(op, [x])
         # (an operand that decides the answer alone skips the other: evaluation has no side effects, and
         # the softmax loops of attention kernels chain dozens of float maxima and sums)
         if n == "ptradd" or (n == "add" and len(op.operands) == 2):
@@ -176,44 +133,30 @@ class Eval:
             if isinstance(b, SAddr) and isinstance(a, int):
                 return SAddr(b.sym, b.off + a)
             if isinstance(a, int) and isinstance(b, int):
-                return _norm(a + b, v.type)
+                return self._fold(op, [a, b])
             return None
-        if n in _BIN and len(op.operands) == 2:
-            if _width(v.type) is None and v.type != _BOOL:
-                return None  # (what `_norm` gives a float result)
-            a = ev(op.operands[0], env, depth + 1)
-            if not isinstance(a, int):
-                return None
-            b = ev(op.operands[1], env, depth + 1)
-            if not isinstance(b, int):
-                return None
-            r = _BIN[n](a, b)
-            return None if r is None else _norm(r, v.type)
-        if n == "neg":
-            a = ev(op.operands[0], env, depth + 1)
-            return _norm(-a, v.type) if isinstance(a, int) else None
-        if n == "not":
-            a = ev(op.operands[0], env, depth + 1)
-            if not isinstance(a, int):
-                return None
-            return 1 - a if v.type == ScalarType("bool") else _norm(~a, v.type)
-        if n == "cmp":
-            f = _CMP.get(str(op.attrs.get("pred")))
-            if f is None:
-                return None
-            a = ev(op.operands[0], env, depth + 1)
-            if not isinstance(a, int):
-                return None
-            b = ev(op.operands[1], env, depth + 1)
-            if not isinstance(b, int):
-                return None
-            return int(f(a, b))
         if n == "select":
             c = ev(op.operands[0], env, depth + 1)
             if not isinstance(c, int):
                 return None
             return ev(op.operands[1] if c else op.operands[2], env, depth + 1)
-        return None
+        d = OPS.get(n)
+        if d is None or d.sem is None or not d.has("pure") or len(op.results) != 1:
+            return None
+        args: list[int] = []
+        for o in op.operands:
+            x = ev(o, env, depth + 1)
+            if not isinstance(x, int):
+                return None
+            args.append(x)
+        return self._fold(op, args)
+
+    @staticmethod
+    def _fold(op: Op, args: list[int]) -> int | None:
+        """An integer op on integer operands, by the op table's semantics (`OpDef.fold`): the value read
+        at the result's type (a bool is 0 or 1)."""
+        r = OPS[op.name].fold(args, op.results[0].type, op.attrs, [o.type for o in op.operands])
+        return int(r) if isinstance(r, (int, bool)) else None
 
     def _phi(self, a: BlockArg, env: dict[BlockArg, Val], depth: int) -> Val:
         """A block argument of a join inside an iteration: the incoming value of the path the evaluated

@@ -29,7 +29,10 @@ from typing import Any
 
 from irc.analysis.cfg import CFG, Loop
 from irc.analysis.ivec import IVec
+from irc.analysis.lanes import domain_for
 from irc.ir.core import Block, BlockArg, Function, Op, OpResult, Value
+from irc.ir.optable import OPS
+from irc.ir.semantics import Unknown
 from irc.ir.types import ArrayType, PtrType, ScalarType, size_of
 from irc.records import field, record
 
@@ -374,6 +377,7 @@ class ThreadEval:
         bx, by, bz = dims
         self.n = bx * by * bz
         self.xp = xp = backend(self.n)
+        self.lanes = domain_for(xp, self.n)  # the op table's semantics, one value per thread
         lin = xp.arange(self.n, dtype=xp.int64)
         self.lin = lin
         self.tids = (lin % bx, (lin // bx) % by, lin // (bx * by))
@@ -486,8 +490,18 @@ class ThreadEval:
             if x is None:
                 return None
             xs.append(x)
-        r = _arith(xp, n, op, xs, rt)
-        return None if r is None else self._wrap(r, rt)
+        if n == "cvt" and "cvta" in op.attrs:
+            return xs[0]  # the address model: generic and shared addresses of a byte are the same number
+        d = OPS.get(n)
+        if d is None or d.sem is None or not d.has("pure"):
+            return None
+        D = self.lanes
+        try:
+            r = d.sem(D, [D.to_lanes(x, o.type) for x, o in zip(xs, op.operands)], rt, op.attrs,
+                      [o.type for o in op.operands])  # fmt: skip
+        except Unknown:
+            return None
+        return D.from_lanes(r, rt)
 
     def _sreg(self, name: str) -> Vector | None:
         xp = self.xp
@@ -676,57 +690,6 @@ def _intlike(t) -> bool:
     if isinstance(t, PtrType):
         return True
     return isinstance(t, ScalarType) and (t.is_int or t.is_bool)
-
-
-def _arith(xp: Any, n: str, op: Op, xs: list[Vector], rt) -> Vector | None:
-    with xp.errstate(all="ignore"):
-        if n in ("bitcast", "copy", "cvt"):
-            return xs[0] if len(xs) == 1 else None
-        if n == "ptradd" or n == "add":
-            return xs[0] + xs[1]
-        if n == "sub":
-            return xs[0] - xs[1]
-        if n in ("mul", "mulwide"):
-            return xs[0] * xs[1]
-        if n in ("shl", "shlw"):
-            return xp.where(xs[1] < 63, xs[0] << xp.clip(xs[1], 0, 62), 0)
-        if n in ("shr", "shrw"):
-            return xs[0] >> xp.clip(xs[1], 0, 63)
-        if n == "and":
-            return xs[0] & xs[1]
-        if n == "or":
-            return xs[0] | xs[1]
-        if n == "xor":
-            return xs[0] ^ xs[1]
-        if n == "min":
-            return xp.minimum(xs[0], xs[1])
-        if n == "max":
-            return xp.maximum(xs[0], xs[1])
-        if n in ("div", "rem"):
-            if (xs[1] <= 0).any() or (xs[0] < 0).any():
-                return None
-            return xs[0] // xs[1] if n == "div" else xs[0] % xs[1]
-        if n == "select":
-            return xp.where(xs[0] != 0, xs[1], xs[2])
-        if n == "not":
-            return (1 - xs[0]) if isinstance(rt, ScalarType) and rt.is_bool else ~xs[0]
-        if n == "neg":
-            return -xs[0]
-        if n == "abs":
-            return xp.abs(xs[0])
-        if n == "cmp":
-            p = str(op.attrs.get("pred", ""))
-            a, b = xs
-            f = {
-                "eq": xp.equal,
-                "ne": xp.not_equal,
-                "lt": xp.less,
-                "le": xp.less_equal,
-                "gt": xp.greater,
-                "ge": xp.greater_equal,
-            }.get(p)
-            return None if f is None else f(a, b).astype(xp.int64)
-    return None
 
 
 # ---------------------------------------------------------------------------------------- witnesses

@@ -149,37 +149,27 @@ def _is_int_cvt(op: Op) -> bool:
 
 
 def const_int(v: Value, depth: int = 0) -> int | None:
-    """The constant integer `v` holds, folding copies, integer conversions and arithmetic on constants
-    (each op's `fold` from the op table) (the front end need not have folded `&bars[1]` = `ptradd(base, 1 * 8)` before the analyzer
-    runs). The result wraps to the value's type like the hardware would."""
+    """The constant integer `v` holds: constants, and ops on constants evaluated with the op table's
+    semantics (`OpDef.fold`: copies, conversions and arithmetic alike), so the front end need not have
+    folded `&bars[1]` = `ptradd(base, 1 * 8)` before the analyzer runs. The result is read at the value's
+    type (negative for signed types), as the hardware computes it."""
     if not isinstance(v, OpResult) or depth > 32:
         return None
     op = v.op
-    n = op.name
-    val: int | None
-    if n == "const":
+    if op.name == "const":
         c = op.attrs.get("value")
-        val = c if isinstance(c, int) and not isinstance(c, bool) else None
-    elif n in PASS_THROUGH or (n == "cvt" and _is_int_cvt(op)):
-        val = const_int(op.operands[0], depth + 1)
-    elif (d := OPS.get(n)) is not None and d.fold is not None and op.operands and len(op.results) == 1:
-        args = []
-        for o in op.operands:
-            c = const_int(o, depth + 1)
-            if c is None:
-                return None
-            args.append(c)
-        r = d.fold(args, v.type, op.attrs, [o.type for o in op.operands])
-        val = r if isinstance(r, int) and not isinstance(r, bool) else None
-    else:
+        return c if isinstance(c, int) and not isinstance(c, bool) else None
+    d = OPS.get(op.name)
+    if d is None or d.sem is None or not op.operands or len(op.results) != 1:
         return None
-    if val is None or not _is_intlike(v.type):
-        return val
-    bits = v.type.bits  # type: ignore[attr-defined]
-    val &= (1 << bits) - 1
-    if v.type.is_signed and val >= 1 << (bits - 1):  # type: ignore[attr-defined]
-        val -= 1 << bits
-    return val
+    args = []
+    for o in op.operands:
+        c = const_int(o, depth + 1)
+        if c is None:
+            return None
+        args.append(c)
+    r = d.fold(args, v.type, op.attrs, [o.type for o in op.operands])
+    return r if isinstance(r, int) and not isinstance(r, bool) else None
 
 
 # ---------------------------------------------------------------------------------------------------

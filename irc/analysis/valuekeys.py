@@ -14,8 +14,9 @@ the evaluation runs, in the loop-iteration context `ctx`) such that equal keys m
 - `shfl.bfly(x, d)` over the whole warp: x's key in lane `t ^ d`;
 - a pure op: the op, its attributes and its operands' keys (sorted for a commutative op); a bitcast or
   copy of the same width: its operand's key (the same bits);
-- a block argument: per lane group (`irc.analysis.lanegroups`): lanes that agree in the bits its mask
-  keeps share it;
+- a block argument: per lane group (`irc.analysis.lanegroups`) and loop iteration: lanes that agree in
+  the bits its mask keeps share it; any value of a lane group is keyed as its group's first lane (an
+  argmax's symmetric step holds one pair per group though its terms name the lanes in either order);
 - anything else (an atomic, another shuffle, a call): unique to the thread.
 Unequal keys say nothing: the check then keeps the finding (precision, never a guess that hides a bug).
 """
@@ -36,6 +37,15 @@ class ValueKeys:
         self.groups = groups
         self.memo: dict[tuple, object] = {}
         self._depth = 0
+        # keys are hash-consed to small integers: a butterfly's key tree doubles per step and an argmax's
+        # select chain refers to each operand several times, so nested tuples would grow exponentially
+        self._intern: dict[tuple, int] = {}
+
+    def _id(self, k: tuple) -> int:
+        i = self._intern.get(k)
+        if i is None:
+            i = self._intern[k] = len(self._intern)
+        return i
 
     def key(self, v: Value, t: int, ctx: dict) -> object:
         blk = v.block if isinstance(v, BlockArg) else (v.op.block if isinstance(v, OpResult) else None)
@@ -50,6 +60,8 @@ class ValueKeys:
             out = self._key(v, t, ctx)
         finally:
             self._depth -= 1
+        if isinstance(out, tuple):
+            out = self._id(out)
         self.memo[mk] = out
         return out
 
@@ -57,11 +69,15 @@ class ValueKeys:
         num = self.ev.value(v, ctx)
         if num is not None:
             return ("i", int(num[t]))
+        m = self.groups.mask(v)
+        rep = (t // 32) * 32 + ((t % 32) & m)
         if isinstance(v, BlockArg):
-            m = self.groups.mask(v)
-            return ("arg", id(v), (t // 32) * 32 + ((t % 32) & m)) if m != 31 else ("arg", id(v), t)
+            # one loop-carried value per iteration: the context is part of the key
+            return ("arg", id(v), rep, self.ev._key(v.block, ctx))  # noqa: SLF001
         if not isinstance(v, OpResult):
             return ("u", id(v), t)
+        if rep != t:
+            return self.key(v, rep, ctx)  # lanes of one group hold one value: the group's first lane's
         op = v.op
         n = op.name
         if n == "const":
@@ -76,6 +92,8 @@ class ValueKeys:
                     return self.key(op.operands[0], src, ctx)
             return ("u", id(v), t)
         if n == "load" and not op.attrs.get("volatile") and op.operands and len(op.results) == 1:
+            if self.groups.facts.level(v) < self.groups.facts.level(op.operands[0]):
+                return ("u", id(v), t)  # the lattice saw a store that can race this load
             return ("ld", id(op), self.key(op.operands[0], t, ctx))
         if len(op.results) == 1 and op.has_trait("pure") and n != "sreg":
             ks = [self.key(o, t, ctx) for o in op.operands]

@@ -27,13 +27,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from irc.emu.errors import AsyncRaceError, DeadlockError
+from irc.emu.errors import AsyncOverwriteError, AsyncRaceError, DeadlockError
 from irc.emu.registry import OPS
 from irc.ptxisa.model import Instr
 from irc.records import field, record
 
-# per-step completion probability of pending work, indexed by seed % 4: right after the issuing step,
-# early, late, and only when forced (the latest point a covering wait allows)
+# per-step completion probability of pending work, indexed by (seed // 2) % 4: right after the issuing
+# step, early, late, and only when forced (the latest point a covering wait allows)
 P_CHOICES = (1.0, 0.5, 0.1, 0.0)
 CHUNK_STRIDE = 7919  # Machine seed = schedule * CHUNK_STRIDE + chunk index
 
@@ -46,9 +46,10 @@ class Pending:
     ids: np.ndarray  # issuing threads (global ids)
     actions: list[Callable[[], None]] = field(default_factory=list)
     smem: np.ndarray | None = None  # shared byte indices written
-    grp: np.ndarray | None = None  # cp.async: commit-group number per issuing thread
+    grp: np.ndarray | None = None  # cp.async / bulk stores: commit-group number per issuing thread
     deps: list[int] = field(default_factory=list)
     ctas: frozenset = frozenset()
+    rsmem: np.ndarray | None = None  # bulk stores: shared byte indices still to be read
 
 
 class Engine:
@@ -58,12 +59,18 @@ class Engine:
         self.m = m
         self.seed = seed // CHUNK_STRIDE  # the schedule; launch adds the chunk index below the stride
         self.rng = np.random.default_rng(seed)
-        self.p = P_CHOICES[self.seed % len(P_CHOICES)]
+        # even seeds run lockstep, odd seeds interleave warps (irc/emu/interleave.py); each pair shares p
+        self.p = P_CHOICES[(self.seed // 2) % len(P_CHOICES)]
         self.pending: dict[int, Pending] = {}
         self.poison = np.zeros(m.smem.shape[0], np.int32)
+        self.rpoison = np.zeros(m.smem.shape[0], np.int32)  # bytes a pending bulk store still reads
         self.capture: list[Callable[[], None]] | None = None
         self.cap_smem: list[np.ndarray] = []
+        self.cap_rsmem: list[np.ndarray] = []
+        self.cap_kind = ""
         self.commits = np.zeros(m.N, np.int64)
+        self.bcommits = np.zeros(m.N, np.int64)  # bulk async-groups committed per thread
+        self.wrong_wait: dict[int, Instr] = {}  # thread -> a non-bulk wait it ran with bulk stores pending
         self.next = 1
 
     # ------------------------------------------------------------------ capture (hooks call these)
@@ -78,25 +85,53 @@ class Engine:
         a = np.array(addr, dtype=np.uint64, copy=True)
         idc = np.array(ids, copy=True)
         vs = [np.array(np.broadcast_to(np.asarray(v, dtype=dt), (len(idc),)), copy=True) for v in vals]
-        for _buf, bidx, _sel, kind in locate(self.m, space, a, idc, total, write=True):
+        for _buf, bidx, sel, kind in locate(self.m, space, a, idc, total, write=True):
             if kind == "shared":
                 self.cap_smem.append((bidx[:, None] + np.arange(total)).reshape(-1))
-        self.defer(lambda: store(self.m, space, a, idc, dt, vs))
+            if self.m.race is not None and self.cap_kind == "cp":
+                # a cp.async write is seen by the race checker at issue, by its issuer: the readers in other
+                # threads need a barrier after the issuer's wait. (TMA and bulk loads are ordered through
+                # their mbarrier, whose phases the engine models exactly: poisoned bytes.)
+                self.m.race.access(kind, bidx, idc if sel is None else idc[sel], total, "write")
+        px = self.m.proxy
+        ains = px.async_ins if px is not None and not px.async_read else None
+
+        def land() -> None:
+            if px is not None:  # the async proxy's write (TMA / bulk load), or a cp.async (generic)
+                px.async_ins, px.async_read = ains, False
+            try:
+                store(self.m, space, a, idc, dt, vs)
+            finally:
+                if px is not None:
+                    px.async_ins = None
+
+        self.defer(land)
 
     def run_captured(self, kind: str, ins: Instr, h: Callable, idx) -> object:
-        """Run handler `h` with its stores and transaction completions deferred into one pending op."""
-        self.capture, self.cap_smem = [], []
+        """Run handler `h` with its stores and transaction completions deferred into one pending op (its
+        shared-memory reads happen now: a bulk store's source is read-poisoned until it completes)."""
+        self.capture, self.cap_smem, self.cap_rsmem = [], [], []
+        self.cap_kind = kind
         try:
             r = h(idx)
         finally:
-            acts, smem = self.capture, self.cap_smem
-            self.capture, self.cap_smem = None, []
+            acts, smem, rsmem = self.capture, self.cap_smem, self.cap_rsmem
+            self.capture, self.cap_smem, self.cap_rsmem = None, [], []
         if acts:
             ids = np.array(self.m.ids(idx), copy=True)
             p = self._new(kind, ins, ids, acts, np.concatenate(smem) if smem else None)
             if kind == "cp":
                 p.grp = self.commits[ids].copy()
+            elif kind == "bstore":
+                p.grp = self.bcommits[ids].copy()
+                if rsmem:
+                    p.rsmem = np.unique(np.concatenate(rsmem))
+                    self.rpoison[p.rsmem] = p.pid
         return r
+
+    def note_read(self, bidx: np.ndarray, nbytes: int) -> None:
+        """A shared-memory read inside a captured handler (the source of a bulk store)."""
+        self.cap_rsmem.append((bidx[:, None] + np.arange(nbytes)).reshape(-1) if nbytes > 1 else bidx.copy())
 
     def _new(self, kind: str, ins: Instr, ids: np.ndarray, acts, smem=None, deps=()) -> Pending:
         pid = self.next
@@ -120,8 +155,15 @@ class Engine:
         if p.smem is not None and len(p.smem):
             sel = p.smem[self.poison[p.smem] == pid]
             self.poison[sel] = 0
-        for a in p.actions:
-            a()
+        if p.rsmem is not None and len(p.rsmem):
+            sel = p.rsmem[self.rpoison[p.rsmem] == pid]
+            self.rpoison[sel] = 0
+        self.m.landing = p.ins  # errors while it lands (an arrival too many) name the instruction
+        try:
+            for a in p.actions:
+                a()
+        finally:
+            self.m.landing = None
 
     def step(self) -> None:
         """After a scheduler step: each pending op completes with probability p."""
@@ -169,9 +211,63 @@ class Engine:
             ids[bad],
         )
 
+    def check_write(self, bidx: np.ndarray, nbytes: int, ids: np.ndarray) -> None:
+        """A write to shared bytes that a pending bulk / TMA store has not finished reading."""
+        rp = (
+            self.rpoison[bidx] if nbytes == 1 else self.rpoison[bidx[:, None] + np.arange(nbytes)].max(axis=1)
+        )
+        bad = rp != 0
+        if not bad.any():
+            return
+        m = self.m
+        k = int(np.flatnonzero(bad)[0])
+        p = self.pending.get(int(rp[k]))
+        writer = m.cur_instr
+        wtxt = f"`{writer.opcode}` at line {writer.line}" if writer is not None else "a write"
+        who, hint = "", ""
+        if p is not None:
+            _, th = m.coords(p.ids[:1])
+            who = f" (issued by thread {th[0]})" if th else ""
+            ww = next((self.wrong_wait[int(t)] for t in p.ids.tolist() if int(t) in self.wrong_wait), None)
+            if ww is not None:
+                hint = (
+                    f"; the issuing thread waited with `{ww.opcode}` at line {ww.line}, which waits for "
+                    "cp.async groups, not for bulk async-groups"
+                )
+        what = f"`{p.ins.opcode}` at line {p.ins.line}{who}" if p is not None else "a bulk store"
+        off = int(bidx[k] % m.shsize)
+        raise m.error(
+            AsyncOverwriteError,
+            f"{wtxt} overwrites shared memory at offset {off:#x} that {what} has not finished reading "
+            f"(schedule seed {self.seed}){hint}: before the source is reused, the issuing thread must wait "
+            "with `cp.async.bulk.wait_group.read 0` (`cp_async_bulk_wait_group_read(0)`), then a barrier",
+            ids[bad],
+        )
+
     # ------------------------------------------------------------------ cp.async groups
     def commit(self, ids: np.ndarray) -> None:
         self.commits[ids] += 1
+
+    def bulk_commit(self, ids: np.ndarray) -> None:
+        self.bcommits[ids] += 1
+
+    def bulk_wait(self, ids: np.ndarray, n: int) -> None:
+        """`cp.async.bulk.wait_group[.read] n`: all but the n most recent bulk groups of `ids` complete."""
+        lim = self.bcommits - n
+        for pid in list(self.pending):
+            p = self.pending.get(pid)
+            if p is None or p.kind != "bstore" or p.grp is None:
+                continue
+            mine = np.isin(p.ids, ids)
+            if mine.any() and (p.grp[mine] < lim[p.ids[mine]]).any():
+                self.complete(pid)
+
+    def note_wait(self, ins: Instr, ids: np.ndarray) -> None:
+        """A `cp.async.wait_*` by threads with bulk stores pending: the wrong wait (named in the error)."""
+        for p in self.pending.values():
+            if p.kind == "bstore":
+                for t in np.intersect1d(p.ids, ids).tolist():
+                    self.wrong_wait[int(t)] = ins
 
     def wait_groups(self, ids: np.ndarray, n: int) -> None:
         lim = self.commits - n  # groups numbered below this must be complete
@@ -210,12 +306,13 @@ def _wrap_cp(orig: Callable) -> Callable:
                 if mods[1] == "wait_all":
                     e.commit(ids)
                 e.wait_groups(ids, n)
+                e.note_wait(ins, ids)
 
             return wait
         if mods[1] == "mbarrier":
-            if h is None or "noinc" not in mods:
+            if h is None:
                 return h
-
+            noinc = "noinc" in mods
             ad = m.addr(ins.operands[0])
 
             def arrive(idx):  # arrives once this thread's earlier cp.async have completed
@@ -223,6 +320,8 @@ def _wrap_cp(orig: Callable) -> Callable:
                 deps = [q for q, p in e.pending.items() if p.kind == "cp" and np.isin(p.ids, ids).any()]
                 if not deps:
                     return h(idx)
+                if not noinc:  # the pending count goes up now and comes down when the copies land
+                    _pending_up(m, ad, idx, ids)
                 e._new("arrive", ins, ids, [_arrivals(m, ad, idx, ids)], deps=deps)
                 return None
 
@@ -238,13 +337,33 @@ def _wrap_bulk(orig: Callable) -> Callable:
     def factory(m, ins: Instr):
         h = orig(m, ins)
         e = m.asyncq
+        mods = ins.mods
+        if e is not None and len(mods) > 2 and mods[2] == "commit_group":
+            return lambda idx: e.bulk_commit(m.ids(idx))
+        if e is not None and len(mods) > 2 and mods[2] == "wait_group":
+            n = int(ins.operands[0].value) if ins.operands else 0
+            return lambda idx: e.bulk_wait(m.ids(idx), n)
         if e is None or h is None:
             return h
-        mods = ins.mods
         spaces = [mo.split("::")[0] for mo in mods[2:] if mo.split("::")[0] in ("shared", "global")]
-        if not spaces or spaces[0] != "shared" or "prefetch" in mods:
-            return h  # stores (shared -> global) and prefetches complete at issue
+        if not spaces or "prefetch" in mods:
+            return h
+        if spaces[0] != "shared":  # a store (shared -> global): reads its source until it completes
+            return lambda idx: e.run_captured("bstore", ins, h, idx)
         return lambda idx: e.run_captured("bulk", ins, h, idx)
+
+    return factory
+
+
+def _wrap_reduce(orig: Callable) -> Callable:
+    """`cp.reduce.async.bulk[.tensor]`: a bulk store that reduces into global memory."""
+
+    def factory(m, ins: Instr):
+        h = orig(m, ins)
+        e = m.asyncq
+        if e is None or h is None:
+            return h
+        return lambda idx: e.run_captured("bstore", ins, h, idx)
 
     return factory
 
@@ -282,7 +401,11 @@ def _wrap_tcgen05(orig: Callable) -> Callable:
             ad = m.addr(ins.operands[0])
 
             def commit(idx):
+                from irc.emu.ops_mbar import async_use, mbar_keys
+
                 ids = np.array(m.ids(idx), copy=True)
+                for i, k in enumerate(mbar_keys(m, ad, idx, ids).tolist()):
+                    async_use(m, k, ids[i : i + 1], ins)
                 deps = e.mma_pending(m.cta[ids])
                 e._new("arrive", ins, ids, [_arrivals(m, ad, idx, ids)], deps=deps)
 
@@ -322,12 +445,21 @@ def _arrivals(m, ad, idx, ids: np.ndarray) -> Callable[[], None]:
     return go
 
 
+def _pending_up(m, ad, idx, ids: np.ndarray) -> None:
+    """`cp.async.mbarrier.arrive` without `.noinc`: the pending count rises by one per thread now."""
+    from irc.emu.ops_mbar import mbar_keys, mbar_pending
+
+    for i, k in enumerate(mbar_keys(m, ad, idx, ids).tolist()):
+        mbar_pending(m, k, ids[i : i + 1]).pending += 1
+
+
 def install() -> None:
     """Wrap the async instructions' handler factories (idempotent; called once by irc.emu.ops)."""
     if OPS.get("__async_installed__"):
         return
     OPS["cp.async"] = _wrap_cp(OPS["cp.async"])
     OPS["cp.async.bulk"] = _wrap_bulk(OPS["cp.async.bulk"])
+    OPS["cp.reduce.async.bulk.tensor"] = _wrap_reduce(OPS["cp.reduce.async.bulk.tensor"])
     OPS["tcgen05"] = _wrap_tcgen05(OPS["tcgen05"])
     OPS["__async_installed__"] = lambda m, ins: None
 
@@ -342,7 +474,7 @@ def mbarrier_state(m, keys) -> str:
         if st is None:
             parts.append(f"{where}: not initialised")
             continue
-        phase, pend, exp, tx = st
+        phase, pend, exp, tx = st.state()
         parts.append(
             f"{where}: phase {phase} (parity {phase & 1}) incomplete, {pend} of {exp} arrivals pending, "
             f"tx-count {tx}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from irc.emu.errors import UnsupportedInstructionError
-from irc.emu.memory import check_written, locate
+from irc.emu.memory import check_written, locate, shared_written
 
 
 def _atom_apply(opn: str, T: np.dtype, old, b, c):
@@ -45,6 +45,7 @@ def atomic(m, space: str, addr, ids, T: np.dtype, opn: str, b, c=None) -> np.nda
     for buf, bidx, sel, _kind in locate(m, space, addr, ids, T.itemsize, write=True):
         if _kind == "shared":
             check_written(m, bidx, T.itemsize, ids if sel is None else ids[sel])
+            shared_written(m, bidx, T.itemsize, ids if sel is None else ids[sel])
         if m.race is not None:
             m.race.access(_kind, bidx, ids if sel is None else ids[sel], T.itemsize, "atomic")
         view = buf.view(T)

@@ -57,6 +57,10 @@ def barrier_terminator(m, ins: Instr, bi: int, nxt, fall):
     rcnt = m.read(cnt, "u32") if cnt is not None else None
     rpred = m.read(pred, "pred") if pred is not None else None
     hid = len(m.release_cbs) + 1
+    # `bar.sync` / `bar.red` are `barrier.sync.aligned`: every thread of a warp must run the same one
+    m.release_cbs[hid] = None
+    if ins.base == "bar" or "aligned" in ins.mods:
+        m.extra.setdefault("aligned_hids", set()).add(hid)
     if red:
         vals = m.extra.setdefault("bar_val", np.zeros(m.N, dtype=np.bool_))
         wd = m.write(dest, "u32" if red == "popc" else "pred")
@@ -95,6 +99,45 @@ def barrier_terminator(m, ins: Instr, bi: int, nxt, fall):
     return term
 
 
+def _check_aligned(m, rel: np.ndarray) -> None:
+    """A barrier generation about to be released whose threads of one warp wait at different `.aligned`
+    barrier instructions (`__syncthreads()` in code only some lanes run, with another `__syncthreads()`
+    completing it): on a GPU undefined, typically a hang or a barrier that releases at the wrong place.
+    Named here, at the barrier whose participants diverged, not at a later one that then hangs."""
+    al = m.extra.get("aligned_hids")
+    if not al:
+        return
+    wl = m.wait_line[rel]
+    if (wl == wl[0]).all():  # the common case: one barrier instruction
+        return
+    hid = m.wait_hid[rel]
+    sel = np.isin(hid, list(al))
+    if not sel.any():
+        return
+    # by PTX line: the inlined copies of one callee's barrier (irc/emu/inline.py) are one instruction
+    r = rel[sel]
+    key = m.gwarp[r].astype(np.int64) * (1 << 32) + m.wait_line[r].astype(np.int64)
+    gw_of_key = np.unique(key) >> 32
+    dup = np.unique(gw_of_key[np.flatnonzero(np.diff(gw_of_key) == 0)])
+    if len(dup) == 0:
+        return
+    w0 = int(dup[0])
+    mine = r[m.gwarp[r] == w0]
+    lines = sorted(set(int(x) for x in m.wait_line[mine]))
+    counts = {ln: int((m.wait_line[mine] == ln).sum()) for ln in lines}
+    few = min(lines, key=lambda ln: (counts[ln], ln))  # the barrier fewer lanes reached: the divergent one
+    others = ", ".join(f"line {ln} ({counts[ln]} lane(s))" for ln in lines if ln != few)
+    raise m.error(
+        BarrierError,
+        f"lanes of one warp reach different barriers that complete together: the barrier at line {few} "
+        f"({counts[few]} lane(s)) and {others}; `bar.sync` (`__syncthreads()`) is `.aligned`: every thread of "
+        f"a warp must execute the same one, so the barrier at line {few} sits in code that depends on the "
+        "thread (hoist it out of the branch)",
+        mine[m.wait_line[mine] == few],
+        few,
+    )
+
+
 def release_barriers(m) -> bool:
     """Release every complete barrier group; report a barrier that can never complete."""
     w = np.flatnonzero(m.wait == W_BAR)
@@ -110,9 +153,14 @@ def release_barriers(m) -> bool:
     ok = arrivals >= expected
     if ok.any():
         rel = w[ok[inv]]
+        _check_aligned(m, rel)
         m.bar_arrivals[uc[ok], ub[ok]] = 0
         m.wait[rel] = W_NONE
         m.sched[rel] = m.pc[rel]
+        m.sync_clock += 1
+        m.rel_epoch[rel] = m.sync_clock
+        if m.proxy is not None:
+            m.proxy.on_release(rel)
         if m.race is not None:
             m.race.on_release(rel)
         for hid in np.unique(m.wait_hid[rel]):

@@ -30,6 +30,22 @@ def starts_block(ins: Instr) -> bool:
     return opcode_info(ins.opcode).polls
 
 
+def publishes(ins: Instr) -> bool:
+    """A memory operation other threads can observe (shared, global, generic; mbarrier and async copies
+    included) or a fence: under an interleaving schedule a block ends after it, so warps interleave there."""
+    f = opcode_info(ins.opcode)
+    if f.fence:
+        return True
+    if f.mem == "none":
+        return False
+    return not f.spaces or any(s not in ("param", "local", "const") for s in f.spaces)
+
+
+def collective(ins: Instr) -> bool:
+    """A warp collective (or `.aligned` form): the lanes of a warp must run it together."""
+    return opcode_info(ins.opcode).warp_collective or "aligned" in ins.mods or ins.base in ("bar", "barrier")
+
+
 @record
 class Block:
     label: str | None
@@ -48,8 +64,10 @@ def flatten(body: list[Stmt]) -> list[Instr | Label]:
     return out
 
 
-def build_blocks(fn: Function) -> tuple[list[Block], dict[str, int]]:
-    """Split the function into basic blocks and return them in reverse post-order with a label map."""
+def build_blocks(fn: Function, split_mem: bool = False) -> tuple[list[Block], dict[str, int]]:
+    """Split the function into basic blocks and return them in reverse post-order with a label map.
+    `split_mem`: also end a block after every publishing memory operation (`publishes`), the points where
+    an interleaving schedule switches warps."""
     items = flatten(fn.body or [])
     blocks: list[Block] = [Block(None)]
     labels: dict[str, int] = {}
@@ -66,7 +84,7 @@ def build_blocks(fn: Function) -> tuple[list[Block], dict[str, int]]:
             blocks.append(Block(None))
             cur = blocks[-1]
         cur.instrs.append(it)
-        if ends_block(it):
+        if ends_block(it) or (split_mem and publishes(it)):
             blocks.append(Block(None))
     # edges
     for i, b in enumerate(blocks):

@@ -11,9 +11,11 @@ import time
 
 import numpy as np
 
+from irc.emu import bounds
 from irc.emu import dtypes as D
 from irc.emu.async_engine import CHUNK_STRIDE
 from irc.emu.errors import EmuLaunchError
+from irc.emu.inline import function_addresses, inline_calls
 from irc.emu.machine import Machine
 from irc.emu.memory import GlobalMemory
 from irc.ptxisa.model import Function, Module, Scope, VarDecl
@@ -53,12 +55,6 @@ def _dim3(v, what: str) -> tuple[int, int, int]:
     return t  # type: ignore[return-value]
 
 
-def _cta_slice(g: tuple[int, int, int], start: int, stop: int) -> list[tuple[int, int, int]]:
-    """The CTA coordinates with linear indices start..stop-1, x fastest (the order CTAs are run in)."""
-    gx, gy = g[0], g[1]
-    return [(i % gx, (i // gx) % gy, i // (gx * gy)) for i in range(start, stop)]
-
-
 def _align(x: int, a: int) -> int:
     return (x + a - 1) // a * a
 
@@ -88,13 +84,23 @@ def _layout(decls: list[VarDecl], start: int = 0) -> tuple[dict[str, int], int, 
     return offs, off, externs
 
 
-def _init_bytes(v: VarDecl) -> bytes:
+def _init_bytes(v: VarDecl, symbols: dict[str, int]) -> bytes:
+    """The initial bytes of a `.global`/`.const` variable. A name in the initializer is an address: of a
+    function (a vtable entry, `irc.emu.inline.FWIN`) or of another variable (`symbols`)."""
     t = v.type.lstrip(".")
     T = D.np_type(t)
     vals = np.zeros(max(v.size_bytes() // T.itemsize, 1), T)
     for i, x in enumerate(v.init or []):
-        if i < len(vals):
-            vals[i] = x if T.kind == "f" else int(x) & ((1 << 8 * T.itemsize) - 1)
+        if i >= len(vals):
+            break
+        if isinstance(x, str):
+            if x not in symbols:
+                raise EmuLaunchError(
+                    f"line {v.line}: the initializer of `{v.name}` names `{x}`, which is no function or "
+                    "variable of the module"
+                )
+            x = symbols[x]
+        vals[i] = x if T.kind == "f" else int(x) & ((1 << 8 * T.itemsize) - 1)
     return vals.tobytes()[: v.size_bytes()]
 
 
@@ -152,10 +158,13 @@ def run_kernel(
         raise EmuLaunchError(f"no kernel named {kernel!r} in the module") from None
     if fn.body is None:
         raise EmuLaunchError(f"{kernel!r} is only declared, not defined")
+    fn = inline_calls(module, fn)  # `call` through `.func`: copies of the callees (irc/emu/inline.py)
     g, b = _dim3(grid, "grid"), _dim3(block, "block")
     tpc = b[0] * b[1] * b[2]
     if tpc > 1024:
         raise EmuLaunchError(f"block of {tpc} threads exceeds 1024")
+    nctas = g[0] * g[1] * g[2]
+    bounds.check("emu_max_threads", nctas * tpc, f"the launch has {nctas * tpc} threads", kernel=kernel)
     req = fn.directives.get("reqntid")
     if req is not None:
         want = tuple(list(req) + [1] * (3 - len(req)))
@@ -215,6 +224,12 @@ def run_kernel(
     gvars += [v for v in _walk_vars(fn.body) if v.space in ("global", "const")]
     for v in gvars:
         gmem.symbols[v.name] = gmem.reserve(v.size_bytes())
+    bounds.check(
+        "emu_max_global_bytes",
+        gmem.size,
+        f"the launch needs {gmem.size} bytes of global memory",
+        kernel=kernel,
+    )
     gmem.finalize()
     for i, lst in tables:
         table = args[i]
@@ -222,8 +237,9 @@ def run_kernel(
             table[j] = next(ad for ad, y in arrays if y is x)
     for addr, a in arrays:
         gmem.write_bytes(addr, a)
+    syms = {**function_addresses(module), **gmem.symbols}
     for v in gvars:
-        gmem.write_bytes(gmem.symbols[v.name], _init_bytes(v))
+        gmem.write_bytes(gmem.symbols[v.name], _init_bytes(v, syms))
     pbuf, psyms = _params(fn, args, ptr_addr)
     svars = [v for v in module.globals if v.space == "shared"] + [
         v for v in _walk_vars(fn.body) if v.space == "shared"
@@ -244,7 +260,15 @@ def run_kernel(
     ]
     loffs, lend, _ = _layout(lvars)
     lsize = _align(lend, 16)
-    n_ctas = g[0] * g[1] * g[2]  # CTAs are enumerated one chunk at a time (a huge grid costs no list)
+    big = max(lvars, key=lambda v: v.size_bytes(), default=None)
+    bounds.check(
+        "emu_max_local_bytes",
+        lsize,
+        f"each thread needs {lsize} bytes of `.local` memory"
+        + (f" (`{big.name}` has {big.size_bytes()})" if big is not None else ""),
+        kernel=kernel,
+        line=big.line if big is not None else 0,
+    )
     per = max(1, max_threads_per_chunk // tpc)
     budget = 256 << 20  # bytes of per-chunk shared + local memory
     per = max(1, min(per, budget // max(shsize + lsize * tpc, 1)))
@@ -254,15 +278,15 @@ def run_kernel(
 
         race = RaceChecker(module, fn, g, b, gmem)
         per = min(per, race.max_ctas(shsize))
-    stats = EmuStats(ctas=n_ctas, threads=n_ctas * tpc)
+    stats = EmuStats(ctas=nctas, threads=nctas * tpc)
     with np.errstate(all="ignore"):
-        for s in range(0, n_ctas, per):
+        for s in range(0, nctas, per):
             mach = Machine(
                 module,
                 fn,
                 g,
                 b,
-                _cta_slice(g, s, min(s + per, n_ctas)),
+                _ctas(g, s, min(s + per, nctas)),
                 gmem,
                 pbuf,
                 psyms,
@@ -285,6 +309,15 @@ def run_kernel(
         stats.race_notes = list(race.notes)
     stats.wall_time = time.perf_counter() - t0
     return stats
+
+
+def _ctas(g: tuple[int, int, int], lo: int, hi: int) -> list[tuple[int, int, int]]:
+    """Coordinates of CTAs lo..hi-1 in launch order (x fastest); built per chunk, never for the grid."""
+    out = []
+    for i in range(lo, hi):
+        x, r = i % g[0], i // g[0]
+        out.append((x, r % g[1], r // g[1]))
+    return out
 
 
 def _params(fn: Function, args: list, ptr_addr: dict[int, int]) -> tuple[np.ndarray, dict[str, int]]:

@@ -8,14 +8,15 @@ Threads park at CTA barriers and mbarrier waits; parked threads are released whe
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import numpy as np
 
 from irc.emu import dtypes as D
+from irc.emu.async_engine import CHUNK_STRIDE
 from irc.emu.barriers import barrier_terminator, release
-from irc.emu.cfg import build_blocks, ends_block
+from irc.emu.bounds import limit_message
+from irc.emu.cfg import build_blocks, collective, ends_block
 from irc.emu.errors import (
     BarrierError,
     EmuError,
@@ -23,6 +24,11 @@ from irc.emu.errors import (
     UnsupportedInstructionError,
     with_source,
 )
+from irc.emu.inline import function_addresses
+from irc.emu.interleave import Interleaver, Relief
+from irc.emu.mbarstate import Mbar
+from irc.emu.proxy import ProxyState, async_reader, async_writer, wants_tracking
+from irc.emu.proxy import wrap as proxy_wrap
 from irc.emu.ranges import wrap as range_checked
 from irc.emu.registry import lookup
 from irc.emu.state import BIG, GBASE, LWIN, PWIN, SHWIN, W_BAR, W_MBAR, W_NONE
@@ -97,12 +103,17 @@ class Machine:
         self.wait_key = np.zeros(n, dtype=np.int64)  # the mbarrier a parked thread waits on
         self.bar_arrivals = np.zeros((ncta, 16), dtype=np.int64)
         self.release_cbs: dict[int, Callable] = {}
-        self.mbar: dict[tuple[int, int], list[int]] = {}  # (cta, off) -> [phase, pending, expected, tx]
+        self.mbar: dict[int, Mbar] = {}  # smem byte index (cta * shsize + offset) -> its mbarrier
         self.mbar_changed = False
+        self.mbar_live: np.ndarray | None = None  # bytes of valid mbarriers (reuse check; at the first init)
+        # CTA barrier releases: a counter, and per thread the release it last left (init visibility)
+        self.sync_clock = 0
+        self.rel_epoch = np.zeros(n, np.int32)
         self.carry = np.zeros(n, dtype=np.uint8)
         self.steps = 0
         self.thread_instructions = 0
         self.cur_instr: Instr | None = None
+        self.landing: Instr | None = None  # the asynchronous operation completing now (async_engine.py)
         self.cur_block = 0
         self.regs: dict[str, np.ndarray] = {}
         self._declare_regs()
@@ -114,7 +125,17 @@ class Machine:
 
             self.asyncq = Engine(self, seed)
         self.race = race.attach(self) if race is not None else None  # irc.emu.racecheck
+        # generic vs async proxy (irc/emu/proxy.py): per-byte state only when the async proxy reads smem
+        self.proxy = ProxyState(self) if wants_tracking(fn) else None
+        # interleaving schedule (odd seeds, irc/emu/interleave.py): warps switch at memory operations
+        self.intra_warp = sm_number(module.target) >= 70
+        self.interleaver = (
+            Interleaver(self, seed // CHUNK_STRIDE)
+            if seed is not None and (seed // CHUNK_STRIDE) % 2
+            else None
+        )
         self.blocks = self._decode()
+        self.clocks = self.extra.get("clock_regs", set())
 
     # ------------------------------------------------------------------ registers
     def _declare_regs(self) -> None:
@@ -219,6 +240,9 @@ class Machine:
             return self.psyms[name]
         if name in self.gmem.symbols:
             return self.gmem.symbols[name]
+        faddr = function_addresses(self.module).get(name)
+        if faddr is not None:  # the address of a `.func` (an indirect call's target, irc/emu/inline.py)
+            return faddr
         raise self.error(UnsupportedInstructionError, f"unknown symbol {name}")
 
     def read(self, op, t: str) -> Callable:
@@ -325,18 +349,20 @@ class Machine:
         self, cls: type[EmuError], msg: str, gids=None, line: int | None = None, kind: str | None = None
     ) -> EmuError:
         block, ths = self.coords(gids if gids is not None else [])
+        cur = self.cur_instr if self.cur_instr is not None else self.landing
         if line is None:
-            line = self.cur_instr.line if self.cur_instr is not None else 0
+            line = cur.line if cur is not None else 0
         err = cls(msg, kernel=self.kernel, line=line, block=block, threads=ths, kind=kind)
-        ins = self.cur_instr
+        ins = cur
         if ins is None or ins.line != line:  # errors found after the step (a barrier others left)
             ins = next((i for i in self.fn.instructions() if i.line == line), None)
         return with_source(err, ins, self.module)
 
     # ------------------------------------------------------------------ decode
     def _decode(self) -> list[tuple[list[tuple[Instr, Callable]], Callable, int]]:
-        blocks, labels = build_blocks(self.fn)
+        blocks, labels = build_blocks(self.fn, split_mem=self.interleaver is not None)
         self.labels = labels
+        self.block_coll = [any(collective(i) for i in b.instrs) for b in blocks]
         out = []
         for bi, b in enumerate(blocks):
             hs: list[tuple[Instr, Callable]] = []
@@ -359,6 +385,8 @@ class Machine:
                     continue
                 if self.race is not None:
                     h = self.race.wrap(ins, h)
+                if self.proxy is not None and (async_reader(ins) or async_writer(ins)):
+                    h = proxy_wrap(self, ins, h)
                 h = range_checked(self, ins, h)
                 if ins.pred is not None:
                     h = self._guard(ins, h)
@@ -441,12 +469,18 @@ class Machine:
         if ins.base == "brx":
             raise self.error(UnsupportedInstructionError, f"unsupported instruction {ins.opcode}")
         if ins.base in ("trap", "brkpt"):
+            call_error = ins.meta.get("call_error")  # a call the emulator did not inline (inline.py)
 
             def trap(idx):
-                from irc.emu.errors import TrapError
+                from irc.emu.errors import BadCallError, LimitError, TrapError
 
                 t, _ = self._split(ins, idx)
                 if self.count(t):
+                    if call_error is not None:
+                        why, lim = call_error
+                        if lim is None:
+                            raise self.error(BadCallError, why, self.ids(t), ins.line)
+                        raise self.error(LimitError, limit_message(lim, why), self.ids(t), ins.line)
                     raise self.error(TrapError, f"{ins.opcode} executed", self.ids(t), ins.line)
                 fall(idx)
 
@@ -455,12 +489,25 @@ class Machine:
 
     # ------------------------------------------------------------------ run
     def run(self) -> None:
-        blocks = self.blocks
         sched = self.sched
         n = self.N
         full = slice(None)
-        clocks = self.extra.get("clock_regs", set())
+        inter = self.interleaver
+        relief = Relief(self)
         while True:
+            if inter is not None:
+                inter.wake()
+                got = inter.pick()
+                if got is None:
+                    if self._release():
+                        continue
+                    if (self.pc >= 0).any():
+                        self._deadlock()
+                    return
+                b, idx = got
+                for grp in inter.split(idx, self.block_coll[b]):
+                    self._run_block(b, grp)
+                continue
             b = int(sched.min()) if n else int(BIG)
             if b >= BIG:
                 if self._release():
@@ -468,40 +515,43 @@ class Machine:
                 if (self.pc >= 0).any():
                     self._deadlock()
                 return
-            mask = sched == b
-            idx = np.flatnonzero(mask)
-            if len(idx) == n:
-                idx = full
-            hs, term, ninstr = blocks[b]
-            self.cur_block = b
-            cnt = self.count(idx)
-            self.steps += ninstr
-            self.thread_instructions += ninstr * cnt
-            if self.steps > self.max_steps:
-                raise self.error(
-                    StepLimitError,
-                    f"step limit {self.max_steps} exceeded (infinite loop?)",
-                    self.ids(idx)[:4],
-                    hs[0][0].line if hs else 0,
-                )
-            for k in clocks:
-                self.regs[k] += self.regs[k].dtype.type(ninstr)
-            for ins, h in hs:
-                self.cur_instr = ins
-                r = h(idx)
-                if r is not None:
-                    idx = r
-                    if len(idx) == 0:
-                        break
-            else:
-                self.cur_instr = None
-                term(idx)
-                if self.asyncq is not None:
-                    self.asyncq.step()
-                continue
+            idx = np.flatnonzero(sched == b)
+            if len(idx) < n and relief.due():
+                alt = relief.pick(b, len(idx))
+                if alt is not None:
+                    self._run_block(int(sched[alt[0]]), alt)
+                    continue
+            self._run_block(b, full if len(idx) == n else idx)
+
+    def _run_block(self, b: int, idx) -> None:
+        """Run block `b` for threads `idx` (a slice: every thread), then its terminator."""
+        hs, term, ninstr = self.blocks[b]
+        self.cur_block = b
+        cnt = self.count(idx)
+        self.steps += ninstr
+        self.thread_instructions += ninstr * cnt
+        if self.steps > self.max_steps:
+            raise self.error(
+                StepLimitError,
+                f"step limit {self.max_steps} exceeded (infinite loop?)",
+                self.ids(idx)[:4],
+                hs[0][0].line if hs else 0,
+            )
+        for k in self.clocks:
+            self.regs[k] += self.regs[k].dtype.type(ninstr)
+        for ins, h in hs:
+            self.cur_instr = ins
+            r = h(idx)
+            if r is not None:
+                idx = r
+                if len(idx) == 0:
+                    break
+        else:
             self.cur_instr = None
-            if self.asyncq is not None:
-                self.asyncq.step()
+            term(idx)
+        self.cur_instr = None
+        if self.asyncq is not None:
+            self.asyncq.step()
 
     def _release(self) -> bool:
         return release(self)
@@ -525,8 +575,11 @@ class Machine:
         return {"thread_instructions": self.thread_instructions, "steps": self.steps}
 
 
+def sm_number(target: str) -> int:
+    """The SM number of a `.target` (`sm_90a, debug` -> 90; 80 when it names none)."""
+    digits = "".join(c for c in str(target).split(",")[0] if c.isdigit())
+    return int(digits) if digits else 80
+
+
 def vec_items(op) -> list:
     return list(op.items) if isinstance(op, Vec) else [op]
-
-
-_ = time

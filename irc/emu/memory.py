@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from irc.emu.errors import MemoryAccessError, MisalignedAccessError, UninitSharedReadError
+from irc.emu.mbarstate import reuse_error
 from irc.emu.state import GBASE, LWIN, PWIN, SHWIN
 
 ALIGN = 256
@@ -148,6 +149,8 @@ def locate(m, space: str, addr: np.ndarray, ids: np.ndarray, nbytes: int, write:
 def check_written(m, bidx: np.ndarray, nbytes: int, ids: np.ndarray) -> None:
     if m.asyncq is not None:  # bytes an asynchronous copy has not finished writing
         m.asyncq.check_read(bidx, nbytes, ids)
+        if m.asyncq.capture is not None:  # read by a captured async copy (a bulk store's source)
+            m.asyncq.note_read(bidx, nbytes)
     w = m.smem_written
     ok = w[bidx] if nbytes == 1 else w[bidx[:, None] + np.arange(nbytes)].all(axis=1)
     if not ok.all():
@@ -167,6 +170,8 @@ def load(m, space: str, addr, ids: np.ndarray, dt: np.dtype, nvec: int = 1) -> l
         buf, bidx, _, kind = parts[0]
         if kind == "shared":
             check_written(m, bidx, total, ids)
+            if m.proxy is not None and m.proxy.async_read:
+                m.proxy.check_read(bidx, total, ids)
         if m.race is not None:
             m.race.access(kind, bidx, ids, total, "read")
         view = buf.view(dt)
@@ -176,6 +181,8 @@ def load(m, space: str, addr, ids: np.ndarray, dt: np.dtype, nvec: int = 1) -> l
     for buf, bidx, sel, kind in parts:
         if kind == "shared":
             check_written(m, bidx, total, ids[sel])
+            if m.proxy is not None and m.proxy.async_read:
+                m.proxy.check_read(bidx, total, ids[sel])
         if m.race is not None:
             m.race.access(kind, bidx, ids[sel], total, "read")
         view = buf.view(dt)
@@ -210,6 +217,21 @@ def store(m, space: str, addr, ids: np.ndarray, dt: np.dtype, vals: list) -> Non
             view[k + v] = x if sel is None else x[sel]
         if kind == "shared":
             mark_written(m, bidx, total)
+            shared_written(m, bidx, total, ids if sel is None else ids[sel])
+
+
+def shared_written(m, bidx: np.ndarray, nbytes: int, ids: np.ndarray) -> None:
+    """Checks and bookkeeping of a write (store, atomic, async copy landing) to shared memory: the bytes of
+    a valid mbarrier (`mbarrier-reuse`), bytes a bulk store still reads (`async-race`), proxy state."""
+    if m.mbar:
+        ml = m.mbar_live
+        live = ml[bidx] if nbytes == 1 else ml[bidx[:, None] + np.arange(nbytes)].any(axis=1)
+        if live.any():
+            raise reuse_error(m, bidx, nbytes, ids, live)
+    if m.asyncq is not None:
+        m.asyncq.check_write(bidx, nbytes, ids)
+    if m.proxy is not None:
+        m.proxy.on_write(bidx, nbytes, ids)
 
 
 def mark_written(m, bidx: np.ndarray, nbytes: int) -> None:

@@ -12,6 +12,7 @@ import numpy as np
 from irc.emu import dtypes as D
 from irc.emu.errors import UnsupportedInstructionError
 from irc.emu.registry import op
+from irc.ptxisa.facts import PRMT_MODES
 from irc.ptxisa.model import Instr, Pair, Vec
 
 M32 = np.uint64(0xFFFFFFFF)
@@ -347,13 +348,27 @@ def _neg(m, ins):
     return _unary(m, ins, _float_fn(t, np.negative, 1) if t in FLOATY else np.negative, t)
 
 
+def _signed_zeros(f, is_max):
+    """PTX orders -0.0 below +0.0 in `min` / `max` (numpy returns either zero)."""
+
+    def g(a, b):
+        r = f(a, b)
+        zero = (a == 0) & (b == 0)
+        if not np.any(zero):
+            return r
+        neg = np.signbit(a) & np.signbit(b) if is_max else np.signbit(a) | np.signbit(b)
+        return np.where(zero, np.where(neg, -np.abs(r), np.abs(r)), r).astype(np.asarray(r).dtype)
+
+    return g
+
+
 @op("min", "max")
 def _minmax(m, ins):
     t = typ(ins)
     mx = ins.base == "max"
     if t in FLOATY:
         f = (np.maximum if mx else np.minimum) if "NaN" in ins.mods else (np.fmax if mx else np.fmin)
-        fn = _float_fn(t, f, 2)
+        fn = _float_fn(t, _signed_zeros(f, mx), 2)
     else:
         fn = np.maximum if mx else np.minimum
     if "relu" in ins.mods:
@@ -537,14 +552,7 @@ def _fns(m, ins):
     raise UnsupportedInstructionError("fns is not supported", line=ins.line)
 
 
-_PRMT_MODES = {
-    "f4e": [[0, 1, 2, 3], [1, 2, 3, 4], [2, 3, 4, 5], [3, 4, 5, 6]],
-    "b4e": [[5, 6, 7, 0], [6, 7, 0, 1], [7, 0, 1, 2], [0, 1, 2, 3]],
-    "rc8": [[0, 0, 0, 0], [1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3]],
-    "ecl": [[0, 1, 2, 3], [1, 1, 2, 3], [2, 2, 2, 3], [3, 3, 3, 3]],
-    "ecr": [[0, 0, 0, 0], [0, 1, 1, 1], [0, 1, 2, 2], [0, 1, 2, 3]],
-    "rc16": [[0, 1, 0, 1], [2, 3, 2, 3], [0, 1, 0, 1], [2, 3, 2, 3]],
-}
+_PRMT_MODES = PRMT_MODES  # (irc.ptxisa.facts: one table for the emulator and the op semantics)
 
 
 @op("prmt")
@@ -951,6 +959,8 @@ def _mov(m, ins):
     "createpolicy",
 )
 def _nop(m, ins):
+    if ins.base in ("membar", "fence") and m.race is not None:
+        return lambda idx: None  # no effect, but the race checker orders the fencing thread's accesses
     if ins.base == "createpolicy":
         d = m.write(ins.operands[0], "b64")
         return lambda idx: d(idx, np.zeros(m.count(idx), np.uint64))

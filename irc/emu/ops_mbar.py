@@ -11,11 +11,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from irc.emu.errors import EmuError, UnsupportedInstructionError
+from irc.emu.errors import (
+    BulkRuleError,
+    MbarrierError,
+    MbarrierOverflowError,
+    MisalignedAccessError,
+    ProxyFenceError,
+    TensorMapError,
+    UnsupportedInstructionError,
+)
+from irc.emu.mbarstate import Mbar, reuse_error
 from irc.emu.memory import load, locate, mark_written, store
 from irc.emu.registry import op
 from irc.emu.state import BIG, PWIN, W_MBAR
-from irc.emu.tensormap import decode_tensormap
+from irc.emu.tensormap import decode_tensormap, driver_problem
 from irc.ptxisa.model import Instr
 
 
@@ -24,50 +33,130 @@ def mbar_keys(m, ad, idx, ids):
     return bidx  # global smem byte index = cta * shsize + offset: unique per (CTA, barrier)
 
 
-def _get(m, key: int, ids) -> list[int]:
+def _get(m, key: int, ids) -> Mbar:
     st = m.mbar.get(int(key))
     if st is None:
         raise m.error(
-            EmuError,
+            MbarrierError,
             f"mbarrier at shared offset {int(key) % m.shsize:#x} used before mbarrier.init",
             ids,
-            kind="mbarrier-uninit",
         )
+    _visible(m, int(key), st, np.asarray(ids))
     return st
+
+
+def mbar_pending(m, key: int, ids) -> Mbar:
+    """The mbarrier at `key` (checked like every use), for callers that adjust its pending count."""
+    return _get(m, key, ids)
+
+
+def _visible(m, key: int, st: Mbar, ids: np.ndarray) -> None:
+    """The init must be visible to every using thread: the initialising thread itself, a lane of its warp,
+    or a thread that left a CTA barrier which the initialising thread also passed after the init."""
+    it = st.init_thread
+    if st.seen or it < 0 or len(ids) == 0:
+        return
+    if m.sync_clock > st.init_sync and m.rel_epoch[it] > st.init_sync:
+        cta = (m.cta == m.cta[it]) & (m.pc >= 0)
+        if (m.rel_epoch[cta] > st.init_sync).all():  # once every thread saw a barrier: stop checking
+            st.seen = True
+            return
+    other = (m.gwarp[ids] != m.gwarp[it]) & (m.cta[ids] == m.cta[it])
+    if not other.any():
+        return
+    seen = m.rel_epoch[ids] > st.init_sync
+    if m.rel_epoch[it] > st.init_sync and seen[other].all():
+        return
+    bad = ids[other & ~(seen & (m.rel_epoch[it] > st.init_sync))]
+    if len(bad) == 0:
+        return
+    _, th = m.coords(np.array([it]))
+    use = m.cur_instr
+    raise m.error(
+        MbarrierError,
+        f"mbarrier at shared offset {key % m.shsize:#x} is used by `{use.opcode if use else '?'}` before its "
+        f"mbarrier.init (line {st.init_ins.line if st.init_ins else '?'}, thread {th[0] if th else '?'}) is "
+        "visible to these threads: no barrier between the init and the use (a fence.mbarrier_init orders "
+        "the init for the async proxy and the cluster, not for the other warps): add `__syncthreads()` "
+        "(`barrier()`) after the init",
+        bad,
+    )
+
+
+def async_use(m, key: int, ids, ins: Instr | None) -> None:
+    """The async proxy updates the mbarrier (`complete_tx` of a TMA / bulk copy, `tcgen05.commit`): its
+    init must be covered by a fence.mbarrier_init or fence.proxy.async (irc/emu/proxy.py)."""
+    st = m.mbar.get(int(key))
+    if st is None or st.fenced or st.init_thread < 0:
+        return
+    _, th = m.coords(np.array([st.init_thread]))
+    raise m.error(
+        ProxyFenceError,
+        f"`{ins.opcode if ins else 'an asynchronous copy'}` at line {ins.line if ins else '?'} updates the "
+        f"mbarrier at shared offset {int(key) % m.shsize:#x} through the async proxy, but its "
+        f"`{st.init_ins}` (line {st.init_ins.line if st.init_ins else '?'}, thread {th[0] if th else '?'}) "
+        "is a generic-proxy write that no fence made visible to the async proxy: add "
+        "`fence.mbarrier_init.release.cluster` (`fence_mbarrier_init()`) after the init",
+        np.asarray(ids)[:8],
+        ins.line if ins is not None else None,
+    )
+
+
+def fence_inits(m, ids: np.ndarray) -> None:
+    """`fence.mbarrier_init` / `fence.proxy.async` by `ids`: the inits they made, and those made before a
+    barrier they left since, are visible to the async proxy."""
+    if not m.mbar:
+        return
+    mine = set(np.asarray(ids).tolist())
+    rel = {int(c): int(e) for c, e in zip(m.cta[ids].tolist(), m.rel_epoch[ids].tolist())}
+    for st in m.mbar.values():
+        if st.fenced:
+            continue
+        if st.init_thread in mine:
+            st.fenced = True
+        else:
+            e = rel.get(int(m.cta[st.init_thread])) if st.init_thread >= 0 else None
+            if e is not None and e > st.init_sync:
+                st.fenced = True
 
 
 def mbar_arrive(m, key: int, count: int, tx: int, ids) -> int:
     """Apply `count` arrivals and `tx` expected bytes; return the phase before (the state token)."""
     st = _get(m, key, ids)
-    phase = st[0]
-    st[3] += tx
-    st[1] -= count
-    if st[1] < 0:
+    phase = st.phase
+    st.tx += tx
+    st.pending -= count
+    if st.pending < 0:
         raise m.error(
-            EmuError,
-            f"mbarrier received more arrivals than expected ({st[2]})",
+            MbarrierOverflowError,
+            f"mbarrier received more arrivals than expected ({st.expected})",
             ids,
-            kind="mbarrier-overflow",
         )
     _maybe_complete(m, st)
     return phase
 
 
-def _maybe_complete(m, st: list[int]) -> None:
-    if st[1] == 0 and st[3] == 0:
-        st[0] += 1
-        st[1] = st[2]
+def _maybe_complete(m, st: Mbar) -> None:
+    if st.pending == 0 and st.tx == 0:
+        st.phase += 1
+        st.pending = st.expected
         m.mbar_changed = True
         if m.race is not None:
             m.race.on_phase()
 
 
-def complete_tx(m, key: int, nbytes: int, ids) -> None:
+def complete_tx(m, key: int, nbytes: int, ids, ins: Instr | None = None) -> None:
+    """The transaction bytes of an asynchronous copy (the async proxy) have landed."""
+    async_use(m, key, ids, ins)
     if m.asyncq is not None and m.asyncq.capture is not None:  # an async copy: completes later
-        m.asyncq.defer(lambda: complete_tx(m, key, nbytes, ids))
+        m.asyncq.defer(lambda: _landed(m, key, nbytes, ids))
         return
+    _landed(m, key, nbytes, ids)
+
+
+def _landed(m, key: int, nbytes: int, ids) -> None:
     st = _get(m, key, ids)
-    st[3] -= nbytes
+    st.tx -= nbytes
     _maybe_complete(m, st)
 
 
@@ -86,7 +175,7 @@ def _mbarrier(m, ins: Instr):
             keys = mbar_keys(m, ad, idx, ids)
             txs = np.broadcast_to(np.asarray(tx(idx), np.int64), (len(ids),))
             for k, t in zip(keys.tolist(), txs.tolist()):
-                _get(m, k, ids)[3] += t
+                _get(m, k, ids).tx += t
 
         return expect
     if kind == "complete_tx":
@@ -98,7 +187,9 @@ def _mbarrier(m, ins: Instr):
                 mbar_keys(m, ad, idx, ids).tolist(),
                 np.broadcast_to(np.asarray(tx(idx), np.int64), (len(ids),)).tolist(),
             ):
-                complete_tx(m, k, t, ids)
+                st = _get(m, k, ids)
+                st.tx -= t
+                _maybe_complete(m, st)
 
         return ctx
     if kind in ("test_wait", "try_wait"):
@@ -109,7 +200,8 @@ def _mbarrier(m, ins: Instr):
         def inval(idx):
             ids = m.ids(idx)
             for k in np.unique(mbar_keys(m, ad, idx, ids)).tolist():
-                m.mbar.pop(int(k), None)
+                if m.mbar.pop(int(k), None) is not None:
+                    m.mbar_live[int(k) : int(k) + 8] = False
 
         return inval
     if kind == "pending_count":
@@ -124,10 +216,18 @@ def _init(m, ins):
     def init(idx):
         ids = m.ids(idx)
         keys = mbar_keys(m, ad, idx, ids)
+        live = np.array([int(k) in m.mbar for k in keys.tolist()], bool)
+        if live.any():  # a valid mbarrier initialised again: mbarrier.inval first
+            raise reuse_error(m, keys, 8, ids, live)
         cnts = np.broadcast_to(np.asarray(cnt(idx), np.int64), (len(ids),))
-        for k, c in zip(keys.tolist(), cnts.tolist()):
-            m.mbar[int(k)] = [0, int(c), int(c), 0]
+        for k, c, t in zip(keys.tolist(), cnts.tolist(), ids.tolist()):
+            m.mbar[int(k)] = Mbar(int(c), int(t), ins, m.sync_clock)
         mark_written(m, keys, 8)
+        if m.proxy is not None:
+            m.proxy.on_write(keys, 8, ids)
+        if m.mbar_live is None:
+            m.mbar_live = np.zeros(m.smem.shape[0], np.bool_)
+        m.mbar_live[(keys[:, None] + np.arange(8)).reshape(-1)] = True
 
     return init
 
@@ -155,7 +255,7 @@ def _arrive_op(m, ins):
                 else:
                     cnt = int(ex[i])
             if drop:
-                _get(m, k, ids[i : i + 1])[2] -= cnt
+                _get(m, k, ids[i : i + 1]).expected -= cnt
             tok[i] = mbar_arrive(m, k, cnt, tx, ids[i : i + 1])
         if wd is not None:
             wd(idx, tok)
@@ -182,7 +282,7 @@ def _wait(m, ins):
         t = np.broadcast_to(np.asarray(tok(idx), np.uint64), (len(ids),))
         done = np.zeros(len(ids), bool)
         for i, k in enumerate(keys.tolist()):
-            phase = _get(m, k, ids[i : i + 1])[0]
+            phase = _get(m, k, ids[i : i + 1]).phase
             if parity:
                 done[i] = (phase & 1) != (int(t[i]) & 1)
             else:
@@ -249,6 +349,7 @@ def _bulk(m, ins):
         ids = m.ids(idx)
         da, sa = d(idx), s(idx)
         sz = np.broadcast_to(np.asarray(size(idx), np.int64), (len(ids),))
+        _bulk_rules(m, ins, ids, np.asarray(da, np.uint64), np.asarray(sa, np.uint64), sz)
         keys = mbar_keys(m, mb, idx, ids) if mb is not None else None
         for i in range(len(ids)):
             n = int(sz[i])
@@ -256,9 +357,30 @@ def _bulk(m, ins):
             vals = load(m, src_sp, np.array([sa[i]], np.uint64), one, u8, n)
             store(m, dst_sp, np.array([da[i]], np.uint64), one, u8, vals)
             if keys is not None:
-                complete_tx(m, int(keys[i]), n, one)
+                complete_tx(m, int(keys[i]), n, one, ins)
 
     return bulk
+
+
+def _bulk_rules(m, ins, ids, da, sa, sz) -> None:
+    """`cp.async.bulk`: the size a multiple of 16 bytes (`BulkRuleError`), both addresses 16-byte aligned."""
+    bad = sz % 16 != 0
+    if bad.any():
+        raise m.error(
+            BulkRuleError,
+            f"{ins.opcode}: the size {int(sz[bad][0])} bytes is not a multiple of 16 (a bulk copy moves whole "
+            "16-byte units: pad the row, or copy the tail with ordinary loads)",
+            ids[bad],
+        )
+    for what, a in (("destination", da), ("source", sa)):
+        a = np.broadcast_to(a, (len(ids),))
+        bad = a % np.uint64(16) != 0
+        if bad.any():
+            raise m.error(
+                MisalignedAccessError,
+                f"{ins.opcode}: the {what} address {int(a[bad][0]):#x} of a bulk copy must be 16-byte aligned",
+                ids[bad],
+            )
 
 
 def _tensor(m, ins):
@@ -305,9 +427,22 @@ def _tensor(m, ins):
             try:
                 desc = decode_tensormap(_tmap_bytes(m, int(ta[i]), one))
             except ValueError as e:
-                raise m.error(EmuError, str(e), one, kind="tensormap") from None
+                raise m.error(TensorMapError, str(e), one) from None
+            why = driver_problem(desc)
+            if why is not None:
+                raise m.error(
+                    TensorMapError, f"{ins.opcode}: the tensor map is one the driver rejects: {why}", one
+                )
+            if int(sa[i]) % 128:
+                raise m.error(
+                    MisalignedAccessError,
+                    f"{ins.opcode}: the shared-memory address {int(sa[i]):#x} of a tensor copy must be "
+                    "128-byte aligned (align the tile: `.align 128`, or round its offset in dynamic shared "
+                    "memory up to 128)",
+                    one,
+                )
             nbytes = tma_copy(m, desc, [int(c[i]) for c in cs], int(sa[i]), one, load_dir, reduce_op)
             if keys is not None:
-                complete_tx(m, int(keys[i]), nbytes, one)
+                complete_tx(m, int(keys[i]), nbytes, one, ins)
 
     return tma

@@ -38,20 +38,33 @@ def present_mask(m, ids: np.ndarray) -> np.ndarray:
 
 
 def check_mask(m, ins: Instr, ids: np.ndarray, mask, present: np.ndarray) -> None:
+    """The member mask against the lanes that execute the collective together: every lane it names must be
+    executing it, and every executing lane must be in its own mask (PTX ISA: otherwise undefined; on a GPU
+    a hang or values from lanes that never arrive)."""
     gw = m.gwarp[ids]
     mk = np.broadcast_to(np.asarray(mask, np.uint32), (len(ids),))
-    missing = mk & m.warp_exist[gw] & ~present[gw]
+    missing = mk & ~present[gw]
     if missing.any():
         bad = missing != 0
         lanes = [i for i in range(32) if int(missing[bad][0]) >> i & 1]
-        own = (mk >> m.lane[ids]) & np.uint32(1)
-        extra = ""
-        if (own == 0).any():
-            extra = "; some executing lanes are not in the mask"
+        absent = int(missing[bad][0]) & ~int(m.warp_exist[gw[bad][0]])
+        why = " (lanes past the end of the block, which do not exist)" if absent else ""
         raise m.error(
             CollectiveMaskError,
             f"{ins.opcode} member mask {int(mk[bad][0]):#010x} names lanes "
-            f"{lanes[:8]} that are not executing it{extra}",
+            f"{lanes[:8]} that are not executing it{why}",
+            ids[bad],
+        )
+    own = (mk >> m.lane[ids]) & np.uint32(1)
+    if (own == 0).any():
+        bad = own == 0
+        lanes = sorted(set(int(x) for x in m.lane[ids][bad].tolist()))
+        raise m.error(
+            CollectiveMaskError,
+            f"{ins.opcode} is executed by lanes {lanes[:8]}{' ...' if len(lanes) > 8 else ''} that its member "
+            f"mask {int(mk[bad][0]):#010x} leaves out: every lane that executes a `.sync` collective must be in "
+            "its mask (use the mask of the lanes that take this path, e.g. `__activemask()` or a "
+            "branch-specific mask)",
             ids[bad],
         )
 

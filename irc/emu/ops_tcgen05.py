@@ -18,7 +18,7 @@ import numpy as np
 from irc.emu import dtypes as D
 from irc.emu.errors import EmuError, UnsupportedInstructionError
 from irc.emu.memory import load, store
-from irc.emu.ops_mbar import mbar_arrive, mbar_keys
+from irc.emu.ops_mbar import async_use, mbar_arrive, mbar_keys
 from irc.emu.registry import op
 from irc.ptxisa.model import Addr, Instr, Reg, Vec
 
@@ -52,6 +52,7 @@ def _tcgen05(m, ins: Instr):
         def commit(idx):
             ids = m.ids(idx)
             for i, k in enumerate(mbar_keys(m, ad, idx, ids).tolist()):
+                async_use(m, k, ids[i : i + 1], ins)  # the tensor cores arrive: the async proxy
                 mbar_arrive(m, k, 1, 0, ids[i : i + 1])
 
         return commit

@@ -26,7 +26,7 @@ import os
 
 import numpy as np
 
-from irc.emu.errors import RaceError
+from irc.emu.errors import RaceError, user_loc
 from irc.records import record
 
 # bytes of shadow state per byte of tracked memory: 3 records (writer, two readers) x 5 int32 fields
@@ -66,6 +66,62 @@ class _Records:
 
 TID, INS, TEP, WEP, FEP = range(5)
 W, R1, R2 = range(3)
+STRONG, CAS_READ = 1, 2  # instruction flags: a morally strong access; a load that only feeds atom.cas
+
+
+def strong(ins) -> bool:
+    """Atomics and `.relaxed` / `.acquire` / `.release` loads and stores are strong accesses: two of them
+    never race (PTX memory model). `.volatile` is left weak on purpose: the warp-synchronous reductions
+    that rely on it are the races sm_70+ exposes."""
+    if ins.base in ("atom", "red"):
+        return True
+    return ins.base in ("ld", "st") and any(x in ins.mods for x in ("relaxed", "acquire", "release"))
+
+
+def cas_validated_loads(fn) -> set[int]:
+    """ids of the plain loads whose value feeds the compare operand of an `atom.cas` on the same address
+    (directly or through `mov`): the CAS-loop idiom, where a stale value is only retried, never used."""
+    from irc.ptxisa.model import Reg, Sym
+
+    instrs = fn.instructions()
+    # registers that hold a variable's address (`mov.u32 %r14, smax;`, then `cvta`): `[%r14]` is `[smax]`
+    names: dict[str, str] = {}
+    for i in instrs:
+        if i.base in ("mov", "cvta") and len(i.operands) == 2 and isinstance(i.operands[0], Reg):
+            src = i.operands[1]
+            if isinstance(src, Sym):
+                names[i.operands[0].name] = src.name
+            elif isinstance(src, Reg) and src.name in names:
+                names[i.operands[0].name] = names[src.name]
+
+    def key(a) -> str:
+        base = getattr(a, "base", None)
+        if isinstance(base, Reg) and base.name in names:
+            return f"{names[base.name]}+{a.offset}"
+        return f"{base}+{getattr(a, 'offset', 0)}"
+
+    cmp: dict[str, set] = {}  # compare register -> the CAS addresses
+    for i in instrs:
+        if i.base == "atom" and "cas" in i.mods and len(i.operands) >= 3 and isinstance(i.operands[2], Reg):
+            cmp.setdefault(i.operands[2].name, set()).add(key(i.operands[1]))
+    if not cmp:
+        return set()
+    changed = True
+    while changed:  # `mov %r10, %r9` into a compare register: %r9 feeds the compare too
+        changed = False
+        for i in instrs:
+            if i.base == "mov" and len(i.operands) == 2 and all(isinstance(o, Reg) for o in i.operands):
+                d, a = i.operands[0].name, i.operands[1].name
+                if d in cmp and not cmp[d] <= cmp.get(a, set()):
+                    cmp.setdefault(a, set()).update(cmp[d])
+                    changed = True
+    out: set[int] = set()
+    for i in instrs:
+        if i.base == "ld" and len(i.operands) == 2 and isinstance(i.operands[0], Reg):
+            addrs = cmp.get(i.operands[0].name)
+            if addrs and key(i.operands[1]) in addrs:
+                out.add(id(i))
+    return out
 
 
 @record
@@ -114,6 +170,8 @@ class RaceChecker:
         self._noted: set[tuple[int, int]] = set()
         self.instrs: list = []
         self._ins_id: dict[int, int] = {}
+        self.flags = np.zeros(64, np.uint8)  # per instruction id: STRONG, CAS_READ
+        self.cas_reads = cas_validated_loads(fn)
         self.intra_warp = _sm(module.target) >= 70
         self.gshadow: _Records | None = None
         if gmem.size <= GLOBAL_LIMIT:
@@ -123,6 +181,13 @@ class RaceChecker:
                 f"global memory of {gmem.size} bytes exceeds the race checker's {GLOBAL_LIMIT}-byte limit: "
                 "only shared memory was race-checked"
             )
+
+    def warp_lanes(self, warps: np.ndarray) -> np.ndarray:
+        """Launch thread ids of every lane of the given warps (launch-wide warp numbers)."""
+        cta, wi = np.divmod(np.asarray(warps, np.int64), self.wpc)
+        lanes = (cta * self.tpc + wi * 32)[:, None] + np.arange(32)
+        ok = lanes < (cta * self.tpc + self.tpc)[:, None]
+        return lanes[ok]
 
     # ------------------------------------------------------------------ setup
     def max_ctas(self, shsize: int) -> int:
@@ -138,6 +203,9 @@ class RaceChecker:
         if i is None:
             i = self._ins_id[k] = len(self.instrs)
             self.instrs.append(ins)
+            if i >= len(self.flags):
+                self.flags = np.concatenate([self.flags, np.zeros(len(self.flags), np.uint8)])
+            self.flags[i] = (STRONG if strong(ins) else 0) | (CAS_READ if id(ins) in self.cas_reads else 0)
         return i
 
 
@@ -187,9 +255,10 @@ class _Chunk:
             if coll:  # a collective that itself reads or writes (ldmatrix, wmma) sees the lanes' earlier
                 rc.wep[warps] += 1  # accesses as ordered before it: bump before and after
             r = h(idx)
-            if fence:
-                rc.tep[g] += 1
-                rc.fep[g] += 1
+            if fence:  # every lane of the warp: a lane's accesses before a warp sync are ordered by it
+                lanes = rc.warp_lanes(np.unique(rc.warp_of[g]))
+                rc.tep[lanes] += 1
+                rc.fep[lanes] += 1
             if coll:
                 rc.wep[warps] += 1
             return r
@@ -238,11 +307,10 @@ class _Chunk:
         cur[:, WEP] = rc.wep[rc.warp_of[T]]
         if sh.cross_cta:
             cur[:, FEP] = rc.fep[T]
-        self._check(sh, S[:, W], B, T, L, kind, op, "write", buf, newbytes, nbytes)
+        self._check(sh, S[:, W], B, T, L, kind, op, "write", buf, newbytes, nbytes, ins)
         if op != "read":
-            if op != "atomic":  # a plain read racing an atomic only sees a stale value (the CAS loop)
-                self._check(sh, S[:, R1], B, T, L, kind, op, "read", buf, newbytes, nbytes)
-                self._check(sh, S[:, R2], B, T, L, kind, op, "read", buf, newbytes, nbytes)
+            self._check(sh, S[:, R1], B, T, L, kind, op, "read", buf, newbytes, nbytes, ins)
+            self._check(sh, S[:, R2], B, T, L, kind, op, "read", buf, newbytes, nbytes, ins)
             if op == "write":
                 self._same_instr(sh, B, T, L, kind, buf, newbytes, nbytes)
             sh.s[B, W] = cur
@@ -275,12 +343,23 @@ class _Chunk:
         across = rc.fep[e] == rows[:, FEP]
         return np.where(same_cta, in_cta, across), same_warp
 
-    def _check(self, sh, rows, B, T, L, kind, op, prev_op, buf, newbytes, nbytes) -> None:
+    def _check(self, sh, rows, B, T, L, kind, op, prev_op, buf, newbytes, nbytes, ins) -> None:
         rc = self.rc
         e = rows[:, TID] - 1
         cand = (e >= 0) & (e != T)
         if not cand.any():
             return
+        f = int(rc.flags[ins]) if ins >= 0 else 0
+        if f:
+            # two strong accesses (atomics, relaxed/acquire/release) never race; nor does an atomic with
+            # the plain load of a CAS loop, whose stale value is only retried
+            pf = rc.flags[np.maximum(rows[:, INS], 0)]
+            if f & STRONG:
+                cand &= (pf & (STRONG | CAS_READ)) == 0
+            else:
+                cand &= (pf & STRONG) == 0
+            if not cand.any():
+                return
         k = np.flatnonzero(cand)
         # cheap filter first: a record whose thread has passed a barrier or fence since is ordered
         # within its CTA (across CTAs only a fence counts, see _unordered)
@@ -293,9 +372,6 @@ class _Chunk:
                 return
         Bk, ek, Tk, rk = B[k], e[k], T[k], rows[k]
         bad, same_warp = self._unordered(rk, ek, Tk)
-        if prev_op == "write":
-            prev_atomic = sh.watom[Bk]
-            bad &= ~(prev_atomic & (op != "write"))  # atomics conflict only with plain writes
         if not bad.any():
             return
         j = np.flatnonzero(bad)
@@ -377,9 +453,9 @@ class _Chunk:
             addr = byte + GBASE
             name, start = _global_buffer(m, addr)
         src = ""
-        if instr is not None and instr.loc is not None:
-            path = rc.module.files.get(instr.loc.file, "")
-            src = f"{os.path.basename(path) or '?'}:{instr.loc.line}"
+        got = user_loc(instr, rc.module) if instr is not None else None
+        if got is not None:
+            src = f"{os.path.basename(got[0]) or '?'}:{got[1]}"
         return RaceAccess(
             op,
             th,
@@ -396,11 +472,19 @@ class _Chunk:
     def _raise(self, kind, byte, ins0, t0, op0, t1, op1, same_warp) -> None:
         a = self._access(kind, byte, ins0, t0, op0)
         b = self._access(kind, byte, self.rc.ins_id(self.m.cur_instr), t1, op1)
+        w0, w1 = ("write" if x == "atomic" else x for x in (op0, op1))
         pair = {("write", "read"): "read-after-write", ("read", "write"): "write-after-read"}.get(
-            (op0, op1), "write-write" if "read" not in (op0, op1) else "read-write"
+            (w0, w1), "write-write" if "read" not in (w0, w1) else "read-write"
         )
         where = f"{kind} memory {b.buffer}+{b.offset:#x} (address {b.address:#x})"
-        if same_warp and self.rc.intra_warp:
+        copy = next((x for x in (a, b) if x.instr.startswith(("cp.async", "cp.reduce"))), None)
+        if copy is not None:
+            why = (
+                f"the copy by thread {copy.thread} is asynchronous: other threads may use its data only after "
+                "the issuing thread's wait that covers it (`cp.async.wait_group` / `wait_all`) and then a "
+                "barrier (`__syncthreads()`); a warp barrier does not wait for a copy"
+            )
+        elif same_warp and self.rc.intra_warp:
             why = (
                 "the two threads are lanes of one warp, which are not ordered on sm_70+ without a warp "
                 "barrier: add `syncwarp()` (`__syncwarp()`) between the accesses"

@@ -113,6 +113,31 @@ def decode_tensormap(data: bytes) -> TensorMap:
     return TensorMap(esize, addr, rank, bool(oob), dims, strides, box, f[20])
 
 
+def driver_problem(desc: TensorMap) -> str | None:
+    """Why `cuTensorMapEncodeTiled` would reject this map (interleave none, no swizzle), or None: the global
+    address 16-byte aligned, every global stride a multiple of 16 below 2^40, every dimension 1..2^32, every
+    box extent 1..256, and the box's innermost row a multiple of 16 bytes."""
+    if desc.address % 16:
+        return f"the global address {desc.address:#x} is not 16-byte aligned"
+    for d, st in enumerate(desc.strides[1:], 1):
+        if st % 16 or not 0 < st < (1 << 40):
+            return (
+                f"the global stride of dimension {d} is {st} bytes: it must be a multiple of 16 "
+                "(pad the rows of the array, e.g. to a pitch that is a multiple of 16 bytes)"
+            )
+    for d, n in enumerate(desc.dims):
+        if not 1 <= n <= (1 << 32):
+            return f"dimension {d} has {n} elements (it must be 1..2^32)"
+    for d, b in enumerate(desc.box):
+        if not 1 <= b <= 256:
+            return f"box dimension {d} is {b} (it must be 1..256)"
+    if desc.box[0] * desc.elem_size % 16:
+        return (
+            f"the box's innermost extent is {desc.box[0] * desc.elem_size} bytes: it must be a multiple of 16"
+        )
+    return None
+
+
 def tma_copy(
     m,
     desc: TensorMap,

@@ -12,6 +12,10 @@ Type constraints (one string per operand / result):
 "..." repeats the constraint before it zero or more times (variadic), also mid-list: `sptr tmap i32 ... sptr`.
 Results "decl" means: the result types are whatever the op was built with (checked by `verify` hooks).
 
+Every word of a row is checked against the closed sets below when the table is built (`_op` raises on
+`'puer commutatve'`): `TRAITS`, `EFFECTS`, `UNIFORMITY`, `CONSTRAINTS`, the gate families, and attribute
+names that a template or a semantics reads must be declared (`attrs` / `opt`).
+
 Traits:
   pure             no side effects; may be CSE'd, folded, removed when unused
   terminator       ends a block
@@ -44,15 +48,21 @@ What each row owns besides its types (the readers never keep their own per-op li
                "operands" (the meet of the operands; the default for pure ops), "varying" (never uniform),
                "collective" (warp-uniform when control and mask are), "vote" / "shuffle" (their rules)
   shared_write the operand holding the shared-memory pointer the op writes through (None: none)
-  fold         the op's value on constants (`irc.ir.fold`), read by constant folding and the analyzer
+  sem          what the op computes (`irc.ir.semantics`), written once over an abstract domain: constant
+               folding and the TMA evaluator read it on constants (`OpDef.fold`, `irc.ir.fold`), the race
+               evaluator on per-thread vectors (`irc.analysis.lanes`), a symbolic encoding on z3 terms
 """
 
 from __future__ import annotations
 
-from irc.ir import fold as F
-from irc.ir.types import ScalarType
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from irc.ir import semantics as S
+from irc.ir.fold import fold as _fold
+from irc.ir.types import Type
 from irc.records import field, record
-from irc.target import family_admits
+from irc.target import GATE_FAMILIES, family_admits
 
 #: A PTX template: one string or a dict of variants. The hard cases are not templates: they are on
 #: `CUSTOM_PTX`, and instruction selection has one function (arm) for each.
@@ -102,17 +112,88 @@ class OpDef:
     mask: int | None = None  # member-mask operand of a warp collective
     uniformity: str = "operands"  # see the module docstring
     shared_write: int | None = None  # operand index of the shared pointer written through
-    fold: F.FoldFn | None = None  # value on constants (irc.ir.fold)
+    sem: S.Sem | None = None  # what it computes (irc.ir.semantics)
     ranges: tuple[OperandRange, ...] = ()  # operand value ranges (see OperandRange)
 
     def has(self, trait: str) -> bool:
         return trait in self.traits
+
+    def fold(self, vals: Sequence[Any], rt: Type, attrs: Mapping[str, Any], ots: Sequence[Type]) -> Any:
+        """The value on constant operands (as `const` ops hold them), or None (`irc.ir.fold`)."""
+        return _fold(self.sem, vals, rt, attrs, ots)
 
     def admits(self, arch: str) -> bool:
         return family_admits(self.gate, arch)
 
 
 OPS: dict[str, OpDef] = {}
+
+#: The closed sets every row is checked against (see the module docstring).
+TRAITS = frozenset({"pure", "terminator", "barrier", "warp_collective", "commutative", "async"})
+EFFECTS = frozenset({"none", "read", "write", "readwrite"})
+UNIFORMITY = frozenset({"operands", "varying", "collective", "vote", "shuffle", "load"})
+#: Operand / result constraints (`irc.ir.verifier` decides each), "..." (repeat the one before) and, for
+#: results only, "decl".
+CONSTRAINTS = frozenset(
+    {
+        "T",
+        "any",
+        "scalar",
+        "int",
+        "float",
+        "num",
+        "ptr",
+        "gptr",
+        "sptr",
+        "tmap",
+        "u32",
+        "u64",
+        "i32",
+        "bool",
+        "f32",
+    }
+)
+
+
+class OpTableError(ValueError):
+    """A malformed op-table row (raised at import: the table is built when `irc.ir` is imported)."""
+
+
+def _check_row(d: OpDef) -> None:
+    """Each field of a row against its closed set: a misspelt trait must not silently mean "impure"."""
+
+    def bad(what: str) -> None:
+        raise OpTableError(f"op-table row `{d.name}`: {what}")
+
+    if not d.traits <= TRAITS:
+        bad(f"unknown trait(s) {sorted(d.traits - TRAITS)}; traits are {sorted(TRAITS)}")
+    if d.effect not in EFFECTS:
+        bad(f"unknown effect {d.effect!r}; effects are {sorted(EFFECTS)}")
+    if d.uniformity not in UNIFORMITY:
+        bad(f"unknown uniformity rule {d.uniformity!r}; rules are {sorted(UNIFORMITY)}")
+    if d.gate is not None and d.gate not in GATE_FAMILIES:
+        bad(f"unknown gate family {d.gate!r}; families are {sorted(GATE_FAMILIES)}")
+    for where, cons in (("operand", d.operands), ("result", d.results)):
+        if cons == ("decl",) and where == "result":
+            continue
+        for k, c in enumerate(cons):
+            if c == "..." and k > 0 and cons[k - 1] != "...":
+                continue
+            if c not in CONSTRAINTS:
+                bad(f"unknown {where} constraint {c!r}; constraints are {sorted(CONSTRAINTS)}, '...', 'decl'")
+    fixed = len([c for c in d.operands if c != "..."])
+    variadic = "..." in d.operands
+    for name, idx in (("mask", d.mask), ("shared_write", d.shared_write)):
+        if idx is not None and not (0 <= idx < fixed or variadic):
+            bad(f"{name} operand {idx} out of range")
+    if d.imm is not None and any(not (0 <= i < fixed or variadic) for i in d.imm):
+        bad(f"immediate slot out of range: {sorted(d.imm)}")
+    if d.sem is not None:
+        if not isinstance(d.sem, S.Sem):
+            bad("sem must be an irc.ir.semantics.Sem")
+        undeclared = set(d.sem.attrs) - set(d.attrs) - set(d.opt_attrs)
+        if undeclared:
+            bad(f"the semantics reads undeclared attribute(s) {sorted(undeclared)}")
 
 
 def _op(
@@ -131,15 +212,15 @@ def _op(
     mask: int | None = None,
     uniformity: str | None = None,
     shared_write: int | None = None,
-    fold: F.FoldFn | None = None,
+    sem: S.Sem | None = None,
     ranges: tuple[OperandRange, ...] = (),
 ) -> None:
     def split(s: str) -> tuple[str, ...]:
         return tuple(x for x in s.replace(",", " ").split() if x)
 
     if name in OPS:
-        raise ValueError(f"op {name} declared twice")
-    OPS[name] = OpDef(
+        raise OpTableError(f"op {name} declared twice")
+    d = OpDef(
         name,
         split(operands),
         split(results),
@@ -154,9 +235,11 @@ def _op(
         mask,
         uniformity or ("operands" if "pure" in traits.split() else "varying"),
         shared_write,
-        fold,
+        sem,
         ranges,
     )
+    _check_row(d)
+    OPS[name] = d
 
 
 # --- values ------------------------------------------------------------------------------------------
@@ -170,8 +253,9 @@ _op(
     doc="special register: tid.x|y|z ntid.* ctaid.* nctaid.* laneid warpid cluster_ctarank ...",
     ptx="mov.u32 %0, %@name",
 )
-_op("copy", "T", "T", "pure", doc="a register copy (out-of-SSA, lifted mov)", imm="0")
-_op("bitcast", "any", "decl", "pure", ptx="mov.{h}", doc="reinterpret bits as another type of the same width")
+_op("copy", "T", "T", "pure", doc="a register copy (out-of-SSA, lifted mov)", imm="0", sem=S.copy)
+_op("bitcast", "any", "decl", "pure", ptx="mov.{h}", doc="reinterpret bits as another type of the same width",
+    sem=S.bitcast)  # fmt: skip
 _op(
     "cvt",
     "any",
@@ -179,32 +263,25 @@ _op(
     "pure",
     opt="rnd sat",
     doc="conversion with the spec's rounding (rnd: rn rz rm rp rni rzi ...)",
-    fold=F.cvt,
+    sem=S.cvt,
 )
 _op("undef", "", "decl", "pure", doc="an unspecified value (reading it is an `uninitialized` finding)")
 
 # --- arithmetic --------------------------------------------------------------------------------------
-_op("add", "T T", "T", "pure commutative", ptx="add.{a}", imm="1", fold=F.add)
-_op("mul", "T T", "T", "pure commutative", ptx={"float": "mul.{a}", "*": "mul.lo.{a}"}, imm="1", fold=F.mul)
-_op("and", "T T", "T", "pure commutative", ptx="and.{b}", imm="1", fold=F.and_)
-_op("or", "T T", "T", "pure commutative", ptx="or.{b}", imm="1", fold=F.or_)
-_op("xor", "T T", "T", "pure commutative", ptx="xor.{b}", imm="1", fold=F.xor)
-_op("min", "T T", "T", "pure commutative", ptx="min.{i}", imm="1", fold=F.min_)
-_op("max", "T T", "T", "pure commutative", ptx="max.{i}", imm="1", fold=F.max_)
-_op("sub", "T T", "T", "pure", ptx="sub.{a}", imm="1", fold=F.sub)
-_op("div", "T T", "T", "pure", ptx={"float": "div.rn.{a}", "*": "div.{i}"}, imm="1", fold=F.div)
-_op("rem", "T T", "T", "pure", ptx="rem.{i}", imm="1", fold=F.rem)
-_op("shl", "T T", "T", "pure", ptx="shl.{b}", imm="1", fold=F.shl)
-_op("shr", "T T", "T", "pure", ptx="shr.{a}", imm="1", fold=F.shr)
-
-
-def _fold_mulhi(vals, rt, attrs, ots):  # type: ignore[no-untyped-def]
-    """mul.hi: the high half of the full product, operands read at the type's signedness."""
-    if not (isinstance(rt, ScalarType) and rt.is_int):
-        return None
-    return (F.as_signed(int(vals[0]), rt) * F.as_signed(int(vals[1]), rt)) >> rt.bits
-
-
+_op("add", "T T", "T", "pure commutative", ptx={"rnd=rn": "add.rn.{a}", "*": "add.{a}"}, imm="1", sem=S.add,
+    opt="rnd")  # fmt: skip
+_op("mul", "T T", "T", "pure commutative", ptx={"rnd=rn": "mul.rn.{a}", "float": "mul.{a}", "*": "mul.lo.{a}"},
+    imm="1", sem=S.mul, opt="rnd")  # fmt: skip
+_op("and", "T T", "T", "pure commutative", ptx="and.{b}", imm="1", sem=S.and_)
+_op("or", "T T", "T", "pure commutative", ptx="or.{b}", imm="1", sem=S.or_)
+_op("xor", "T T", "T", "pure commutative", ptx="xor.{b}", imm="1", sem=S.xor)
+_op("min", "T T", "T", "pure commutative", ptx="min.{i}", imm="1", sem=S.min_)
+_op("max", "T T", "T", "pure commutative", ptx="max.{i}", imm="1", sem=S.max_)
+_op("sub", "T T", "T", "pure", ptx={"rnd=rn": "sub.rn.{a}", "*": "sub.{a}"}, imm="1", sem=S.sub, opt="rnd")
+_op("div", "T T", "T", "pure", ptx={"float": "div.rn.{a}", "*": "div.{i}"}, imm="1", sem=S.div)
+_op("rem", "T T", "T", "pure", ptx="rem.{i}", imm="1", sem=S.rem)
+_op("shl", "T T", "T", "pure", ptx="shl.{b}", imm="1", sem=S.shl)
+_op("shr", "T T", "T", "pure", ptx="shr.{a}", imm="1", sem=S.shr)
 _op(
     "mulhi",
     "T T",
@@ -212,11 +289,31 @@ _op(
     "pure commutative",
     ptx="mul.hi.{i}",
     imm="1",
-    fold=_fold_mulhi,
+    sem=S.mulhi,
     doc="high half of the full product (mul.hi.s32 / .u32, 16/32/64-bit; signedness from the type)",
 )
-_op("mulwide", "int int", "decl", "pure commutative", ptx="mul.wide.{i0}", imm="1", fold=F.mulwide,
+_op("mulwide", "int int", "decl", "pure commutative", ptx="mul.wide.{i0}", imm="1", sem=S.mulwide,
     doc="full-width product (mul.wide)")  # fmt: skip
+# PTX forms with their own meaning (lifted exactly; .kdsl does not spell them)
+_op("addsat", "i32 i32", "i32", "pure commutative", ptx="add.sat.s32", imm="1", sem=S.addsat,
+    doc="add.sat.s32: the sum clamped to the i32 range")  # fmt: skip
+_op("subsat", "i32 i32", "i32", "pure", ptx="sub.sat.s32", imm="1", sem=S.subsat,
+    doc="sub.sat.s32: the difference clamped to the i32 range")  # fmt: skip
+_op("minrelu", "i32 i32", "i32", "pure commutative", ptx="min.relu.s32", imm="1", sem=S.minrelu, gate="sm_90",
+    doc="min.relu.s32: max(min(a, b), 0)")  # fmt: skip
+_op("maxrelu", "i32 i32", "i32", "pure commutative", ptx="max.relu.s32", imm="1", sem=S.maxrelu, gate="sm_90",
+    doc="max.relu.s32: max(max(a, b), 0)")  # fmt: skip
+_op(
+    "prmt",
+    "u32 u32 u32",
+    "u32",
+    "pure",
+    opt="mode",
+    ptx={"mode=" + "|".join(S.PRMT_MODES): "prmt.b32.{mode}", "*": "prmt.b32"},
+    imm=None,
+    sem=S.prmt,
+    doc="prmt.b32{.mode} (a, b, selector): a byte permutation of {b, a}; mode: f4e b4e rc8 ecl ecr rc16",
+)
 
 #: The unary float math ops and their PTX spelling (one list: the intrinsics, legalization's half
 #: widening and the lifter all derive theirs from it).
@@ -230,12 +327,15 @@ UNARY_MATH: dict[str, str] = {
     "cos": "cos.approx",
     "tanh": "tanh.approx",
 }
+#: The unary math ops PTX has no f64 form of (`ex2.approx.f64`, `sin.approx.f64`, ... are rejected by
+#: ptxas on every target): an f64 operand is an `unsupported-target` error (front end and legalization).
+NO_F64: frozenset[str] = frozenset({"exp2", "log2", "sin", "cos", "tanh"})
 #: Float rounding to an integral value, spelled as a same-type `cvt` with an integer rounding mode.
 ROUNDING: dict[str, str] = {"floor": "rmi", "ceil": "rpi", "trunc": "rzi", "round": "rni"}
 
-_op("neg", "T", "T", "pure", ptx="neg.{s}", fold=F.neg)
-_op("not", "T", "T", "pure", ptx="not.{b}", fold=F.not_)
-_op("abs", "T", "T", "pure", ptx="abs.{s}")
+_op("neg", "T", "T", "pure", ptx="neg.{s}", sem=S.neg)
+_op("not", "T", "T", "pure", ptx="not.{b}", sem=S.not_)
+_op("abs", "T", "T", "pure", ptx="abs.{s}", sem=S.abs_)
 for _n, _spell in UNARY_MATH.items():
     _op(_n, "T", "T", "pure", ptx=_spell + ".{a}")
 for _n, _rnd in ROUNDING.items():
@@ -252,8 +352,8 @@ _op(
     attrs="pred",
     ptx={"bool0": None, "float0": "setp.{fpred}.{a0}", "*": "setp.{pred}.{a0}"},
     imm="1",
-    fold=F.cmp,
-    doc="pred: eq ne lt le gt ge (and PTX's ltu equ ... num nan)",
+    sem=S.cmp,
+    doc="pred: eq ne lt le gt ge (floats: `ne` is unordered; PTX's one equ ltu ... num nan, irc.ir.semantics)",
 )
 _op(
     "select",
@@ -262,6 +362,7 @@ _op(
     "pure",
     ptx={"bool": None, "*": "selp.{sel} %0, $1, $2, $0"},
     imm="1 2",
+    sem=S.select,
     doc="select(c, a, b) = c ? a : b (selp; bools are legalized away)",
 )
 _op("pack_half2", "f32 f32", "u32", "pure", ptx="cvt.rn.f16x2.f32 %0, $1, $0")
@@ -281,7 +382,16 @@ _op(
 )
 
 # --- memory ------------------------------------------------------------------------------------------
-_op("ptradd", "ptr int", "decl", "pure", ptx="add.{a}", imm="1", doc="pointer plus a byte offset")
+_op(
+    "ptradd",
+    "ptr int",
+    "decl",
+    "pure",
+    ptx="add.{a}",
+    imm="1",
+    doc="pointer plus a byte offset",
+    sem=S.ptradd,
+)
 _op("shared_addr", "", "decl", "pure", attrs="sym", doc="address of a kernel's shared allocation",
     ptx="mov.u32 %0, @sym")  # fmt: skip
 _op("load", "ptr", "decl", effect="read", opt="offset volatile nc", uniformity="load")
@@ -376,16 +486,6 @@ _op("elect", "u32", "bool", "warp_collective", doc="true in exactly one active l
     imm="0", mask=0, ptx="elect.sync _|%0, $0")  # fmt: skip
 
 
-def _fold_redux(vals, rt, attrs, ots):  # type: ignore[no-untyped-def]
-    """redux.sync of a constant under a constant mask: every lane of the mask executes it (PTX), so it
-    reduces popcount(mask) copies of the value."""
-    n = bin(int(vals[1]) & 0xFFFFFFFF).count("1")
-    kind = attrs.get("kind")
-    if n == 0 or not (isinstance(rt, ScalarType) and rt.is_int):
-        return None
-    return {"add": int(vals[0]) * n, "xor": int(vals[0]) * (n % 2)}.get(kind, int(vals[0]))
-
-
 _op(
     "redux",
     "int u32",
@@ -397,7 +497,7 @@ _op(
     imm="1",
     mask=1,
     uniformity="collective",
-    fold=_fold_redux,
+    sem=S.redux,
 )
 
 # --- async copies and mbarriers ----------------------------------------------------------------------
@@ -573,9 +673,9 @@ def opdef(name: str) -> OpDef:
 
 
 # --- low-level ops added by the PTX backend's legalization (irc/backends/ptx/legalize.py) -------------
-_op("shlw", "int u32", "T", "pure", ptx="shl.{b}", imm="1", fold=F.shl,
+_op("shlw", "int u32", "T", "pure", ptx="shl.{b}", imm="1", sem=S.shl,
     doc="shift left by a u32 amount (PTX's shl form for non-32-bit values)")  # fmt: skip
-_op("shrw", "int u32", "T", "pure", ptx="shr.{a}", imm="1", fold=F.shr,
+_op("shrw", "int u32", "T", "pure", ptx="shr.{a}", imm="1", sem=S.shr,
     doc="shift right by a u32 amount (PTX's shr form for non-32-bit values)")  # fmt: skip
 _op("unpack_b32", "u32", "decl", "pure", ptx="mov.b32 {%0, %1}, $0",
     doc="split 32 bits into two 16-bit halves (low, high): mov.b32 {l, h}")  # fmt: skip

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import struct
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -65,6 +66,10 @@ def _attr(t: Tree | Token) -> Any:
         return -math.inf
     if k == "a_nan":
         return math.nan
+    if k == "a_nnan":
+        return -math.nan
+    if k == "a_fbits":  # a NaN with a payload, by its double bits
+        return struct.unpack("<d", struct.pack("<Q", int(str(c[0])[2:], 16)))[0]
     if k == "a_list":
         return [_attr(x) for x in c if x is not None]
     raise ValueError(k)

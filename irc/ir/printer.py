@@ -22,7 +22,10 @@ import math
 import re
 from typing import Any
 
+from irc.floatbits import double_bits
 from irc.ir.core import Block, Function, Module, Op, Value
+
+_QNAN = 0x7FF8000000000000  # the NaN `nan` parses as
 
 _HINT_RE = re.compile(r"[^A-Za-z0-9_]")
 
@@ -33,8 +36,9 @@ def format_attr(v: Any) -> str:
     if isinstance(v, int):
         return str(v)
     if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
+        if math.isnan(v):  # the sign and payload are part of the constant (`select(c, -nan, nan)`)
+            bits = double_bits(v)
+            return {_QNAN: "nan", _QNAN | 1 << 63: "-nan"}.get(bits) or f"0d{bits:016X}"
         if math.isinf(v):
             return "inf" if v > 0 else "-inf"
         return repr(v)

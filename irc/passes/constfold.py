@@ -43,7 +43,7 @@ class ConstFold(Pass):
         if len(op.results) != 1 or not op.operands or not all(is_const(v) for v in op.operands):
             return False
         d = OPS.get(n)
-        if d is None or d.fold is None or not (op.has_trait("pure") or op.result.uses):
+        if d is None or d.sem is None or not (op.has_trait("pure") or op.result.uses):
             return False
         t = op.result.type
         vals = [const_value(v) for v in op.operands]

@@ -8,17 +8,16 @@ execute them together, which differs between program points).
 
 from __future__ import annotations
 
+from irc.floatbits import value_key
 from irc.ir.core import Block, Function, Module, Op, Value, traits_of
 from irc.passes.manager import Pass, PassContext
 from irc.passes.util import dom_preorder
 
 
 def _freeze(v: object) -> object:
-    if isinstance(v, list):
-        return tuple(_freeze(x) for x in v)
-    if isinstance(v, float):
-        return ("f", repr(v))  # -0.0 and 0.0, nan: distinct keys
-    return v
+    """A hashable attribute value; floats by their bits (`-0.0` / `0.0`, `-nan` / `nan`, NaN payloads:
+    distinct keys, `irc.floatbits.value_key`)."""
+    return value_key(v)
 
 
 class GVN(Pass):

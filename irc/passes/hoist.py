@@ -15,6 +15,7 @@ did not compute it before is harmless (its result is simply unused there).
 
 from __future__ import annotations
 
+from irc.floatbits import value_key
 from irc.ir.core import Block, Function, Module, Op, OpResult, Value, traits_of
 from irc.ir.types import ScalarType
 from irc.passes.manager import Pass, PassContext
@@ -186,7 +187,7 @@ class Hoist(Pass):
                     o = v.op  # type: ignore[attr-defined]
                     key = (
                         o.name,
-                        repr(sorted(o.attrs.items())) if o.attrs else "[]",
+                        repr(sorted((k, value_key(x)) for k, x in o.attrs.items())) if o.attrs else "[]",
                         str(v.type),
                         *map(shape, o.operands),
                     )

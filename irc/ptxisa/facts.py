@@ -27,6 +27,17 @@ __all__ = [
     "use_regs",
 ]
 
+#: `prmt.b32.MODE d, a, b, c`: for each selector value c & 3, the source byte (0..7 of {b, a}) of result
+#: bytes 0, 1, 2, 3 (PTX ISA, "prmt"). Read by the emulator and by the op table's semantics.
+PRMT_MODES: dict[str, tuple[tuple[int, int, int, int], ...]] = {
+    "f4e": ((0, 1, 2, 3), (1, 2, 3, 4), (2, 3, 4, 5), (3, 4, 5, 6)),
+    "b4e": ((0, 7, 6, 5), (1, 0, 7, 6), (2, 1, 0, 7), (3, 2, 1, 0)),
+    "rc8": ((0, 0, 0, 0), (1, 1, 1, 1), (2, 2, 2, 2), (3, 3, 3, 3)),
+    "ecl": ((0, 1, 2, 3), (1, 1, 2, 3), (2, 2, 2, 3), (3, 3, 3, 3)),
+    "ecr": ((0, 0, 0, 0), (0, 1, 1, 1), (0, 1, 2, 2), (0, 1, 2, 3)),
+    "rc16": ((0, 1, 0, 1), (2, 3, 2, 3), (0, 1, 0, 1), (2, 3, 2, 3)),
+}
+
 _SPACES = ("global", "shared::cta", "shared::cluster", "shared", "local", "param", "const", "tex")
 
 

@@ -246,6 +246,8 @@ EMITTED_FORMS: tuple[EmittedForm, ...] = (
         "sm_100a",
         "tcgen05.wait::st.sync.aligned;",
     ),
+    _ef("min_relu_s32", r"min\.relu\.s32", "8.0", "sm_90", "min.relu.s32 %r1, %r2, %r3;"),
+    _ef("max_relu_s32", r"max\.relu\.s32", "8.0", "sm_90", "max.relu.s32 %r1, %r2, %r3;"),
 )
 
 

@@ -110,11 +110,14 @@ Operand = Reg | Imm | Sym | Addr | Vec | Pair | Sink | Neg
 
 @record
 class Loc:
-    """A `.loc file line col` position: maps the instruction back to the original source."""
+    """A `.loc file line col` position: maps the instruction back to the original source. `up` is the
+    call site this position was inlined at (`.loc ..., inlined_at F L C` from nvcc/LLVM), itself possibly
+    inlined further up; None for code written where it runs."""
 
     file: int
     line: int
     col: int
+    up: Loc | None = None
 
 
 @record

@@ -17,9 +17,12 @@ from functools import cache
 
 from irc.records import record
 
-__all__ = ["Operand", "Parsed", "parse", "opcode_key", "placeholders"]
+__all__ = ["Operand", "Parsed", "parse", "opcode_key", "placeholders", "TYPE_PLACEHOLDER"]
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
+#: A placeholder that instruction selection fills from a type (`{a}`, `{i0}`, ...; `irc.backends.ptx.isel`
+#: has the rule of each); any other `{name}` is an attribute (or `{fpred}`).
+TYPE_PLACEHOLDER = re.compile(r"^(a|i|s|b|w|h|sel|m|sp)(\d?)$")
 
 
 @record(frozen=True)

@@ -100,15 +100,15 @@ def launch_geometry(
 
 
 def emulated_size(grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
-    """Refuse a launch too large to emulate (`max_emu_threads`) before the emulator allocates anything."""
+    """Refuse a launch too large to emulate (`emu_max_threads`) before the emulator allocates anything."""
     from irc import limits
 
     threads = math.prod(grid) * math.prod(block)
-    cap = limits.get("max_emu_threads")
+    cap = limits.get("emu_max_threads")
     if threads > cap:
         raise LaunchError(
             f"grid {grid} x block {block} is {threads:,} threads; the emulator runs at most {cap:,} threads "
-            f"per launch (`max_emu_threads`; raise it with IRC_LIMIT_MAX_EMU_THREADS=N, see docs/limits.md)"
+            f"per launch (`emu_max_threads`; raise it with IRC_LIMIT_EMU_MAX_THREADS=N, see docs/limits.md)"
         )
 
 

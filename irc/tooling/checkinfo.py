@@ -65,7 +65,8 @@ CHECKS: dict[str, CheckInfo] = {
         _c(
             "self-cancel",
             "error",
-            "An operation whose two operands are always the same value.",
+            "An operation whose two operands are the same value, so it computes a constant (`a - a`); "
+            "an idempotent `max(a, a)` is a note.",
             "analyzer.md",
         ),
         _c(
@@ -167,7 +168,7 @@ CHECK_DESCRIPTIONS: dict[str, str] = {
     "uninitialized": "A read of a variable or register that is not assigned on every path.",
     "barrier-divergence": "A block-wide barrier that some threads of a block may not reach.",
     "warp-sync-divergence": "A warp-collective operation with a full mask under warp-divergent control.",
-    "self-cancel": "An operation whose two operands are always the same value.",
+    "self-cancel": "An operation whose two operands are the same value, so it computes a constant.",
     "unanalysed-call": "A call under thread-dependent control whose callee cannot be analysed.",
     "mbarrier-tx-mismatch": "expect_tx byte count differs from the bytes the TMA/bulk copies of that phase complete.",
     "tma-misaligned": "A TMA/bulk copy address or bulk size not aligned as required, or a box beyond the TMA limits.",

@@ -138,8 +138,11 @@ def run_cli(a: argparse.Namespace, emit_diags: Callable[..., object]) -> int:
         sys.stderr.write(f"irc: error: {e}\n")
         return 2
     except Exception as e:  # a dynamic error found while running the kernel (the kernel's bug, not irc's)
-        from irc.emu import EmuError
+        from irc.emu import EmuError, LimitError
 
+        if isinstance(e, LimitError):  # beyond what the emulator can hold: not the kernel's bug
+            sys.stderr.write(f"irc: error: too large for the emulator: {e}\n")
+            return 2
         if isinstance(e, EmuError):
             sys.stderr.write(f"irc: error: the kernel failed in the emulator: {e}\n")
             return 1

@@ -59,5 +59,9 @@ def _tx(ctx: FunctionContext) -> list[Diagnostic]:
 #: uniformity facts; the TMA checks follow a kernel's barriers and tensormap parameters.
 UNIFORMITY_CHECKS = frozenset({"barrier-divergence", "warp-sync-divergence", "shared-race", NOTE_CHECK})
 KERNEL_ONLY_CHECKS = UNIFORMITY_CHECKS | {"tma-misaligned", "mbarrier-tx-mismatch"}
+#: Checks about what the source says: the .kdsl driver runs them on the IR before the optimization passes
+#: (`irc.compiler`), because value numbering makes operands equal that the source wrote differently
+#: (`min(v | 0, v)` becomes `min(v, v)`). Lifted PTX has no optimizer: every check runs on it as lifted.
+SOURCE_CHECKS = frozenset({"self-cancel"})
 
-__all__ = ["CHECKS", "KERNEL_ONLY_CHECKS", "UNIFORMITY_CHECKS", "CheckFn", "FunctionContext"]
+__all__ = ["CHECKS", "KERNEL_ONLY_CHECKS", "SOURCE_CHECKS", "UNIFORMITY_CHECKS", "CheckFn", "FunctionContext"]

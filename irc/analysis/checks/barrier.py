@@ -84,49 +84,78 @@ class _ArmWalker:
                 out[k] = seq
         return out
 
-    def enter(self, b: Block, loop: Loop | None) -> dict | None:
+    def _quick(self, b: Block, loop: Loop | None) -> tuple[bool, dict | None]:
+        """(True, answer) when `enter(b, loop)` needs no walk of `b`."""
         if loop is not None:
             if b in loop.headers:
-                return {"back": ()}
+                return True, {"back": ()}
             if b not in loop.blocks:
-                return {("out", id(b)): ()}
+                return True, {("out", id(b)): ()}
         if b is self.stop:
-            return {"stop": ()}
+            return True, {"stop": ()}
         if b in self.cfg.abort:
-            return {}
+            return True, {}
         key = (id(loop), b)
         if key in self.memo:
-            return self.memo[key]
+            return True, self.memo[key]
         if key in self.onstack:
-            return None
-        self.onstack.add(key)
-        res = self.block(b, loop)
-        self.onstack.discard(key)
-        self.memo[key] = res
-        return res
+            return True, None
+        return False, None
 
-    def block(self, b: Block, loop: Loop | None) -> dict | None:
+    def enter(self, b: Block, loop: Loop | None) -> dict | None:
+        """The barrier sequences from `b` on, per way out. The walk follows chains of blocks as long as
+        the code is (fully unrolled kernels have thousands): an explicit stack of generators, each
+        yielding the `(block, loop)` it needs entered next, instead of recursion."""
+        done, res = self._quick(b, loop)
+        if done:
+            return res
+        key = (id(loop), b)
+        self.onstack.add(key)
+        stack = [(key, self._block(b, loop))]
+        send: dict | None = None
+        while stack:
+            k, g = stack[-1]
+            try:
+                sb, sl = g.send(send)
+            except StopIteration as fin:
+                stack.pop()
+                self.onstack.discard(k)
+                self.memo[k] = fin.value
+                send = fin.value
+                continue
+            done, send = self._quick(sb, sl)
+            if done:
+                continue
+            nk = (id(sl), sb)
+            self.onstack.add(nk)
+            stack.append((nk, self._block(sb, sl)))
+            send = None
+        return self.memo[key]
+
+    def _block(self, b: Block, loop: Loop | None):  # type: ignore[no-untyped-def]
         inner = self.cfg.loop_of.get(b)
         while inner is not None and inner is not loop and b not in inner.headers:
             inner = inner.parent
         if inner is not None and inner is not loop:
             if self.branch in inner.blocks:
                 return None  # went around the loop that contains the branch itself
-            return self.through_loop(inner, loop)
-        return self.plain(b, loop)
+            return (yield from self._through_loop(inner, loop))
+        return (yield from self._plain(b, loop))
 
-    def plain(self, b: Block, loop: Loop | None) -> dict | None:
+    def _plain(self, b: Block, loop: Loop | None):  # type: ignore[no-untyped-def]
         own = self.own(b)
         if own is None:
             return None
-        parts: list[dict | None] = [self.enter(s, loop) for s in self.cfg.succs[b]]
+        parts: list[dict | None] = []
+        for s in self.cfg.succs[b]:
+            parts.append((yield (s, loop)))
         if self.cfg.exits_thread(b) and b not in self.cfg.abort:
             parts.append({"exit": ()})
         return self.merge(parts, own)
 
-    def through_loop(self, lp: Loop, outer: Loop | None) -> dict | None:
+    def _through_loop(self, lp: Loop, outer: Loop | None):  # type: ignore[no-untyped-def]
         h = lp.header
-        body = self.plain(h, lp)
+        body = yield from self._plain(h, lp)
         if body is None:
             return None
         cycle = body.get("back", ())
@@ -147,7 +176,7 @@ class _ArmWalker:
                 parts.append({"exit": ()})
             else:
                 target = next(t for (u, t) in lp.exits if id(t) == k[1])
-                parts.append(self.enter(target, outer))
+                parts.append((yield (target, outer)))
         return self.merge(parts, token)
 
     def arm(self, s: Block) -> Seq | None:

@@ -1,11 +1,19 @@
-"""`self-cancel`: an op whose two operands are the same SSA value, so its result is a constant or a
-no-op: the symptom of the old_max aliasing bug, where a PTX builder bound `old_max` to the register of
-`max_score`, the in-place `max.f32 %f8, %f8, %f9` clobbered both, and the rescale became
-`sub.f32 %f27, %f8, %f8` -> `ex2(0)` = 1.
+"""`self-cancel`: an op whose two operands are the same value, so its result is a constant: the symptom of
+the old_max aliasing bug, where a PTX builder bound `old_max` to the register of `max_score`, the in-place
+`max.f32 %f8, %f8, %f9` clobbered both, and the rescale became `sub.f32 %f27, %f8, %f8` -> `ex2(0)` = 1.
 
-Copies are looked through (`copy` preserves the value exactly), conversions are not. Integers: `a - a`,
-`a ^ a`, `a / a`, `a % a`, `max/min(a, a)` and every comparison. Floats: `a - a`, `a / a`, `max/min(a, a)`
-and `a < a` / `a > a`; `a == a`, `a != a`, `a <= a`, `a >= a` are NaN tests and are not flagged.
+Errors: a computation that collapses to a constant. Integers: `a - a`, `a ^ a`, `a / a`, `a % a` and every
+comparison. Floats: `a - a`, `a / a` and `a < a` / `a > a`; `a == a`, `a != a`, `a <= a`, `a >= a` are NaN
+tests and are not flagged. An idempotent `min(a, a)` / `max(a, a)` is the value itself, not a constant:
+it is a note (it does nothing), never an error.
+
+It reports what the source says: for .kdsl the driver runs it on the IR before the optimization passes
+(`irc.analysis.checks.SOURCE_CHECKS`), where two operands are the same SSA value only when the source
+names the same value (`let t = a; a - t`, a splat array's elements); after value numbering `min(v | 0, v)`
+would read `min(v, v)`. Lifted PTX is checked as lifted: a register-to-register `mov` is folded into the
+SSA renaming, so `mov %f10, %f8; sub %f27, %f10, %f8` is a self-cancel.
+
+Copies are looked through (`copy` preserves the value exactly), conversions are not.
 An op that is one of several copies of the same source expression (an `unroll for` / `for d in [...]`
 body, or a helper inlined at several calls) is not reported when some copy has two different operands:
 there the operands only coincide because the loop variable or an argument is a constant in that copy
@@ -19,7 +27,7 @@ from __future__ import annotations
 import weakref
 
 from irc.analysis.checks.common import FunctionContext, value_span
-from irc.diagnostics import Diagnostic, Label, error
+from irc.diagnostics import Diagnostic, Label, error, note
 from irc.ir.core import Op, OpResult, Value
 from irc.ir.types import ScalarType
 
@@ -147,7 +155,7 @@ def check_self_cancel(ctx: FunctionContext) -> list[Diagnostic]:
                 str(op.attrs["pred"])
             ]
             msg = f"`{nm} {pred} {nm}` is always {c}"
-        elif op.name in ("max", "min"):
+        elif op.name in ("max", "min"):  # idempotent: the value itself, not a constant
             msg = f"`{op.name}({nm}, {nm})` is always `{nm}`: the operation is a no-op"
         else:
             msg = f"`{nm} {_SYM[op.name]} {nm}` is always {c}"
@@ -163,5 +171,6 @@ def check_self_cancel(ctx: FunctionContext) -> list[Diagnostic]:
             "if one operand should be the value from before an in-place update (e.g. `old_max` before "
             "`max_score = max(max_score, x)`), copy it into its own variable/register before the update"
         )
-        out.append(error(CHECK, msg, op.span, labels=labels, help=help_text))
+        report = note if c == "same" else error
+        out.append(report(CHECK, msg, op.span, labels=labels, help=help_text))
     return out

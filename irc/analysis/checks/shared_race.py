@@ -184,8 +184,6 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
                         continue
                     if same_stored_values(ctx, ev, a, ea, c, ec):
                         continue
-                    if _solver_same_values(ctx, a, da, c, dc, b, same_warp, loop_index):
-                        continue
                     if _benign_publish(ctx, a, ea, c) or _benign_publish(ctx, c, ec, a):
                         continue
                     done.add(key)
@@ -363,18 +361,6 @@ def _same_value_writes(ctx: FunctionContext, a: Access, c: Access, same_warp: bo
     if not (a.op.name == "store" and c.op.name == "store" and not a.atomic and not c.atomic):
         return False
     return _same_uniform(ctx, a.op.operands[1], c.op.operands[1], warp=same_warp)
-
-
-def _solver_same_values(ctx, a, da, c, dc, sblock, same_warp, loop_index) -> bool:  # type: ignore[no-untyped-def]
-    """Two plain stores the evaluation found colliding: the solver decides whether any two threads that
-    collide can store different values (lanes of a warp storing one reduced value after a butterfly
-    over part of the warp, copies of one loaded value). UNSAT: not a race."""
-    if not (a.op.name == "store" and c.op.name == "store" and a.write and c.write):
-        return False
-    from irc.analysis.symbolic.races import race
-
-    outcome, _, _ = race(ctx, a, da, c, dc, sblock, same_warp, loop_index)
-    return outcome.unsat
 
 
 def _benign_publish(ctx: FunctionContext, w: Access, ew, r: Access) -> bool:

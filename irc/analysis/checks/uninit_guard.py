@@ -23,6 +23,7 @@ guard even if the scalar was rewritten in between.
 from __future__ import annotations
 
 from irc.analysis.checks.common import FunctionContext, condition_value
+from irc.floatbits import value_key
 from irc.ir.core import Block, BlockArg, Op, OpResult, Value
 
 _STORES = {"store": 1, "store_vec": 1}
@@ -57,7 +58,7 @@ def _expr_key(v: Value, depth: int = 0) -> object:
     op = v.op
     n = op.name
     if n == "const":
-        return ("c", op.attrs.get("value"))
+        return ("c", value_key(op.attrs.get("value")), str(v.type))
     if n == "sreg":
         return ("s", op.attrs.get("name"))
     if n == "load" and op.operands:  # a shared scalar re-read for the second guard (`num_threads_active`)

@@ -19,10 +19,8 @@ budget give no proof (the read is reported).
 
 from __future__ import annotations
 
-from irc.analysis.tma_facts import PASS_THROUGH
 from irc.ir.core import Op, OpResult, Value
 from irc.ir.optable import OPS
-from irc.ir.types import ScalarType
 
 _MAX_THREADS = 1024
 _BUDGET = 200_000  # walk steps over all threads
@@ -72,26 +70,11 @@ class ThreadEval:
         args = [self.value(o, depth + 1) for o in op.operands]
         if any(a is None for a in args):
             return None
-        if n == "select" and len(args) == 3:
-            return args[1] if args[0] else args[2]
-        if n == "not" and len(args) == 1 and isinstance(args[0], bool):
-            return not args[0]
-        if n in PASS_THROUGH and len(args) == 1:
-            val = args[0]
-        else:
-            d = OPS.get(n)
-            if d is None or d.fold is None or "pure" not in d.traits or len(op.results) != 1:
-                return None
-            val = d.fold(args, v.type, op.attrs, [o.type for o in op.operands])
-        t = v.type
-        if isinstance(val, bool) or not isinstance(val, int):
-            return val if isinstance(val, bool) else None
-        if isinstance(t, ScalarType) and t.is_int:
-            val &= (1 << t.bits) - 1
-            if t.is_signed and val >= 1 << (t.bits - 1):
-                val -= 1 << t.bits
-            return val
-        return None
+        d = OPS.get(n)
+        if d is None or d.sem is None or "pure" not in d.traits or len(op.results) != 1:
+            return None
+        val = d.fold(args, v.type, op.attrs, [o.type for o in op.operands])  # the op table's semantics
+        return val if isinstance(val, (int, bool)) else None
 
 
 class DiscardedReads:

@@ -99,6 +99,7 @@ class Encoder:
         self._pure_memo: dict[int, bool] = {}
         self._ufs: dict[tuple, Any] = {}
         self._layout: tuple[dict[str, int], dict[str, int]] | None = None
+        self._derived = 0
 
     # ---------------------------------------------------------------------------- threads and launch
     def thread(self, name: str) -> Thread:
@@ -550,6 +551,11 @@ class Encoder:
         z = self.z
         if op.attrs.get("volatile") or not xs or z.is_bool(xs[0]):
             return self.opaque(r, th)
+        try:  # the lattice knows when one address can give two readers two values (a racing store)
+            if self.ctx.facts.level(r) < self.ctx.facts.level(op.operands[0]):
+                return self.opaque(r, th)
+        except Exception:  # noqa: BLE001 - a value the lattice did not see: a fresh unknown
+            return self.opaque(r, th)
         loops = self.loops_of(op.block)
         args = [xs[0], *[self.iteration(lp, th) for lp in loops]]
         key = ("ld", id(op), str(r.type))
@@ -594,12 +600,18 @@ class Encoder:
         else:
             src = off
         d = th.derived.get(id(op))
+        if d is None and self._derived >= MAX_DERIVED:
+            return None  # each lane a shuffle reads re-encodes its inputs: past this many, an unknown
         if d is None:
+            self._derived += 1
             self._fresh += 1
             d = th.derived[id(op)] = Thread(
                 f"{th.name}~{self._fresh}", z, [(lin & ~31) | src, z.BitVecVal(0, 32), z.BitVecVal(0, 32)], th
             )
         return self.value(op.operands[0], d)
+
+
+MAX_DERIVED = 16  # lanes read through `shfl` encoded as threads of their own, per function
 
 
 def _strip(v: Value) -> Value:

@@ -40,6 +40,7 @@ from irc.ptxisa.model import (
     Vec,
 )
 from irc.ptxisa.model import Function as PFunction
+from irc.ptxisa.template import TYPE_PLACEHOLDER
 from irc.ptxisa.template import Operand as TOperand
 from irc.ptxisa.template import parse as parse_template
 
@@ -127,7 +128,7 @@ TYPE_RULES: dict[str, Callable[[Type], str]] = {
     "m": lambda t: mem_ty(t),
     "sp": lambda t: "shared" if isinstance(t, PtrType) and t.space == "shared" else "global",
 }
-TYPE_RULE = re.compile(r"^(a|i|s|b|w|h|sel|m|sp)(\d?)$")
+TYPE_RULE = TYPE_PLACEHOLDER  # (one spelling of the rule names, shared with the lifter's inversion)
 
 
 def _kind(t: Type) -> str:
@@ -240,7 +241,15 @@ def format_imm(value: object, t: Type) -> Imm:
     return Imm(n, str(n))
 
 
-_CMP_F = {"eq": "eq", "ne": "neu", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge"}
+_CMP_F = {
+    "eq": "eq",
+    "ne": "neu",
+    "one": "ne",
+    "lt": "lt",
+    "le": "le",
+    "gt": "gt",
+    "ge": "ge",
+}  # IR -> PTX (floats)
 
 
 class InstructionSelector:

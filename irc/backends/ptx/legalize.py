@@ -33,8 +33,8 @@ from irc.backends.ptx.layout import DYN_SMEM, layout_shared
 from irc.diagnostics import error
 from irc.ir.builder import Builder
 from irc.ir.core import Block, Function, Module, Op, OpResult, Value
-from irc.ir.optable import OPS, ROUNDING, UNARY_MATH
-from irc.ir.types import BOOL, F16, F32, I32, I64, U8, U16, U32, U64, PtrType, ScalarType, Type
+from irc.ir.optable import NO_F64, OPS, ROUNDING, UNARY_MATH
+from irc.ir.types import BOOL, F16, F32, F64, I16, I32, I64, U8, U16, U32, U64, PtrType, ScalarType, Type
 from irc.passes.manager import Pass, PassContext
 from irc.target import GATE_FAMILIES, family_admits
 
@@ -157,6 +157,14 @@ class Legalize(Pass):
                 continue
             if not family_admits(d.gate, self.arch):
                 self._unsupported(f"`{op.name}`", d.gate, op.span)
+            elif op.name in NO_F64 and op.results and op.results[0].type == F64:
+                self.ctx.diagnostics.append(error(
+                    "unsupported-target",
+                    f"`{op.name}` of an f64 value has no PTX instruction on any target "
+                    f"(`{UNARY_MATH[op.name]}` is f32-only)",
+                    op.span,
+                    help="compute it in f32 and convert the result",
+                ))  # fmt: skip
             elif op.name == "sreg" and str(op.attrs.get("name", "")).split(".")[0] in _CLUSTER_SREGS:
                 if self.num < 90:
                     self._unsupported(f"special register `{op.attrs['name']}`", "sm_90", op.span)
@@ -195,6 +203,11 @@ class Legalize(Pass):
                 continue
             if n == "elect" and self.num < 90:
                 self._elect(bld, op)
+                continue
+            if n in ("select", "cmp", "cvt") and self._bool_op(bld, op):
+                continue
+            if n == "mulhi" and _bits_of(op.result.type) == 8:
+                self._mulhi8(bld, op)
                 continue
             if n == "load" and op.results and op.result.type == BOOL:
                 x = bld.value("load", list(op.operands), U8, dict(op.attrs))
@@ -254,6 +267,51 @@ class Legalize(Pass):
                 continue
             i += 1
         return None
+
+    @staticmethod
+    def _bool_op(bld: Builder, op: Op) -> bool:
+        """`select` / `cmp` of bools and `cvt` from bool, which PTX cannot spell (no selp, setp or cvt on
+        predicates): `(c & a) | (!c & b)`, the compare as logic (false < true), `select(b, 1, 0)`."""
+        n = op.name
+        if n == "select" and op.result.type == BOOL:
+            c, a, b = op.operands
+            nc = bld.value("not", [c], BOOL)
+            r = bld.value("or", [bld.value("and", [c, a], BOOL), bld.value("and", [nc, b], BOOL)], BOOL)
+        elif n == "cmp" and op.operands[0].type == BOOL:
+            a, b = op.operands
+            pred = str(op.attrs.get("pred"))
+            if pred in ("eq", "ne"):
+                r = bld.value("xor", [a, b], BOOL)
+                r = bld.value("not", [r], BOOL) if pred == "eq" else r
+            elif pred in ("lt", "le", "gt", "ge"):
+                x, y = (a, b) if pred in ("lt", "le") else (b, a)  # x < y is !x & y; x <= y is !x | y
+                r = bld.value("and" if pred in ("lt", "gt") else "or", [bld.value("not", [x], BOOL), y], BOOL)
+            else:
+                return False
+        elif (
+            n == "cvt" and op.operands[0].type == BOOL and op.result.type != BOOL and set(op.attrs) <= {"sat"}
+        ):
+            t = op.result.type
+            one, zero = (1.0, 0.0) if isinstance(t, ScalarType) and t.is_float else (1, 0)
+            r = bld.value("select", [op.operands[0], bld.const(one, t), bld.const(zero, t)], t)
+        else:
+            return False
+        op.result.replace_all_uses_with(r)
+        op.erase()
+        return True
+
+    @staticmethod
+    def _mulhi8(bld: Builder, op: Op) -> None:
+        """`mulhi` of 8-bit values: PTX has no `mul.hi` on 8 bits (8-bit values live in 16-bit registers,
+        where `mul.hi.s16` is the high half of a 32-bit product). The 16-bit product of the extended
+        operands, shifted right by 8."""
+        t = op.result.type
+        wt = I16 if isinstance(t, ScalarType) and t.is_signed else U16
+        a, b = (bld.value("cvt", [v], wt) for v in op.operands)
+        p = bld.value("mul", [a, b], wt)
+        h = bld.value("shr", [p, bld.const(8, wt)], wt)
+        op.result.replace_all_uses_with(bld.value("cvt", [h], t))
+        op.erase()
 
     def _split_tmem_ld(self, bld: Builder, op: Op) -> None:
         """`tcgen05.ld.32x32b.xN` with N > 32 -> N / 32 loads of 32 consecutive columns each (column

@@ -5,6 +5,7 @@ callee, wrong arity), so that unrelated mistakes inside the arguments are still 
 from __future__ import annotations
 
 from irc.diagnostics import Label, warning
+from irc.ir.optable import NO_F64, UNARY_MATH
 from irc.target import FAMILY_TEXT
 
 from . import ast
@@ -13,6 +14,7 @@ from .typed import FnInfo
 from .types import (
     ERROR,
     F32,
+    F64,
     I32,
     SCALARS,
     VOID,
@@ -36,6 +38,12 @@ def _plural(n: int, word: str) -> str:
 
 def _names(allowed) -> str:
     return ", ".join(f"`{a}`" for a in sorted(allowed))
+
+
+#: Intrinsics with no f64 PTX form: the math ops of `irc.ir.optable.NO_F64`, and `exp` / `log`, which lower
+#: to `exp2` / `log2` (name -> the f32-only PTX instruction).
+NO_F64_INTRINSICS: dict[str, str] = {n: UNARY_MATH[n] + ".f32" for n in NO_F64}
+NO_F64_INTRINSICS.update({"exp": UNARY_MATH["exp2"] + ".f32", "log": UNARY_MATH["log2"] + ".f32"})
 
 
 class CallMixin:
@@ -143,6 +151,15 @@ class CallMixin:
                 ok = self._check_const_arg(name, a, k, lvars) and ok
             if k.lane:
                 self._check_lane(name, a, k)
+        if name in NO_F64_INTRINSICS and tvars.get("T") == F64:
+            self.err(
+                "unsupported-target",
+                f"`{name}` of an f64 value has no PTX instruction on any target (the hardware approximation "
+                f"`{NO_F64_INTRINSICS[name]}` is f32-only)",
+                e.span,
+                help=f"compute it in f32: `{name}(x as f32) as f64` (f32 accuracy), or write the series in f64",
+            )
+            ok = False
         return self._ret_type(intr, tvars, lvars, ok)
 
     def _arg_hint(self, k: Arg, lvars: dict[str, int]) -> Type | None:

@@ -5,12 +5,22 @@ PTX; a second hand-written map in the lifter is how `redux.sync.min.s32` came to
 min. Instruction selection reads the templates forwards, the lifter reads them backwards here, and
 `tests/test_optable.py` checks that lifting every printed template gives back the op.
 
+**The exact-modifier rule.** An instruction is lifted as an op only when its modifiers are exactly those
+of one template variant: the variant's literal tokens, one type token per type placeholder (`{a}`,
+`{i}`, ...) and one allowed value per attribute placeholder (`{mode}` takes a value the variant's selector
+lists, `prmt.b32.{mode}` under `mode=f4e|b4e|...`), nothing more and nothing less. A variant selected by
+an attribute (`"mode=..."`) gives the lifted op that attribute; one selected by a type kind (`"float"`)
+only matches instructions of that kind. So `add.sat.s32` is `addsat` (its own template), never a
+wrapping `add`; `min.relu.s32` is `minrelu`; `min.NaN.f32`, `sqrt.approx.f32` or `add.rz.f32` match no
+template and are lifted by the caller as an opaque op whose effects come from `irc.ptxisa.facts`
+(`ptx_pure` for these). An extra modifier never lifts as a plainer op
+(`tests/test_lift_exact.py` generates opcodes with random extra modifiers to show it).
+
 Two shapes are inverted:
-  * arithmetic (`ARITH`): pure ops with one result, the default operand order and no attribute; the
-    operand and result types come from the instruction's type suffix. Keyed by PTX base opcode, each
-    entry lists (fixed modifiers, op): `mul` -> [({lo}, mul), ({}, mul), ({hi}, mulhi)]. The op whose
-    fixed modifiers the instruction carries wins (most of them on a tie); when no op's are all present
-    and only one op has that base, it is that op (so `sqrt.approx.f32` is `sqrt` like `sqrt.rn.f32`).
+  * arithmetic (`ARITH`): pure ops with one result, the default operand order and no required
+    attribute; the operand and result types come from the instruction's type suffix. Keyed by PTX base
+    opcode, each entry is a `Variant` (literal tokens, type placeholders, attribute captures, the op and
+    its attributes).
   * positional (`match_positional`): the tokens of an instruction against a template's opcode pattern
     token by token, capturing attributes (`{kind}`) and the type (`{i}`): `redux.sync.min.s32` against
     `redux.sync.{kind}.{i}` gives kind=min, type s32 (i32, signed).
@@ -19,11 +29,15 @@ Ops that are spelled but never lifted as themselves are on `NOT_LIFTED`, with th
 
 from __future__ import annotations
 
+from collections import Counter
+from typing import Any
+
 from irc.ir.optable import OPS, ROUNDING
 from irc.ir.types import Type
-from irc.ptxisa.template import opcode_key, parse
+from irc.ptxisa.template import TYPE_PLACEHOLDER, parse
+from irc.records import record
 
-__all__ = ["ARITH", "NOT_LIFTED", "ROUNDING_OPS", "arith_op", "match_positional", "variants"]
+__all__ = ["ARITH", "NOT_LIFTED", "ROUNDING_OPS", "Variant", "arith_op", "match_positional", "variants"]
 
 #: Templated ops the arithmetic inversion skips, and why (the op-table test reads this list too).
 NOT_LIFTED: dict[str, str] = {
@@ -93,6 +107,15 @@ def variants(d_ptx: object) -> list[str]:
     return []
 
 
+def _selected(d_ptx: object) -> list[tuple[str, str]]:
+    """(selector, template) of every variant ("*" for a plain string)."""
+    if isinstance(d_ptx, str):
+        return [("*", d_ptx)]
+    if isinstance(d_ptx, dict):
+        return [(k, t) for k, t in d_ptx.items() if isinstance(t, str)]
+    return []
+
+
 def _arith_shaped(name: str) -> bool:
     d = OPS[name]
     if name in NOT_LIFTED or not d.has("pure") or len(d.results) != 1 or d.attrs:
@@ -100,38 +123,108 @@ def _arith_shaped(name: str) -> bool:
     return all(parse(t).operands is None for t in variants(d.ptx)) and bool(variants(d.ptx))
 
 
-def _build_arith() -> dict[str, list[tuple[frozenset[str], str]]]:
-    out: dict[str, list[tuple[frozenset[str], str]]] = {}
+@record(frozen=True)
+class Variant:
+    """One template variant read backwards (see the module docstring)."""
+
+    op: str
+    fixed: tuple[str, ...]  # literal modifier tokens (a multiset: sorted)
+    types: int  # type placeholders: that many type tokens besides the literal ones
+    captures: tuple[tuple[str, frozenset[str]], ...]  # attribute placeholders and their allowed values
+    attrs: tuple[tuple[str, Any], ...]  # attributes the selector gives the op
+    kinds: frozenset[str]  # the type kinds it spells: its selector's, or for "*" those no earlier one took
+
+
+def _selector_value(v: str) -> Any:
+    return True if v == "True" else False if v == "False" else int(v) if v.isdigit() else v
+
+
+_KINDS = frozenset({"int", "float", "bool"})
+
+
+def _variant(name: str, selector: str, template: str, taken: frozenset[str]) -> Variant:
+    toks = parse(template).opcode.split(".")[1:]
+    sel_attr, sel_values = (selector.split("=", 1) + [""])[:2] if "=" in selector else ("", "")
+    allowed = sel_values.split("|") if sel_values else []
+    fixed, types, captures = [], 0, []
+    for t in toks:
+        if t.startswith("{") and t.endswith("}"):
+            ph = t[1:-1]
+            if TYPE_PLACEHOLDER.match(ph):
+                types += 1
+            elif ph == sel_attr:
+                captures.append((ph, frozenset(allowed)))
+            else:
+                raise ValueError(f"{name}: cannot invert the placeholder {{{ph}}} of {template!r}")
+        else:
+            fixed.append(t)
+    attrs: tuple[tuple[str, Any], ...] = ()
+    if sel_attr and not captures:  # `sat=True|1`: the variant means the attribute's first value
+        attrs = ((sel_attr, _selector_value(allowed[0])),)
+    kinds = frozenset({selector}) if selector in _KINDS else _KINDS - taken
+    return Variant(name, tuple(sorted(fixed)), types, tuple(captures), attrs, kinds)
+
+
+def _build_arith() -> dict[str, list[Variant]]:
+    out: dict[str, list[Variant]] = {}
     for name, d in OPS.items():
         if not _arith_shaped(name):
             continue
-        for t in variants(d.ptx):
-            base, fixed = opcode_key(parse(t).opcode)
+        taken: frozenset[str] = frozenset()  # (selection takes the first variant that applies)
+        for selector, t in _selected(d.ptx):
+            base = parse(t).opcode.split(".")[0]
             if base == "cvt":  # the rounding ops: see ROUNDING_OPS
                 continue
-            entry = (fixed, name)
-            if entry not in out.setdefault(base, []):
-                out[base].append(entry)
+            v = _variant(name, selector, t, taken)
+            if selector in _KINDS:
+                taken |= {selector}
+            if v not in out.setdefault(base, []):
+                out[base].append(v)
     return out
 
 
-#: PTX base opcode -> [(fixed modifiers, IR op)], inverted from the templates.
-ARITH: dict[str, list[tuple[frozenset[str], str]]] = _build_arith()
+#: PTX base opcode -> the template variants spelled with it, inverted.
+ARITH: dict[str, list[Variant]] = _build_arith()
 #: `cvt.RND.F.F` with an integer rounding mode and equal float types -> the rounding op.
 ROUNDING_OPS: dict[str, str] = {rnd: name for name, rnd in ROUNDING.items()}
 
 
-def arith_op(base: str, mods: list[str]) -> str | None:
-    """The IR op of an arithmetic PTX instruction (base opcode and modifiers), or None."""
-    cands = ARITH.get(base)
-    if not cands:
+def _matches(v: Variant, mods: list[str], types: frozenset[str], kind: str) -> dict[str, Any] | None:
+    """The attributes of the op when `mods` are exactly `v`'s modifiers, else None."""
+    if kind not in v.kinds:
         return None
-    have = set(mods)
-    hits = [(len(fixed), name) for fixed, name in cands if fixed <= have]
-    if hits:
-        return max(hits)[1]
-    names = {name for _, name in cands}
-    return names.pop() if len(names) == 1 else None
+    rest = Counter(mods)
+    rest.subtract(v.fixed)
+    if any(n < 0 for n in rest.values()):
+        return None
+    left = list(rest.elements())
+    if sum(1 for m in left if m in types) != v.types:
+        return None
+    others = [m for m in left if m not in types]
+    if len(others) != len(v.captures):
+        return None
+    attrs = dict(v.attrs)
+    for (attr, allowed), m in zip(v.captures, others):  # (at most one capture per template)
+        if m not in allowed:
+            return None
+        attrs[attr] = m
+    return attrs
+
+
+def arith_op(
+    base: str, mods: list[str], types: frozenset[str], kind: str
+) -> tuple[str, dict[str, Any]] | None:
+    """The IR op and its attributes of an arithmetic PTX instruction, by the exact-modifier rule (see the
+    module docstring), or None. `types`: the PTX type-suffix spellings; `kind`: "int" / "float" / "bool"
+    of the instruction's type."""
+    hits = []
+    for v in ARITH.get(base, ()):
+        attrs = _matches(v, mods, types, kind)
+        if attrs is not None:
+            hits.append((v.op, attrs))
+    if not hits or any(h != hits[0] for h in hits[1:]):
+        return None  # nothing, or two readings (tests/test_lift_exact.py checks no template makes one)
+    return hits[0]
 
 
 def match_positional(opname: str, opcode: str, types: dict[str, Type]) -> tuple[dict[str, str], Type] | None:

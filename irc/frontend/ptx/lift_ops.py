@@ -27,7 +27,8 @@ from irc.frontend.ptx.lift_types import (
 from irc.frontend.ptx.operands import int_imm
 from irc.ir.core import Value
 from irc.ir.optable import OPS
-from irc.ir.types import B32, BOOL, U32, U64, ScalarType
+from irc.ir.semantics import FLOAT_PREDS, INT_PREDS
+from irc.ir.types import B32, B64, BOOL, U32, U64, ScalarType
 from irc.ptxisa import facts as isa
 from irc.ptxisa import model as P
 
@@ -57,23 +58,62 @@ def _h_mov(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bo
         if isinstance(s, P.Sym):
             L.put(d, L.sym_addr(s.name, L.dest_type(d, t, sc)), sc)
             return True
+    if t == B64 and _pack_unpack(L, d, s, sc):
+        return True
     if isinstance(s, P.Vec) or isinstance(d, P.Vec):
         L.generic(i, sc, "ptx_pure")
         return True
     return False
 
 
+def _pack_unpack(L: FnLifter, d: P.Operand, s: P.Operand, sc: LiftScope | None) -> bool:
+    """`mov.b64 d, {lo, hi}` as `pack_b64` and `mov.b64 {lo, hi}, s` as `unpack_b64` (a `_` half is an
+    unused result), so the analysis sees which half of a register pair is ever read (LLVM packs a value
+    with an undefined partner and unpacks only the defined half)."""
+    halves_ok = lambda v: len(v.items) == 2 and all(isinstance(x, (P.Reg, P.Imm, P.Sink)) for x in v.items)  # noqa: E731
+    if (
+        isinstance(d, P.Reg)
+        and isinstance(s, P.Vec)
+        and halves_ok(s)
+        and not any(isinstance(x, P.Sink) for x in s.items)
+    ):
+        lo, hi = (L.val(x, B32, sc) for x in s.items)
+        L.put(d, L.b.create("pack_b64", [lo, hi], [B64]).results[0], sc)
+        return True
+    if isinstance(d, P.Vec) and isinstance(s, (P.Reg, P.Imm)) and halves_ok(d):
+        op = L.b.create("unpack_b64", [L.val(s, B64, sc)], [B32, B32])
+        for x, r in zip(d.items, op.results):
+            if isinstance(x, P.Reg):
+                L.put(x, r, sc)
+        return True
+    return False
+
+
+#: PTX float comparisons -> the IR predicate with the same meaning (irc.ir.semantics.FLOAT_PREDS): the
+#: IR's `ne` is unordered (.kdsl's `!=`), so PTX's ordered `ne` is `one` and `neu` is `ne`.
+FLOAT_CMP = {"ne": "one", "neu": "ne"}
+
+
 def _h_setp(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+    """`setp.CMP{.BOOLOP}.TYPE`, exactly (a `.ftz` compare, a packed type: `generic`)."""
     ops = i.operands
     if not mods or mods[0] not in CMPS or len(ops) < 3:
         return False
     t = suffix_type(mods)
-    if t is None or t == BOOL or (isinstance(t, ScalarType) and t == B32 and "f16x2" in mods):
+    if t is None or t == BOOL or len(type_mods(mods)) != 1 or _packed(mods):
         return False
-    if any(m in ("f16x2", "bf16x2") for m in mods):
+    rest = _others(mods)[1:]
+    boolop = rest[0] if rest and rest[0] in ("and", "or", "xor") else None
+    if rest != ([boolop] if boolop else []):
         return False
-    cmp = CMP.get(mods[0], mods[0])
-    boolop = mods[1] if len(mods) > 1 and mods[1] in ("and", "or", "xor") else None
+    if _kind(t) == "float":
+        cmp = FLOAT_CMP.get(mods[0], mods[0])
+        if cmp not in FLOAT_PREDS:
+            return False
+    else:
+        cmp = CMP.get(mods[0], mods[0])
+        if cmp not in INT_PREDS:
+            return False
     a = L.val(ops[1], t, sc)
     b = L.val(ops[2], t, sc)
     c = L.b.value("cmp", [a, b], attrs={"pred": cmp})
@@ -99,7 +139,7 @@ def _h_setp(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> b
 def _h_selp(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
     ops = i.operands
     t = suffix_type(mods)
-    if len(ops) != 4 or t is None or not isinstance(ops[0], P.Reg):
+    if len(ops) != 4 or t is None or not isinstance(ops[0], P.Reg) or _others(mods) or len(mods) != 1:
         return False
     t = L.dest_type(ops[0], t, sc)
     c = L.val(ops[3], BOOL, sc)
@@ -110,20 +150,37 @@ def _h_selp(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> b
 
 
 PACKED_SET = frozenset(PACKED)
+TYPE_NAMES = frozenset(ALL_TYPES)
 
 
 def _packed(mods: list[str]) -> bool:
     return not PACKED_SET.isdisjoint(mods)
 
 
+def _kind(t: object) -> str:
+    if isinstance(t, ScalarType) and t.is_bool:
+        return "bool"
+    return "float" if isinstance(t, ScalarType) and t.is_float else "int"
+
+
+def _others(mods: list[str]) -> list[str]:
+    """The modifiers that are not type suffixes."""
+    return [m for m in mods if m not in ALL_TYPES]
+
+
 def _h_arith(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+    """Arithmetic by the exact-modifier rule (`lift_map`): an instruction lifts as an op only when its
+    modifiers are exactly a template's; anything else falls back to `generic` (ptx_pure / opaque)."""
     base = i.base
     ops = i.operands
     t = suffix_type(mods)
-    if t is None or _packed(mods) or "cc" in mods or not ops or not isinstance(ops[0], P.Reg):
+    if t is None or _packed(mods) or not ops or not isinstance(ops[0], P.Reg):
         return False
     d = ops[0]
-    if base == "mul" and "wide" in mods:
+    rest = _others(mods)
+    if len(type_mods(mods)) != 1:
+        return False
+    if base == "mul" and rest == ["wide"]:
         if len(ops) != 3:
             return False
         a, b = L.val(ops[1], t, sc), L.val(ops[2], t, sc)
@@ -133,14 +190,16 @@ def _h_arith(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> 
     if base in ("mad", "fma"):
         if len(ops) != 4:
             return False
-        if isinstance(t, ScalarType) and t.is_float:
+        if _kind(t) == "float":
+            if rest != ["rn"]:  # fma.rn / mad.rn only: .rz/.ftz/.sat/.relu are other operations
+                return False
             a, b, c = (L.val(o, t, sc) for o in ops[1:])
             L.put(d, L.b.value("fma", [a, b, c]), sc)
             return True
-        if "hi" in mods:
-            return False
+        if base != "mad" or rest not in (["lo"], ["wide"]):
+            return False  # mad.hi, mad.cc, mad.hi.sat: other operations
         a, b = L.val(ops[1], t, sc), L.val(ops[2], t, sc)
-        if "wide" in mods:
+        if rest == ["wide"]:
             wt = ScalarType(f"{t.name[0]}{t.bits * 2}")  # type: ignore[attr-defined]
             m = L.b.value("mulwide", [a, b], wt)
             L.put(d, L.b.value("add", [m, L.val(ops[3], wt, sc)]), sc)
@@ -148,21 +207,24 @@ def _h_arith(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> 
             m = L.b.value("mul", [a, b])
             L.put(d, L.b.value("add", [m, L.val(ops[3], t, sc)]), sc)
         return True
-    name = arith_op(base, mods)
-    if name is None:
+    hit = arith_op(base, list(mods), TYPE_NAMES, _kind(t))
+    if hit is None:
         return False
-    arity = len(OPS[name].operands)
-    if len(ops) != arity + 1 or (base in ("min", "max") and ("relu" in mods or "xorsign" in mods)):
+    name, attrs = hit
+    if len(ops) != len(OPS[name].operands) + 1:
         return False
-    L.put(d, L.b.value(name, [L.val(o, t, sc) for o in ops[1:]]), sc)
+    L.put(d, L.b.value(name, [L.val(o, t, sc) for o in ops[1:]], t, attrs or None), sc)
     return True
-    return False
 
 
 def _h_cvt(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+    """`cvt{.RND}{.sat}.D.S`, exactly: another modifier (`.ftz`, `.relu`, `.satfinite`) is `generic`."""
     ops = i.operands
     tm = type_mods(mods)
     if len(ops) != 2 or len(tm) != 2 or _packed(tm) or not isinstance(ops[0], P.Reg):
+        return False
+    rest = _others(mods)
+    if len([m for m in rest if m in ROUND]) > 1 or any(m not in ROUND and m != "sat" for m in rest):
         return False
     dt = L.dest_type(ops[0], PTX_TYPES[tm[0]], sc)
     st = PTX_TYPES[tm[1]]

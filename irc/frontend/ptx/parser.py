@@ -63,6 +63,7 @@ _OPCODE_RE = re.compile(r"[A-Za-z_][\w$]*(?:(?:\.|::)[\w$]+)*")
 # Top-level comma-separated pieces of an operand list whose vectors/addresses do not nest.
 _PIECES_RE = re.compile(r"(?:\{[^{}\[\]]*\}|\[[^\[\]{}]*\]|[^,{}\[\]])+")
 _LOC_RE = re.compile(r"[ \t]*\.loc[ \t]+(\d+)[ \t]+(\d+)[ \t]+(\d+)[ \t\r]*(?:$|//|,)")
+_INLINED_RE = re.compile(r"inlined_at[ \t]+(\d+)[ \t]+(\d+)[ \t]+(\d+)")
 _REG_RE = re.compile(r"%[\w$]+(?:\.[\w$]+)?")
 _IDENT_RE = re.compile(r"[$_A-Za-z][\w$]*")
 _NUM_RE = re.compile(
@@ -159,6 +160,9 @@ class _Parser:
         self.cache: dict[str, Operand] = {}
         self.bare_keys: list[str] = []
         self.loc: Loc | None = None
+        # `.loc F L C, ..., inlined_at F2 L2 C2`: (F, L, C) -> its call site, so a call site that is itself
+        # inlined (nvcc repeats the `.loc` of every level, outermost first) links further up
+        self.loc_up: dict[tuple[int, int, int], Loc] = {}
         self.func: Function | None = None
 
     # ---------------------------------------------------------------- errors
@@ -286,13 +290,26 @@ class _Parser:
         f = self.expect_int("a file index")
         ln = self.expect_int("a line number")
         col = self.expect_int("a column number")
-        # LLVM appends `, function_name $L__info_stringN, inlined_at F L C` on the same line: skip them.
+        # LLVM appends `, function_name $L__info_stringN, inlined_at F L C` on the same line: only the
+        # call site is kept (`Loc.up`).
         while lex.pos < len(lex.buf) and lex.buf[lex.pos].line == start.line:
             nxt = lex.peek()
             if nxt.kind == "punct" and nxt.text in ";{}":
                 break
             lex.next()
-        self.loc = Loc(f, ln, col)
+        self.loc = self.make_loc(f, ln, col, self.lines[start.line - 1])
+
+    def make_loc(self, f: int, ln: int, col: int, raw: str) -> Loc:
+        """The `Loc` of a `.loc` line, with its `inlined_at` call site chained (`Loc.up`)."""
+        if "inlined_at" not in raw:
+            return Loc(f, ln, col)
+        m = _INLINED_RE.search(raw)
+        if m is None:
+            return Loc(f, ln, col)
+        where = (int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        up = Loc(*where, self.loc_up.get(where))
+        self.loc_up[(f, ln, col)] = up
+        return Loc(f, ln, col, up)
 
     def pragma_strings(self) -> list[str]:
         parts = [_unquote(self.expect_kind("str", "a pragma string").text)]
@@ -614,7 +631,9 @@ class _Parser:
                 if s[:4] == ".loc":
                     lm = locm(raw)
                     if lm is not None:
-                        loc = self.loc = Loc(int(lm.group(1)), int(lm.group(2)), int(lm.group(3)))
+                        loc = self.loc = self.make_loc(
+                            int(lm.group(1)), int(lm.group(2)), int(lm.group(3)), raw
+                        )
                         li += 1
                         continue
                 return
