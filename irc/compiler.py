@@ -197,12 +197,16 @@ def check_ptx_by_function(text: str, path: str) -> list[Diagnostic]:
 def _check_ptx_module(text: str, path: str) -> list[Diagnostic]:
     from irc.frontend.ptx.lift import lift_module
     from irc.frontend.ptx.parser import parse_ptx
+    from irc.frontend.ptx.validate import validate
 
     with gc_paused():
         try:
             ptx = parse_ptx(text, path)
         except CompileError as e:
             return e.diagnostics
+        invalid = validate(ptx, text)
+        if invalid:  # ptxas rejects the file: findings about its behaviour would describe no program
+            return invalid
         try:
             module, notes = lift_module(ptx, text)
         except CompileError as e:

@@ -125,6 +125,7 @@ CHECKS: dict[str, CheckInfo] = {
         ),
         _c("shared-overflow", "error", "Shared memory beyond what the target allows per block."),
         _c("register-pressure", "warning", "The allocation needs more registers than allowed."),
+        _c("invalid-ptx", "error", "PTX that ptxas rejects: header, modifiers, operands or declarations."),
         _c("unknown-instruction", "warning", "A PTX instruction irc does not model (treated as opaque)."),
         _c("unknown-check", "warning", "An `irc: allow(...)` comment names a check that does not exist."),
         _c("unused-allow", "warning", "An `irc: allow(...)` comment that suppresses nothing."),
@@ -156,6 +157,7 @@ CHECK_DESCRIPTIONS: dict[str, str] = {
     "async-proxy-fence": "Generic-proxy shared stores read by TMA/tcgen05 without fence.proxy.async.",
     "shared-overflow": "Shared memory beyond what the target allows per block.",
     "register-pressure": "The allocation needs more registers than allowed.",
+    "invalid-ptx": "PTX that ptxas rejects: header, modifiers, operands or declarations.",
 }
 
 

@@ -23,6 +23,7 @@ Design (why it is shaped like this):
         (only `f l c` are kept).
       - Notes for skipped constructs (unknown top-level directives, `.texref`) are in
         `Module.meta["diagnostics"]` (note severity); errors raise `CompileError`.
+      - `Module.meta["top"]` lists every top-level directive as (spelling, line, col), in order.
 """
 
 from __future__ import annotations
@@ -219,6 +220,9 @@ class _Parser:
         lex = self.lex
         d = tok.text
         m = self.module
+        # the order of the top-level directives, with their positions: the validator checks that `.version`
+        # comes first and that the header is not repeated (`irc.frontend.ptx.validate`)
+        m.meta.setdefault("top", []).append((d, tok.line, tok.col))
         if d == ".version":
             lex.next()
             m.version = self.expect_kind("num", "a version number such as `8.0`").text
