@@ -218,6 +218,7 @@ def family_admits_target(family: str, target: str) -> bool:
       "sm_NN"          compute capability NN or newer, any suffix (`sm_80`, `sm_90`, `sm_100`, ...);
       "sm_90a"         exactly sm_90a (wgmma);
       "sm_100a"        the a/f targets of the sm_100 .. sm_110 families (tensor memory, tcgen05);
+      "sm_100f"        the a/f targets of the sm_10x family only (redux.sync on f32);
       "arch_specific"  every a/f target from sm_90 on (setmaxnreg);
       "none"           no target."""
     t = ptx_target(target)
@@ -227,6 +228,8 @@ def family_admits_target(family: str, target: str) -> bool:
         return t.number == 90 and t.suffix == "a"
     if family == "sm_100a":
         return t.suffix in ("a", "f") and 100 <= t.number < 120
+    if family == "sm_100f":
+        return t.suffix in ("a", "f") and 100 <= t.number < 110
     if family == "arch_specific":
         return t.suffix in ("a", "f") and t.number >= 90
     m = _PTX_TARGET_RE.match(family)

@@ -28,6 +28,7 @@ Row notation (one block per stem, `== stem`):
        dp/sp  destination / source register, or a vector of registers that packs into the type (mov.b64)
        vd  vector destination / vs vector source, as many elements as the `.v2/.v4/.v8` modifier says
            (a scalar without one)
+       `@8.0`/`@sm_90` after an operand: the gate that applies when it is present.
        TYPE: `T` the form's last type modifier (the default), `T0`/`T1`/`T2` its first/second/third,
        `2T` twice as wide as T (`mul.wide`), a PTX type (`u32`, `pred`, `b64`), or `*` (any register).
   `OPS ~` at the end of a form: registers may be wider than the type (the relaxed rule of ld/st/cvt).
@@ -95,16 +96,21 @@ class Elem:
 
 @record(frozen=True)
 class OpSpec:
+    """One operand: its kind and type (see the module docstring), whether it may be left out, whether a
+    `|pred` pair is allowed, and a gate that applies when it is present (`s:b32?@8.0@sm_90`)."""
+
     kind: str
     type: str
     optional: bool
     pair: bool = False
+    need: Need | None = None
 
 
 @record(frozen=True)
 class Form:
     stem: str
     text: str
+    head: str
     elems: tuple[Elem, ...]
     operands: tuple[OpSpec, ...] | None
     relaxed: bool
@@ -162,6 +168,8 @@ def _form_tokens(spec: str, stem: str) -> list[tuple[str, bool]]:
         elif spec[i] == ".":
             j = i + 1
             while j < len(spec) and spec[j] not in ".{":
+                if spec[j] == "[":
+                    j = spec.index("]", j)
                 j += 1
             out.append((spec[i:j], False))
             i = j
@@ -181,14 +189,15 @@ def _parse_ops(text: str) -> tuple[tuple[OpSpec, ...] | None, bool]:
         return (), relaxed
     out = []
     for part in text.split(","):
-        p = part.strip()
+        p, *gate = part.strip().split("@")
+        need = _parse_gate(" ".join(gate)) if gate else None
         opt = p.endswith("?")
         p = p.rstrip("?")
         kind, _, typ = p.partition(":")
         pair = kind in ("pq", "dq")
         if kind == "pq":
             kind = "p"
-        out.append(OpSpec(kind, typ or ("pred" if kind in ("p", "n") else "T"), opt, pair))
+        out.append(OpSpec(kind, typ or ("pred" if kind in ("p", "n") else "T"), opt, pair, need))
     return tuple(out), relaxed
 
 
@@ -196,6 +205,7 @@ def _parse_ops(text: str) -> tuple[tuple[OpSpec, ...] | None, bool]:
 #: accepted and ignored on every instruction, `repeatable` ones may be written twice, and the stems in
 #: `pred-ignored` accept a stray `.pred` type (not in their integer `.hi`/`.lo`/`.wide` forms).
 _QUIRKS: dict[str, set[str]] = {}
+_HEAD = re.compile(r"((?:[^\s\[]|\[[^\]]*\])+)\s*(.*)")
 _VALUE_TOKEN = re.compile(r"[^\s\[]+(?:\[[^\]]*\])?")
 
 
@@ -240,7 +250,9 @@ def _parse_table(text: str) -> dict[str, tuple[Form, ...]]:
             slots[name.strip()] = (tuple(values), tuple(gates))
             continue
         # a form: `stem...` then operands after whitespace, then an optional `[gate]`
-        head, _, rest = s.partition(" ")
+        hm = _HEAD.match(s)
+        assert hm is not None, s
+        head, rest = hm.group(1), hm.group(2)
         if not head.startswith(stem):
             raise ValueError(f"form {head!r} outside its block {stem!r}")
         for variant in _expand(head):
@@ -277,7 +289,7 @@ def _cvt_forms(rows: list[list[str]]) -> list[Form]:
                 elems.append(Elem("sat", (".sat",), True, False))
             elems += [Elem(dtype[1:], (dtype,), False, True), Elem(atype[1:], (atype,), False, True)]
             ops = (OpSpec("d", "T0", False), OpSpec("s", "T1", False))
-            out.append(Form("cvt", f"cvt{dtype}{atype} d, a", tuple(elems), ops, True, None))
+            out.append(Form("cvt", f"cvt{dtype}{atype} d, a", f"cvt{dtype}{atype}", tuple(elems), ops, True, None))
     return out
 
 
@@ -287,7 +299,7 @@ def _expand(head: str) -> list[str]:
     i = head.find("{")
     while i != -1:
         j = head.index("}", i)
-        if head.count(".", i, j) > 1:
+        if re.sub(r"\[[^\]]*\]", "", head[i:j]).count(".") > 1:
             with_ = head[:i] + head[i + 1 : j] + head[j + 1 :]
             without = head[:i] + head[j + 1 :]
             return _expand(with_) + _expand(without)
@@ -313,7 +325,7 @@ def _make_form(stem: str, head: str, rest: str, slots) -> Form:  # type: ignore[
             values, gates, name = (v,), (((v, g),) if g else ()), v[1:]
         is_type = all(v in TYPES for v in values)
         elems.append(Elem(name, values, opt, is_type, gates))
-    return Form(stem, head + (" " + rest.strip() if rest.strip() else ""), tuple(elems), ops, relaxed, gate)
+    return Form(stem, head + (" " + rest.strip() if rest.strip() else ""), head, tuple(elems), ops, relaxed, gate)
 
 
 @cache
@@ -429,23 +441,43 @@ def _match_mods(stem: str, mods: list[str]) -> Match | Mismatch:
 
 
 def _explain(stem: str, mods: list[str]) -> str:
-    """Name the closest form: the one that needs the fewest modifiers added or removed."""
-    best: tuple[int, Form, list[str], list[str]] | None = None
+    """Name the closest form: the one that needs the fewest modifiers added or removed, types aside; then
+    say what is wrong: a missing modifier, one too many, or a type that form does not take."""
+    tmods = [m for m in mods if m in TYPES]
+    omods = [m for m in mods if m not in TYPES]
+    best: tuple[int, Form, list[Elem], list[str], bool] | None = None
     for f in _table()[stem]:
-        missing = [e for e in f.elems if not e.optional and not any(v in mods for v in e.values)]
-        extra = [m for m in mods if not any(m in e.values for e in f.elems)]
-        cost = len(missing) + len(extra)
+        types = [e for e in f.elems if e.is_type]
+        other = [e for e in f.elems if not e.is_type]
+        missing = [e for e in other if not e.optional and not any(v in omods for v in e.values)]
+        extra = [m for m in omods if not any(m in e.values for e in other)]
+        types_ok = _align_types(types, tmods) is not None
+        mismatch = 0
+        if not types_ok:  # a type outside a type slot's set; a form of other fixed types is far off
+            mismatch = 3 if any(len(e.values) > 1 for e in types) else 10
+        cost = 2 * (len(missing) + len(extra)) + mismatch
         if best is None or cost < best[0]:
-            best = (cost, f, [_elem_text(e) for e in missing], extra)
+            best = (cost, f, missing, extra, types_ok)
     spelled = stem + "".join(mods)
     if best is None:
         return f"`{spelled}` is not a form of `{stem}`"
-    _, f, missing, extra = best
+    _, f, missing, extra, types_ok = best
+    form = f.head
+    if not missing and not extra and not types_ok:
+        takes = " ".join(v for e in f.elems if e.is_type for v in e.values)
+        if not tmods:
+            return f"`{spelled}` lacks a type (`{form}` takes {takes})"
+        return f"`{spelled}`: {''.join(tmods)} is not a type of this form (`{form}` takes {takes})"
     if missing and not extra:
-        return f"`{spelled}` lacks {' and '.join(missing)} (form `{f.text.split(' ')[0]}`)"
+        return f"`{spelled}` lacks {' and '.join(_elem_text(e) for e in missing)} (form `{form}`)"
     if extra and not missing:
-        return f"`{spelled}`: {', '.join(f'`{m}`' for m in extra)} not allowed here (form `{f.text.split(' ')[0]}`)"
-    return f"`{spelled}` is not a form of `{stem}`; the closest is `{f.text.split(' ')[0]}`"
+        return f"`{spelled}`: {', '.join(f'`{m}`' for m in extra)} not allowed here (form `{form}`)"
+    if missing and extra and types_ok:
+        return (
+            f"`{spelled}`: {', '.join(f'`{m}`' for m in extra)} not allowed here, and it lacks "
+            f"{' and '.join(_elem_text(e) for e in missing)} (form `{form}`)"
+        )
+    return f"`{spelled}` is not a form of `{stem}`; the closest is `{form}`"
 
 
 def _elem_text(e: Elem) -> str:
@@ -476,7 +508,7 @@ def _assign(f: Form, mods: list[str]) -> Match | None:
         if v in (".v2", ".v4", ".v8"):
             vec = int(v[2:])
     if f.gate is not None:
-        gates.append((f.text.split(" ")[0], f.gate))
+        gates.append((f.head, f.gate))
     return Match(f, tuple(v for v in tfill if v is not None), vec, tuple(gates))
 
 

@@ -122,30 +122,40 @@ neg.bf16x2                     d, s             [7.0 sm_80]
 == min
 .atype = .u16 .u32 .u64 .s16 .s64 .u16x2[8.0 sm_90]
 .btype = .s32 .s16x2[8.0 sm_90]
+.nan = .NaN[7.0 sm_80]
 min.atype                      d, s, s
-min{.relu}.btype               d, s, s
-min{.ftz}{.NaN}.f32            d, s, s
-min{.ftz}{.NaN}.xorsign.abs.f32  d, s, s
-min{.ftz}{.NaN}{.abs}.f32      d, s, s, s
+min{.relu[8.0 sm_90]}.btype               d, s, s
+min{.ftz}{.nan}.f32            d, s, s
+min{.ftz}{.nan}.xorsign.abs.f32  d, s, s   [7.2 sm_86]
+min{.ftz}{.nan}{.abs}.f32      d, s, s, s   [8.8 sm_100]
 min.f64                        d, s, s
-min{.ftz}{.NaN}{.xorsign.abs}.f16     -
-min{.ftz}{.NaN}{.xorsign.abs}.f16x2   -
-min{.NaN}{.xorsign.abs}.bf16          -
-min{.NaN}{.xorsign.abs}.bf16x2        -
+min{.ftz}{.nan}.f16          d, s, s    [7.0 sm_80]
+min{.ftz}{.nan}.f16x2        d, s, s    [7.0 sm_80]
+min{.nan}.bf16                 d, s, s    [7.0 sm_80]
+min{.nan}.bf16x2               d, s, s    [7.0 sm_80]
+min{.ftz}{.nan}.xorsign.abs.f16     -   [7.2 sm_86]
+min{.ftz}{.nan}.xorsign.abs.f16x2   -   [7.2 sm_86]
+min{.nan}.xorsign.abs.bf16          -   [7.2 sm_86]
+min{.nan}.xorsign.abs.bf16x2        -   [7.2 sm_86]
 
 == max
 .atype = .u16 .u32 .u64 .s16 .s64 .u16x2[8.0 sm_90]
 .btype = .s32 .s16x2[8.0 sm_90]
+.nan = .NaN[7.0 sm_80]
 max.atype                      d, s, s
-max{.relu}.btype               d, s, s
-max{.ftz}{.NaN}.f32            d, s, s
-max{.ftz}{.NaN}.xorsign.abs.f32  d, s, s
-max{.ftz}{.NaN}{.abs}.f32      d, s, s, s
+max{.relu[8.0 sm_90]}.btype               d, s, s
+max{.ftz}{.nan}.f32            d, s, s
+max{.ftz}{.nan}.xorsign.abs.f32  d, s, s   [7.2 sm_86]
+max{.ftz}{.nan}{.abs}.f32      d, s, s, s   [8.8 sm_100]
 max.f64                        d, s, s
-max{.ftz}{.NaN}{.xorsign.abs}.f16     -
-max{.ftz}{.NaN}{.xorsign.abs}.f16x2   -
-max{.NaN}{.xorsign.abs}.bf16          -
-max{.NaN}{.xorsign.abs}.bf16x2        -
+max{.ftz}{.nan}.f16          d, s, s    [7.0 sm_80]
+max{.ftz}{.nan}.f16x2        d, s, s    [7.0 sm_80]
+max{.nan}.bf16                 d, s, s    [7.0 sm_80]
+max{.nan}.bf16x2               d, s, s    [7.0 sm_80]
+max{.ftz}{.nan}.xorsign.abs.f16     -   [7.2 sm_86]
+max{.ftz}{.nan}.xorsign.abs.f16x2   -   [7.2 sm_86]
+max{.nan}.xorsign.abs.bf16          -   [7.2 sm_86]
+max{.nan}.xorsign.abs.bf16x2        -   [7.2 sm_86]
 
 == popc
 .type = .b32 .b64
@@ -176,21 +186,21 @@ fns.b32                        d, s, s, s:s32
 
 == dp4a
 .type = .u32 .s32
-dp4a.type.type                 d:s32, s:T0, s:T1, s:s32
+dp4a.type.type                 d:s32, s:T0, s:T1, s:s32    [6.0 sm_70]
 
 == dp2a
 .hl = .hi .lo
 .type = .u32 .s32
-dp2a.hl.type.type              d:s32, s:T0, s:T1, s:s32
+dp2a.hl.type.type              d:s32, s:T0, s:T1, s:s32    [6.0 sm_70]
 
 == bmsk
 .mode = .clamp .wrap
-bmsk.mode.b32                  d, s, s
+bmsk.mode.b32                  d, s, s          [7.6 sm_70]
 
 == szext
 .mode = .clamp .wrap
 .type = .u32 .s32
-szext.mode.type                d, s, s:u32
+szext.mode.type                d, s, s:u32      [7.6 sm_70]
 
 # -------------------------------------------------------------------------------- extended precision
 == addc
@@ -376,8 +386,8 @@ cvt.rn.satfinite{.relu}.f8x2.f16x2          -                       [7.8 sm_89]
 cvt.rn{.relu}.f16x2.f8x2                    -                       [7.8 sm_89]
 
 == cvta
-.space = .const .global .local .shared .shared::cta[7.8] .shared::cluster[7.8 sm_90] .param[7.7] .param::entry[8.3]
-.space32 = .const .local .shared .shared::cta[7.8] .shared::cluster[7.8 sm_90] .param[7.7] .param::entry[8.3]
+.space = .const .global .local .shared .shared::cta[7.8] .shared::cluster[7.8 sm_90] .param[7.7 sm_70] .param::entry[8.3 sm_70]
+.space32 = .const .local .shared .shared::cta[7.8] .shared::cluster[7.8 sm_90] .param[7.7 sm_70] .param::entry[8.3 sm_70]
 cvta.space.u64                 d, s
 cvta.to.space.u64              d, s
 cvta.space32.u32               d, s
@@ -387,21 +397,24 @@ cvta.to.space32.u32            d, s
 .ss = .const .global .local .param .shared .shared::cta[7.8] .shared::cluster[7.8 sm_90] .param::entry[8.3] .param::func[8.3]
 .cop = .ca .cg .cs .lu .cv
 .ncop = .ca .cg .cs
-.l1 = .L1::evict_normal .L1::evict_unchanged .L1::evict_first .L1::evict_last .L1::no_allocate
+.l1 = .L1::evict_normal[7.4 sm_70] .L1::evict_unchanged[7.4 sm_70] .L1::evict_first[7.4 sm_70] .L1::evict_last[7.4 sm_70] .L1::no_allocate[7.4 sm_70]
 .l2 = .L2::evict_normal .L2::evict_first .L2::evict_last
-.hint = .L2::cache_hint
-.pf = .L2::64B .L2::128B .L2::256B
+.hint = .L2::cache_hint[7.4 sm_80]
+.pf = .L2::64B[7.4 sm_75] .L2::128B[7.4 sm_75] .L2::256B[7.4 sm_80]
 .scope = .cta .cluster[7.8 sm_90] .gpu .sys
-.vec = .v2 .v4 .v8
-.type = .b8 .b16 .b32 .b64 .b128 .u8 .u16 .u32 .u64 .s8 .s16 .s32 .s64 .f32 .f64
-ld{.weak}{.ss}{.cop}{.hint}{.pf}{.vec}.type                     vd, m, s:b64? ~
-ld{.weak}{.ss}{.l1}{.l2}{.hint}{.pf}{.vec}.type                 vd, m, s:b64? ~
-ld.volatile{.ss}{.pf}{.vec}.type                                vd, m ~
-ld.relaxed.scope{.ss}{.l1}{.l2}{.hint}{.pf}{.vec}.type          vd, m, s:b64? ~
-ld.acquire.scope{.ss}{.l1}{.l2}{.hint}{.pf}{.vec}.type          vd, m, s:b64? ~
-ld.mmio.relaxed.sys{.global}.type                               d, m ~
-ld.global{.ncop}.nc{.hint}{.pf}{.vec}.type                      vd, m, s:b64? ~
-ld.global.nc{.l1}{.l2}{.hint}{.pf}{.vec}.type                   vd, m, s:b64? ~
+.vec = .v2 .v4 .v8[8.8 sm_100]
+.type = .b8 .b16 .b32 .b64 .b128[8.3 sm_70] .u8 .u16 .u32 .u64 .s8 .s16 .s32 .s64 .f32 .f64
+.wide = .v8.b32 .v4.b64
+ld{.weak[6.0 sm_70]}{.ss}{.cop}{.hint}{.pf}{.vec}.type                     vd, m, s:b64? ~
+ld{.weak[6.0 sm_70]}{.ss}{.l1}{.hint}{.pf}{.vec}.type                      vd, m, s:b64? ~
+ld{.weak[6.0 sm_70]}{.ss}{.l1}.l2{.hint}{.pf}.v8.b32                       -
+ld{.weak[6.0 sm_70]}{.ss}{.l1}.l2{.hint}{.pf}.v4.b64                       -
+ld.volatile{.ss}{.pf}{.vec}.type                                           vd, m ~
+ld.relaxed.scope{.ss}{.l1}{.hint}{.pf}{.vec}.type          vd, m, s:b64? ~     [6.0 sm_70]
+ld.acquire.scope{.ss}{.l1}{.hint}{.pf}{.vec}.type          vd, m, s:b64? ~     [6.0 sm_70]
+ld.mmio.relaxed.sys{.global}.type                          d, m ~              [8.2 sm_70]
+ld.global{.ncop}.nc{.hint}{.pf}{.vec}.type                 vd, m, s:b64? ~
+ld.global.nc{.l1}{.hint}{.pf}{.vec}.type                   vd, m, s:b64? ~
 
 == ldu
 .vec = .v2 .v4
@@ -411,23 +424,25 @@ ldu{.global}{.vec}.type        vd, m ~
 == st
 .ss = .global .local .param .param::func[8.3] .shared .shared::cta[7.8] .shared::cluster[7.8 sm_90]
 .cop = .wb .cg .cs .wt
-.l1 = .L1::evict_normal .L1::evict_unchanged .L1::evict_first .L1::evict_last .L1::no_allocate
+.l1 = .L1::evict_normal[7.4 sm_70] .L1::evict_unchanged[7.4 sm_70] .L1::evict_first[7.4 sm_70] .L1::evict_last[7.4 sm_70] .L1::no_allocate[7.4 sm_70]
 .l2 = .L2::evict_normal .L2::evict_first .L2::evict_last
-.hint = .L2::cache_hint
+.hint = .L2::cache_hint[7.4 sm_80]
 .scope = .cta .cluster[7.8 sm_90] .gpu .sys
-.vec = .v2 .v4 .v8
-.type = .b8 .b16 .b32 .b64 .b128 .u8 .u16 .u32 .u64 .s8 .s16 .s32 .s64 .f32 .f64
-st{.weak}{.ss}{.cop}{.hint}{.vec}.type                          m, vs, s:b64? ~
-st{.weak}{.ss}{.l1}{.l2}{.hint}{.vec}.type                      m, vs, s:b64? ~
-st.volatile{.ss}{.vec}.type                                     m, vs ~
-st.relaxed.scope{.ss}{.l1}{.l2}{.hint}{.vec}.type               m, vs, s:b64? ~
-st.release.scope{.ss}{.l1}{.l2}{.hint}{.vec}.type               m, vs, s:b64? ~
-st.mmio.relaxed.sys{.global}.type                               m, s ~
+.vec = .v2 .v4 .v8[8.8 sm_100]
+.type = .b8 .b16 .b32 .b64 .b128[8.3 sm_70] .u8 .u16 .u32 .u64 .s8 .s16 .s32 .s64 .f32 .f64
+st{.weak[6.0 sm_70]}{.ss}{.cop}{.hint}{.vec}.type                          m, vs, s:b64? ~
+st{.weak[6.0 sm_70]}{.ss}{.l1}{.hint}{.vec}.type                           m, vs, s:b64? ~
+st{.weak[6.0 sm_70]}{.ss}{.l1}.l2{.hint}.v8.b32                            -
+st{.weak[6.0 sm_70]}{.ss}{.l1}.l2{.hint}.v4.b64                            -
+st.volatile{.ss}{.vec}.type                                                m, vs ~
+st.relaxed.scope{.ss}{.l1}{.hint}{.vec}.type                m, vs, s:b64? ~     [6.0 sm_70]
+st.release.scope{.ss}{.l1}{.hint}{.vec}.type                m, vs, s:b64? ~     [6.0 sm_70]
+st.mmio.relaxed.sys{.global}.type                           m, s ~              [8.2 sm_70]
 
 == prefetch
 .space = .global .local
 .level = .L1 .L2
-.ev = .L2::evict_last .L2::evict_normal
+.ev = .L2::evict_last[7.4 sm_80] .L2::evict_normal[7.4 sm_80]
 .tms = .const .param
 prefetch{.space}.level         m
 prefetch.global.ev             m
@@ -437,16 +452,16 @@ prefetch{.tms}.tensormap       m
 prefetchu.L1                   m
 
 == isspacep
-.space = .const .global .local .shared .shared::cta[7.8] .shared::cluster[7.8 sm_90] .param[7.7] .param::entry[8.3]
+.space = .const .global .local .shared .shared::cta[7.8] .shared::cluster[7.8 sm_90] .param[7.7 sm_70] .param::entry[8.3 sm_70]
 isspacep.space                 p, s:b64
 
 == mapa
 .type = .u32 .u64
-mapa{.shared::cluster}.type    -
+mapa{.shared::cluster}.type    -                 [7.8 sm_90]
 
 == getctarank
 .type = .u32 .u64
-getctarank{.shared::cluster}.type   -
+getctarank{.shared::cluster}.type   -           [7.8 sm_90]
 
 # ------------------------------------------------------------------------------------ control flow
 == bra
@@ -471,7 +486,7 @@ trap
 brkpt
 
 == nanosleep
-nanosleep.u32                  s
+nanosleep.u32                  s                 [6.2 sm_70]
 
 == pmevent
 pmevent{.mask}                 -
@@ -479,33 +494,35 @@ pmevent{.mask}                 -
 # ----------------------------------------------------------------------------------- synchronization
 == bar
 .op = .and .or
+.cta = .cta[7.8]
 bar{.cta}.sync                 s:u32, s:u32?
 bar{.cta}.arrive               s:u32, s:u32
 bar{.cta}.red.popc.u32         d, s:u32, s:u32?, n
 bar{.cta}.red.op.pred          p, s:u32, s:u32?, n
 
 == bar.warp.sync
-bar.warp.sync                  s:b32
+bar.warp.sync                  s:b32             [6.0]
 
 == barrier
 .op = .and .or
-barrier{.cta}.sync{.aligned}               s:u32, s:u32?
-barrier{.cta}.arrive{.aligned}             s:u32, s:u32
-barrier{.cta}.red.popc{.aligned}.u32       d, s:u32, s:u32?, n
-barrier{.cta}.red.op{.aligned}.pred        p, s:u32, s:u32?, n
-barrier.cluster.arrive{.release}{.aligned}      [7.8 sm_90]
-barrier.cluster.arrive.relaxed{.aligned}        [8.0 sm_90]
-barrier.cluster.wait{.acquire}{.aligned}        [7.8 sm_90]
+.cta = .cta[7.8]
+barrier{.cta}.sync{.aligned}               s:u32, s:u32?        [6.0]
+barrier{.cta}.arrive{.aligned}             s:u32, s:u32         [6.0]
+barrier{.cta}.red.popc{.aligned}.u32       d, s:u32, s:u32?, n  [6.0]
+barrier{.cta}.red.op{.aligned}.pred        p, s:u32, s:u32?, n  [6.0]
+.csem = .release[8.0] .relaxed[8.0]
+barrier.cluster.arrive{.csem}{.aligned}         [7.8 sm_90]
+barrier.cluster.wait{.acquire[8.0]}{.aligned}   [7.8 sm_90]
 
 == membar
 .level = .cta .gl .sys
 membar.level
-membar.proxy.alias             [7.5 sm_70]
+membar.proxy.alias             [7.5 sm_60]
 
 == fence
 .sem = .sc .acq_rel .acquire[8.6 sm_90] .release[8.6 sm_90]
 .scope = .cta .cluster[7.8 sm_90] .gpu .sys
-fence{.sem}.scope
+fence{.sem}.scope              [6.0 sm_70]
 fence.proxy.alias              [7.5 sm_70]
 fence.proxy.async              [8.0 sm_90]
 fence.proxy.async.global       [8.0 sm_90]
@@ -516,106 +533,122 @@ fence.proxy.tensormap::generic.release.scope            [8.3 sm_90]
 fence.proxy.tensormap::generic.acquire.scope  m, s:u32  [8.3 sm_90]
 
 == atom
+# the types each operation takes (measured: atom.add.s64, atom.min.f32 and atom.and.u32 are rejected)
 .space = .global .shared .shared::cta[7.8] .shared::cluster[7.8 sm_90]
-.sem = .relaxed .acquire .release .acq_rel
-.scope = .cta .cluster[7.8 sm_90] .gpu .sys
-.op = .and .or .xor .exch .add .inc .dec .min .max
-.type = .b32 .b64 .u32 .u64 .s32 .s64 .f32 .f64
-.hint = .L2::cache_hint
-atom{.sem}{.scope}{.space}.op{.hint}.type       d, m, s, s:b64?
-atom{.sem}{.scope}{.space}.cas.type             d, m, s, s
-atom{.sem}{.scope}{.space}.cas.b16              d, m, s, s        [4.3 sm_70]
-atom{.sem}{.scope}{.space}.cas.b128             d, m, s, s        [8.3 sm_90]
-atom{.sem}{.scope}{.space}.exch{.hint}.b128     d, m, s, s:b64?   [8.3 sm_90]
+.sem = .relaxed[6.0 sm_70] .acquire[6.0 sm_70] .release[6.0 sm_70] .acq_rel[6.0 sm_70]
+.scope = .cta[6.0 sm_60] .cluster[7.8 sm_90] .gpu[6.0 sm_60] .sys[6.0 sm_60]
+.hint = .L2::cache_hint[7.4 sm_80]
+.bop = .and .or .xor
+.btype = .b32 .b64
+.mtype = .u32 .u64 .s32 .s64
+.mm = .min .max
+.id = .inc .dec
+.atype = .u32 .u64 .s32 .f32 .f64[6.0 sm_60]
+atom{.sem}{.scope}{.space}.bop{.hint}.btype           d, m, s, s:b64?
+atom{.sem}{.scope}{.space}.exch{.hint}.btype          d, m, s, s:b64?
+atom{.sem}{.scope}{.space}.cas.btype                  d, m, s, s
+atom{.sem}{.scope}{.space}.add{.hint}.atype           d, m, s, s:b64?
+atom{.sem}{.scope}{.space}.id{.hint}.u32              d, m, s, s:b64?
+atom{.sem}{.scope}{.space}.mm{.hint}.mtype            d, m, s, s:b64?
+atom{.sem}{.scope}{.space}.cas.b16                    d, m, s, s        [6.3 sm_70]
+atom{.sem}{.scope}{.space}.cas.b128                   d, m, s, s        [8.3 sm_90]
+atom{.sem}{.scope}{.space}.exch{.hint}.b128           d, m, s, s:b64?   [8.3 sm_90]
 atom{.sem}{.scope}{.space}.add.noftz{.hint}.f16       d, m, s, s:b64?   [6.3 sm_70]
-atom{.sem}{.scope}{.space}.add.noftz{.hint}.f16x2     d, m, s, s:b64?   [6.3 sm_60]
+atom{.sem}{.scope}{.space}.add.noftz{.hint}.f16x2     d, m, s, s:b64?   [6.2 sm_60]
 atom{.sem}{.scope}{.space}.add.noftz{.hint}.bf16      d, m, s, s:b64?   [7.8 sm_90]
 atom{.sem}{.scope}{.space}.add.noftz{.hint}.bf16x2    d, m, s, s:b64?   [7.8 sm_90]
 
 == red
 .space = .global .shared .shared::cta[7.8] .shared::cluster[7.8 sm_90]
-.sem = .relaxed .release
-.scope = .cta .cluster[7.8 sm_90] .gpu .sys
-.op = .and .or .xor .add .inc .dec .min .max
-.type = .b32 .b64 .u32 .u64 .s32 .s64 .f32 .f64
-.hint = .L2::cache_hint
-red{.sem}{.scope}{.space}.op{.hint}.type        m, s, s:b64?
+.sem = .relaxed[6.0 sm_70] .release[6.0 sm_70]
+.scope = .cta[6.0 sm_60] .cluster[7.8 sm_90] .gpu[6.0 sm_60] .sys[6.0 sm_60]
+.hint = .L2::cache_hint[7.4 sm_80]
+.bop = .and .or .xor
+.btype = .b32 .b64
+.mtype = .u32 .u64 .s32 .s64
+.mm = .min .max
+.id = .inc .dec
+.atype = .u32 .u64 .s32 .f32 .f64[6.0 sm_60]
+red{.sem}{.scope}{.space}.bop{.hint}.btype            m, s, s:b64?
+red{.sem}{.scope}{.space}.add{.hint}.atype            m, s, s:b64?
+red{.sem}{.scope}{.space}.id{.hint}.u32               m, s, s:b64?
+red{.sem}{.scope}{.space}.mm{.hint}.mtype             m, s, s:b64?
 red{.sem}{.scope}{.space}.add.noftz{.hint}.f16        m, s, s:b64?   [6.3 sm_70]
-red{.sem}{.scope}{.space}.add.noftz{.hint}.f16x2      m, s, s:b64?   [6.3 sm_60]
+red{.sem}{.scope}{.space}.add.noftz{.hint}.f16x2      m, s, s:b64?   [6.2 sm_60]
 red{.sem}{.scope}{.space}.add.noftz{.hint}.bf16       m, s, s:b64?   [7.8 sm_90]
 red{.sem}{.scope}{.space}.add.noftz{.hint}.bf16x2     m, s, s:b64?   [7.8 sm_90]
 
 == vote
 .mode = .all .any .uni
-vote.sync.mode.pred            p, n, s:b32
-vote.sync.ballot.b32           d, n, s:b32
+vote.sync.mode.pred            p, n, s:b32       [6.0]
+vote.sync.ballot.b32           d, n, s:b32       [6.0]
 
 == shfl
 .mode = .up .down .bfly .idx
-shfl.sync.mode.b32             dq:b32, s, s:b32, s:b32, s:b32
+shfl.sync.mode.b32             dq:b32, s, s:b32, s:b32, s:b32   [6.0]
 
 == activemask
-activemask.b32                 d
+activemask.b32                 d                 [6.2]
 
 == redux
 .iop = .add .min .max
 .bop = .and .or .xor
 .type = .u32 .s32
-redux.sync.iop.type            d, r, s:b32
-redux.sync.bop.b32             d, r, s:b32
-redux.sync.fop{.abs}{.NaN}.f32  d, r, s:b32     [8.6 sm_100a]
+redux.sync.iop.type            d, r, s:b32      [7.0 sm_80]
+redux.sync.bop.b32             d, r, s:b32      [7.0 sm_80]
+redux.sync.fop{.abs}{.NaN}.f32  d, r, s:b32     [8.6 sm_100f]
 .fop = .min .max
 
 == match
 .type = .b32 .b64
-match.any.sync.type            d:b32, s, s:b32
-match.all.sync.type            dq, s, s:b32
+match.any.sync.type            d:b32, s, s:b32   [6.0 sm_70]
+match.all.sync.type            dq, s, s:b32      [6.0 sm_70]
 
 == mbarrier
 .state = .shared .shared::cta[7.8]
-.sem = .release .relaxed[8.0]
-.scope = .cta .cluster[8.0]
-.asem = .acquire .relaxed[8.6]
-mbarrier.init{.state}.b64                                      m, s:b32
-mbarrier.inval{.state}.b64                                     m
-mbarrier.arrive{.sem}{.scope}{.state}.b64                      d_:b64, m, s:b32?
-mbarrier.arrive{.sem}{.scope}.shared::cluster.b64              d_:b64, m, s:b32?
-mbarrier.arrive.expect_tx{.sem}{.scope}{.state}.b64            d_:b64, m, s:b32
-mbarrier.arrive.expect_tx{.sem}{.scope}.shared::cluster.b64    d_:b64, m, s:b32
-mbarrier.arrive.noComplete{.release}{.cta}{.state}.b64         d:b64, m, s:b32
-mbarrier.arrive_drop{.sem}{.scope}{.state}.b64                 d_:b64, m, s:b32?
-mbarrier.arrive_drop{.sem}{.scope}.shared::cluster.b64         d_:b64, m, s:b32?
-mbarrier.arrive_drop.expect_tx{.sem}{.scope}{.state}.b64       d_:b64, m, s:b32
-mbarrier.arrive_drop.noComplete{.release}{.cta}{.state}.b64    d:b64, m, s:b32
-mbarrier.expect_tx{.relaxed}{.scope}{.xstate}.b64              m, s:b32
-mbarrier.complete_tx{.relaxed}{.scope}{.xstate}.b64            m, s:b32
-mbarrier.test_wait{.asem}{.scope}{.state}.b64                  p, m, s:b64
-mbarrier.test_wait.parity{.asem}{.scope}{.state}.b64           p, m, s:b32
-mbarrier.try_wait{.asem}{.scope}{.state}.b64                   p, m, s:b64, s:b32?
-mbarrier.try_wait.parity{.asem}{.scope}{.state}.b64            p, m, s:b32, s:b32?
-mbarrier.pending_count.b64                                     d:b32, s:b64
-.xstate = .shared .shared::cta .shared::cluster
+.xstate = .shared .shared::cta[7.8] .shared::cluster[8.0 sm_90]
+.asem = .release[8.0] .relaxed[8.6 sm_90]
+.ascope = .cta[8.0] .cluster[8.0 sm_90]
+.wsem = .acquire[8.0] .relaxed[8.6 sm_90]
+mbarrier.init{.state}.b64                                        m, s:b32             [7.0 sm_80]
+mbarrier.inval{.state}.b64                                       m                    [7.0 sm_80]
+mbarrier.arrive{.asem}{.ascope}{.state}.b64                      d_:b64, m, s:b32?@7.8@sm_90   [7.0 sm_80]
+mbarrier.arrive{.asem}{.ascope}.shared::cluster.b64              d_:b64, m, s:b32?    [8.0 sm_90]
+mbarrier.arrive.expect_tx{.asem}{.ascope}{.state}.b64            d_:b64, m, s:b32     [8.0 sm_90]
+mbarrier.arrive.expect_tx{.asem}{.ascope}.shared::cluster.b64    d_:b64, m, s:b32     [8.0 sm_90]
+mbarrier.arrive.noComplete{.release}{.cta}{.state}.b64           d:b64, m, s:b32      [7.0 sm_80]
+mbarrier.arrive_drop{.asem}{.ascope}{.state}.b64                 d_:b64, m, s:b32?    [7.0 sm_80]
+mbarrier.arrive_drop{.asem}{.ascope}.shared::cluster.b64         d_:b64, m, s:b32?    [8.0 sm_90]
+mbarrier.arrive_drop.expect_tx{.asem}{.ascope}{.state}.b64       d_:b64, m, s:b32     [8.0 sm_90]
+mbarrier.arrive_drop.noComplete{.release}{.cta}{.state}.b64      d:b64, m, s:b32      [7.0 sm_80]
+mbarrier.expect_tx{.relaxed}{.ascope}{.xstate}.b64               m, s:b32             [8.0 sm_90]
+mbarrier.complete_tx{.relaxed}{.ascope}{.xstate}.b64             m, s:b32             [8.0 sm_90]
+mbarrier.test_wait{.wsem}{.ascope}{.state}.b64                   p, m, s:b64          [7.0 sm_80]
+mbarrier.test_wait.parity{.wsem}{.ascope}{.state}.b64            p, m, s:b32          [7.1 sm_80]
+mbarrier.try_wait{.wsem}{.ascope}{.state}.b64                    p, m, s:b64, s:b32?  [7.8 sm_90]
+mbarrier.try_wait.parity{.wsem}{.ascope}{.state}.b64             p, m, s:b32, s:b32?  [7.8 sm_90]
+mbarrier.pending_count.b64                                       d:b32, s:b64         [7.0 sm_80]
 
 # ----------------------------------------------------------------------------------------- async copy
 == cp.async
 .state = .shared .shared::cta[7.8]
-.hint = .L2::cache_hint
-.pf = .L2::64B .L2::128B .L2::256B
-cp.async.ca.state.global{.hint}{.pf}    m, m, i, s?, s:b64?
-cp.async.cg.state.global{.hint}{.pf}    m, m, i, s?, s:b64?
+.hint = .L2::cache_hint[7.4]
+.pf = .L2::64B[7.4] .L2::128B[7.4] .L2::256B[7.4]
+cp.async.ca.state.global{.hint}{.pf}    m, m, i, s?, s:b64?      [7.0 sm_80]
+cp.async.cg.state.global{.hint}{.pf}    m, m, i, s?, s:b64?      [7.0 sm_80]
 
 == cp.async.commit_group
-cp.async.commit_group
+cp.async.commit_group                                            [7.0 sm_80]
 
 == cp.async.wait_group
-cp.async.wait_group            i
+cp.async.wait_group            i                                 [7.0 sm_80]
 
 == cp.async.wait_all
-cp.async.wait_all
+cp.async.wait_all                                                [7.0 sm_80]
 
 == cp.async.mbarrier.arrive
 .state = .shared .shared::cta[7.8]
-cp.async.mbarrier.arrive{.noinc}{.state}.b64   m
+cp.async.mbarrier.arrive{.noinc}{.state}.b64   m                 [7.0 sm_80]
 
 == cp.async.bulk.commit_group
 cp.async.bulk.commit_group

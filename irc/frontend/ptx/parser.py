@@ -345,6 +345,10 @@ class _Parser:
                 align = self.expect_int("an alignment")
             elif tok.text in (".texref", ".samplerref", ".surfref"):
                 self.notes.append(note("parse-note", f"skipped `{tok.text}` variable", self._span(tok)))
+                lex.next()
+                name = lex.peek()
+                if name.kind == "id":  # the validator still needs to know the name is declared
+                    self.module.meta.setdefault("opaque_names", []).append(name.text)
                 self.skip_statement()
                 return []
             elif tok.text in (".v2", ".v4", ".v8"):

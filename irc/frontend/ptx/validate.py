@@ -56,6 +56,9 @@ class _Ctx:
         self.diags: list[Diagnostic] = []
         self.target = ptx_target(ptx.target)
         self.version: tuple[int, int] | None = None
+        self.ok: set[tuple] = set()  # signatures of instructions found valid (`_Function.instr`)
+        self.globals = {g.name: g.space for g in ptx.globals}
+        self.functions = {fn.name for fn in ptx.functions} | set(ptx.meta.get("opaque_names", []))
 
     def span(self, line: int, needle: str | None = None, start: int = 0) -> Span:
         """The span of `needle` on `line` (searched from column `start`), else of the line's first token."""
@@ -159,6 +162,7 @@ def _header(ctx: _Ctx) -> None:
         ctx.err(INVALID, f"`.address_size {size}`: {why}", ctx.span(aline, str(size)))
 
 
+_LABEL_DEF = re.compile(r"^[ \t]*([$\w]+)[ \t]*:", re.M)
 _FUNCTION_NAME = re.compile(r"^[ \t]*\.loc\b[^\n]*?\bfunction_name\s+([$\w]+)", re.M)
 
 
@@ -168,8 +172,9 @@ def _loc_labels(ctx: _Ctx, text: str) -> None:
     if "function_name" not in text:
         return
     names = {m.group(1): m for m in _FUNCTION_NAME.finditer(text)}
+    defined = set(_LABEL_DEF.findall(text))
     for name, m in names.items():
-        if not re.search(r"^\s*" + re.escape(name) + r"\s*:", text, re.M):
+        if name not in defined:
             line = text.count("\n", 0, m.start(1)) + 1
             ctx.err(INVALID, f"`.loc` names the label `{name}`, which is not defined", ctx.span(line, name))
 
@@ -209,10 +214,11 @@ class _Function:
         self.ctx = ctx
         self.f = f
         self.scopes: list[_Scope] = []
-        self.globals = {g.name: g.space for g in ctx.ptx.globals}
-        self.functions = {fn.name for fn in ctx.ptx.functions}
+        self.globals = ctx.globals
+        self.functions = ctx.functions
         self.params: dict[str, str] = {}
         self.all_labels: set[str] = set()
+        self.reg_cache: dict[str, str | None] = {}
         meta = f.meta
         self.other_names = set(meta.get("prototypes", {})) | set(meta.get("branchtargets", {})) | set(
             meta.get("calltargets", {})
@@ -233,6 +239,7 @@ class _Function:
     def block(self, body: list[P.Stmt]) -> None:
         sc = _Scope()
         self.scopes.append(sc)
+        outer_cache = self.reg_cache
         ctx = self.ctx
         for s in body:  # declarations and labels of this scope first: a later use may precede them
             if isinstance(s, P.RegDecl):
@@ -245,12 +252,15 @@ class _Function:
                 if s.name in sc.labels:
                     ctx.err(INVALID, f"duplicate label `{s.name}`", ctx.span(s.line, s.name))
                 sc.labels.add(s.name)
+        if sc.names or sc.prefixes:  # names resolve differently in here: a cache of this scope's own
+            self.reg_cache = {}
         for s in body:
             if isinstance(s, P.Instr):
                 self.instr(s)
             elif isinstance(s, P.Scope):
                 self.block(s.body)
         self.scopes.pop()
+        self.reg_cache = outer_cache
 
     def declare_regs(self, sc: _Scope, d: P.RegDecl) -> None:
         ctx = self.ctx
@@ -291,7 +301,16 @@ class _Function:
         return None
 
     def reg_type(self, name: str) -> str | None:
-        """The declared type of register `name` in scope, or None."""
+        """The declared type of register `name` in scope, or None (memoised while the scopes stay)."""
+        try:
+            return self.reg_cache[name]
+        except KeyError:
+            pass
+        t = self._reg_type(name)
+        self.reg_cache[name] = t
+        return t
+
+    def _reg_type(self, name: str) -> str | None:
         for sc in reversed(self.scopes):
             t = sc.names.get(name)
             if t is not None:
@@ -321,6 +340,46 @@ class _Function:
 
     # -- instructions
     def instr(self, ins: P.Instr) -> None:
+        """Validate one instruction. Instructions that differ only in which registers of the same types
+        they name get the same verdict: a valid one's signature (`sig`) is remembered, so the common case
+        costs a few dictionary look-ups."""
+        sig = (ins.opcode, None if ins.pred is None else self.reg_type(ins.pred.name), tuple(map(self.sig, ins.operands)))
+        ok = self.ctx.ok
+        if sig in ok:
+            return
+        ctx = self.ctx
+        n = len(ctx.diags)
+        self.check_instr(ins)
+        if len(ctx.diags) == n:
+            ok.add(sig)
+
+    def sig(self, o: P.Operand) -> object:
+        """What the checks of an operand depend on: a register's type, an immediate's spelling class, a
+        symbol's kind, the shape of vectors and addresses."""
+        k = type(o)
+        if k is P.Reg:
+            name = o.name  # type: ignore[union-attr]
+            t = self.reg_cache.get(name)
+            if t is None:
+                t = self.reg_type(name)
+            return t if t is not None else name  # a special register (or an undeclared one): by name
+        if k is P.Imm:
+            return ("I", _imm_class(o.text))  # type: ignore[union-attr]
+        if k is P.Addr:
+            b, i = o.base, o.index  # type: ignore[union-attr]
+            return ("A", None if b is None else self.sig(b), None if i is None else self.sig(i))
+        if k is P.Vec:
+            return ("V", tuple(map(self.sig, o.items)))  # type: ignore[union-attr]
+        if k is P.Sym:
+            n = o.name  # type: ignore[union-attr]
+            return ("S", self.var_space(n) or (n in self.all_labels or n in self.functions) or n)
+        if isinstance(o, P.Pair):
+            return ("P", self.sig(o.first), self.sig(o.second))
+        if isinstance(o, P.Neg):
+            return ("N", self.sig(o.inner))
+        return ("_",)
+
+    def check_instr(self, ins: P.Instr) -> None:
         ctx = self.ctx
         n = len(ctx.diags)
         self.names(ins)
@@ -401,9 +460,12 @@ class _Function:
         elif isinstance(o, P.Neg):
             self.operand_names(ins, o.inner)
 
-    def gates(self, ins: P.Instr, m: S.Match) -> None:
+    def need(self, ins: P.Instr, what: str, g: S.Need) -> None:
+        self.gates(ins, None, [(what, g)])
+
+    def gates(self, ins: P.Instr, m: S.Match | None, extra: list | None = None) -> None:
         ctx = self.ctx
-        for what, g in m.gates:
+        for what, g in extra if m is None else m.gates:
             if g.version is not None and ctx.version is not None and ctx.version < g.version:
                 ctx.err(
                     INVALID,
@@ -424,6 +486,7 @@ def _family_text(family: str) -> str:
     return {
         "sm_90a": "sm_90a",
         "sm_100a": "an sm_100a-family target (sm_100a, sm_101a, sm_103a, sm_110a or their f variants)",
+        "sm_100f": "sm_100a, sm_101a, sm_103a or their f variants",
         "arch_specific": "an arch- or family-specific target (sm_90a, sm_100a, sm_120a, ...)",
     }.get(family, f"{family} or newer")
 
@@ -502,6 +565,8 @@ class _Operands:
             self.fail(f"expected {exp} operands, found {len(ops)}")
             return
         for spec, o in zip(specs, ops):
+            if spec.need is not None:
+                self.fn.need(self.ins, f"{self.ins.opcode} with operand `{o}`", spec.need)
             if not self.one(spec, o):
                 return
 
@@ -651,6 +716,19 @@ class _Operands:
                 self.fail(f"`{b.name}` is in .{space}, the instruction accesses .{ins_space}", b.name)
                 return False
         return True
+
+
+def _imm_class(text: str) -> str:
+    """The part of an immediate's spelling `syntax.imm_compatible` depends on."""
+    t = text.lstrip("-")
+    neg = "-" if t is not text and text.startswith("-") else ""
+    if t[:2] in ("0f", "0F"):
+        return neg + "f"
+    if t[:2] in ("0d", "0D"):
+        return neg + "d"
+    if t[:2] in ("0x", "0X"):
+        return "i"
+    return "x" if ("." in t or "e" in t or "E" in t) else "i"
 
 
 def _special_fits(reg: str, want: str) -> bool:
