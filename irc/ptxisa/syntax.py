@@ -454,7 +454,7 @@ def _explain(stem: str, mods: list[str]) -> str:
         types_ok = _align_types(types, tmods) is not None
         mismatch = 0
         if not types_ok:  # a type outside a type slot's set; a form of other fixed types is far off
-            mismatch = 3 if any(len(e.values) > 1 for e in types) else 10
+            mismatch = 3 if len(types) == 1 and len(types[0].values) > 1 else 10
         cost = 2 * (len(missing) + len(extra)) + mismatch
         if best is None or cost < best[0]:
             best = (cost, f, missing, extra, types_ok)
