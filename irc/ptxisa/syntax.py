@@ -74,6 +74,7 @@ class Need:
 
     version: tuple[int, int] | None = None
     family: str | None = None
+    removed: bool = False  # `[-6.4 sm_70]`: gone from that version on the family's targets (vote w/o .sync)
 
 
 @record(frozen=True)
@@ -140,13 +141,14 @@ class Mismatch:
 def _parse_gate(text: str) -> Need:
     version = None
     family = None
-    for w in text.split():
+    removed = text.strip().startswith("-")
+    for w in text.replace("-", " ", 1).split() if removed else text.split():
         if w[0].isdigit():
             a, b = w.split(".")
             version = (int(a), int(b))
         else:
             family = w
-    return Need(version, family)
+    return Need(version, family, removed)
 
 
 def _split_value(tok: str) -> tuple[str, Need | None]:
@@ -379,6 +381,17 @@ def _isa_stems() -> frozenset[str]:
     from irc.ptxisa.isa_list import ALL_STEMS
 
     return frozenset(ALL_STEMS)
+
+
+@cache
+def known_opcode(opcode: str) -> bool:
+    """Whether `opcode` starts with the name of a PTX ISA 9.0 instruction (a stem of `isa_list`, or a block
+    of the syntax rows), on a `.` or `::` boundary: `cp.async.wait_group` does, `cp.wait_group` does not."""
+    known = _isa_stems() | frozenset(_table())
+    for i, ch in enumerate(opcode):
+        if (ch == "." or (ch == ":" and opcode[i : i + 2] == "::")) and opcode[:i] in known:
+            return True
+    return opcode in known
 
 
 @cache

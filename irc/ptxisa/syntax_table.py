@@ -394,7 +394,10 @@ cvta.space32.u32               d, s
 cvta.to.space32.u32            d, s
 
 == ld
+# The state space limits the other modifiers (measured): `.volatile` and the memory-model semantics need a
+# generic, global or shared address; eviction priorities, cache hints and prefetch sizes a global one.
 .ss = .const .global .local .param .shared .shared::cta[7.8] .shared::cluster[7.8 sm_90] .param::entry[8.3] .param::func[8.3]
+.ms = .global .shared .shared::cta[7.8] .shared::cluster[7.8 sm_90]
 .cop = .ca .cg .cs .lu .cv
 .ncop = .ca .cg .cs
 .l1 = .L1::evict_normal[7.4 sm_70] .L1::evict_unchanged[7.4 sm_70] .L1::evict_first[7.4 sm_70] .L1::evict_last[7.4 sm_70] .L1::no_allocate[7.4 sm_70]
@@ -404,17 +407,22 @@ cvta.to.space32.u32            d, s
 .scope = .cta .cluster[7.8 sm_90] .gpu .sys
 .vec = .v2 .v4 .v8[8.8 sm_100]
 .type = .b8 .b16 .b32 .b64 .b128[8.3 sm_70] .u8 .u16 .u32 .u64 .s8 .s16 .s32 .s64 .f32 .f64
-.wide = .v8.b32 .v4.b64
-ld{.weak[6.0 sm_70]}{.ss}{.cop}{.hint}{.pf}{.vec}.type                     vd, m, s:b64? ~
-ld{.weak[6.0 sm_70]}{.ss}{.l1}{.hint}{.pf}{.vec}.type                      vd, m, s:b64? ~
-ld{.weak[6.0 sm_70]}{.ss}{.l1}.l2{.hint}{.pf}.v8.b32                       -
-ld{.weak[6.0 sm_70]}{.ss}{.l1}.l2{.hint}{.pf}.v4.b64                       -
-ld.volatile{.ss}{.pf}{.vec}.type                                           vd, m ~
-ld.relaxed.scope{.ss}{.l1}{.hint}{.pf}{.vec}.type          vd, m, s:b64? ~     [6.0 sm_70]
-ld.acquire.scope{.ss}{.l1}{.hint}{.pf}{.vec}.type          vd, m, s:b64? ~     [6.0 sm_70]
-ld.mmio.relaxed.sys{.global}.type                          d, m ~              [8.2 sm_70]
-ld.global{.ncop}.nc{.hint}{.pf}{.vec}.type                 vd, m, s:b64? ~
-ld.global.nc{.l1}{.hint}{.pf}{.vec}.type                   vd, m, s:b64? ~
+.weak = .weak[6.0 sm_70]
+ld{.weak}{.ss}{.cop}{.vec}.type                                    vd, m ~
+ld{.weak}{.global}{.cop}{.hint}{.pf}{.vec}.type                    vd, m, s:b64? ~
+ld{.weak}{.global}{.l1}{.hint}{.pf}{.vec}.type                     vd, m, s:b64? ~
+ld{.weak}{.global}{.l1}.l2{.hint}{.pf}.v8.b32                      -
+ld{.weak}{.global}{.l1}.l2{.hint}{.pf}.v4.b64                      -
+ld.volatile{.ms}{.vec}.type                                        vd, m ~
+ld.volatile{.global}{.pf}{.vec}.type                               vd, m ~
+ld.volatile.local{.vec}.type                                       vd, m ~        [9.1]
+ld.relaxed.scope{.ms}{.vec}.type                                   vd, m ~        [6.0 sm_70]
+ld.relaxed.scope{.global}{.l1}{.hint}{.pf}{.vec}.type              vd, m, s:b64? ~     [6.0 sm_70]
+ld.acquire.scope{.ms}{.vec}.type                                   vd, m ~        [6.0 sm_70]
+ld.acquire.scope{.global}{.l1}{.hint}{.pf}{.vec}.type              vd, m, s:b64? ~     [6.0 sm_70]
+ld.mmio.relaxed.sys{.global}.type                                  d, m ~         [8.2 sm_70]
+ld.global{.ncop}.nc{.hint}{.pf}{.vec}.type                         vd, m, s:b64? ~
+ld.global.nc{.l1}{.hint}{.pf}{.vec}.type                           vd, m, s:b64? ~
 
 == ldu
 .vec = .v2 .v4
@@ -423,6 +431,7 @@ ldu{.global}{.vec}.type        vd, m ~
 
 == st
 .ss = .global .local .param .param::func[8.3] .shared .shared::cta[7.8] .shared::cluster[7.8 sm_90]
+.ms = .global .shared .shared::cta[7.8] .shared::cluster[7.8 sm_90]
 .cop = .wb .cg .cs .wt
 .l1 = .L1::evict_normal[7.4 sm_70] .L1::evict_unchanged[7.4 sm_70] .L1::evict_first[7.4 sm_70] .L1::evict_last[7.4 sm_70] .L1::no_allocate[7.4 sm_70]
 .l2 = .L2::evict_normal .L2::evict_first .L2::evict_last
@@ -430,14 +439,19 @@ ldu{.global}{.vec}.type        vd, m ~
 .scope = .cta .cluster[7.8 sm_90] .gpu .sys
 .vec = .v2 .v4 .v8[8.8 sm_100]
 .type = .b8 .b16 .b32 .b64 .b128[8.3 sm_70] .u8 .u16 .u32 .u64 .s8 .s16 .s32 .s64 .f32 .f64
-st{.weak[6.0 sm_70]}{.ss}{.cop}{.hint}{.vec}.type                          m, vs, s:b64? ~
-st{.weak[6.0 sm_70]}{.ss}{.l1}{.hint}{.vec}.type                           m, vs, s:b64? ~
-st{.weak[6.0 sm_70]}{.ss}{.l1}.l2{.hint}.v8.b32                            -
-st{.weak[6.0 sm_70]}{.ss}{.l1}.l2{.hint}.v4.b64                            -
-st.volatile{.ss}{.vec}.type                                                m, vs ~
-st.relaxed.scope{.ss}{.l1}{.hint}{.vec}.type                m, vs, s:b64? ~     [6.0 sm_70]
-st.release.scope{.ss}{.l1}{.hint}{.vec}.type                m, vs, s:b64? ~     [6.0 sm_70]
-st.mmio.relaxed.sys{.global}.type                           m, s ~              [8.2 sm_70]
+.weak = .weak[6.0 sm_70]
+st{.weak}{.ss}{.cop}{.vec}.type                                    m, vs ~
+st{.weak}{.global}{.cop}{.hint}{.vec}.type                         m, vs, s:b64? ~
+st{.weak}{.global}{.l1}{.hint}{.vec}.type                          m, vs, s:b64? ~
+st{.weak}{.global}{.l1}.l2{.hint}.v8.b32                           -
+st{.weak}{.global}{.l1}.l2{.hint}.v4.b64                           -
+st.volatile{.ms}{.vec}.type                                        m, vs ~
+st.volatile.local{.vec}.type                                       m, vs ~        [9.1]
+st.relaxed.scope{.ms}{.vec}.type                                   m, vs ~        [6.0 sm_70]
+st.relaxed.scope{.global}{.l1}{.hint}{.vec}.type                   m, vs, s:b64? ~     [6.0 sm_70]
+st.release.scope{.ms}{.vec}.type                                   m, vs ~        [6.0 sm_70]
+st.release.scope{.global}{.l1}{.hint}{.vec}.type                   m, vs, s:b64? ~     [6.0 sm_70]
+st.mmio.relaxed.sys{.global}.type                                  m, s ~         [8.2 sm_70]
 
 == prefetch
 .space = .global .local
@@ -582,10 +596,13 @@ red{.sem}{.scope}{.space}.add.noftz{.hint}.bf16x2     m, s, s:b64?   [7.8 sm_90]
 .mode = .all .any .uni
 vote.sync.mode.pred            p, n, s:b32       [6.0]
 vote.sync.ballot.b32           d, n, s:b32       [6.0]
+vote.mode.pred                 p, n              [-6.4 sm_70]
+vote.ballot.b32                d, n              [-6.4 sm_70]
 
 == shfl
 .mode = .up .down .bfly .idx
 shfl.sync.mode.b32             dq:b32, s, s:b32, s:b32, s:b32   [6.0]
+shfl.mode.b32                  dq:b32, s, s:b32, s:b32          [-6.4 sm_70]
 
 == activemask
 activemask.b32                 d                 [6.2]
@@ -660,17 +677,17 @@ cp.async.bulk.wait_group{.read}  i
 == ldmatrix
 .num = .x1 .x2 .x4
 .ss = .shared .shared::cta[7.8]
-ldmatrix.sync.aligned.m8n8.num{.trans}{.ss}.b16             -     [6.5 sm_75]
-ldmatrix.sync.aligned.m16n16.num.trans{.ss}.b8              -     [8.6 sm_100a]
+ldmatrix.sync.aligned.m8n8.num{.trans}{.ss}.b16  x, m     [6.5 sm_75]
+ldmatrix.sync.aligned.m16n16.num.trans{.ss}.b8  x, m     [8.6 sm_100a]
 .fmt = .b6x16_p32 .b4x16_p64
-ldmatrix.sync.aligned.m8n16.num{.ss}.b8x16.fmt              -     [8.6 sm_100a]
-ldmatrix.sync.aligned.m16n16.num.trans{.ss}.b8x16.fmt       -     [8.6 sm_100a]
+ldmatrix.sync.aligned.m8n16.num{.ss}.b8x16.fmt  x, m     [8.6 sm_100a]
+ldmatrix.sync.aligned.m16n16.num.trans{.ss}.b8x16.fmt  x, m     [8.6 sm_100a]
 
 == stmatrix
 .num = .x1 .x2 .x4
 .ss = .shared .shared::cta
-stmatrix.sync.aligned.m8n8.num{.trans}{.ss}.b16             -     [7.8 sm_90]
-stmatrix.sync.aligned.m16n8.num.trans{.ss}.b8               -     [8.6 sm_100a]
+stmatrix.sync.aligned.m8n8.num{.trans}{.ss}.b16  m, x     [7.8 sm_90]
+stmatrix.sync.aligned.m16n8.num.trans{.ss}.b8  m, x     [8.6 sm_100a]
 
 == movmatrix
 movmatrix.sync.aligned.m8n8.trans.b16                       d:b32, s:b32   [7.8 sm_75]
@@ -678,27 +695,27 @@ movmatrix.sync.aligned.m8n8.trans.b16                       d:b32, s:b32   [7.8 
 == mma
 .lay = .row .col
 .fty = .f16 .f32
-mma.sync.aligned.m8n8k4.lay.lay.fty.f16.f16.fty             -     [6.4 sm_70]
-mma.sync.aligned.m16n8k8.row.col.fty.f16.f16.fty            -     [6.5 sm_75]
-mma.sync.aligned.m16n8k16.row.col.fty.f16.f16.fty           -     [7.0 sm_80]
-mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32          -     [7.0 sm_80]
-mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32          -     [7.0 sm_80]
-mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32          -     [7.0 sm_80]
-mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32         -     [7.0 sm_80]
+mma.sync.aligned.m8n8k4.lay.lay.fty.f16.f16.fty             x, x, x, x     [6.4 sm_70]
+mma.sync.aligned.m16n8k8.row.col.fty.f16.f16.fty  x, x, x, x     [6.5 sm_75]
+mma.sync.aligned.m16n8k16.row.col.fty.f16.f16.fty  x, x, x, x     [7.0 sm_80]
+mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32  x, x, x, x     [7.0 sm_80]
+mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32  x, x, x, x     [7.0 sm_80]
+mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32  x, x, x, x     [7.0 sm_80]
+mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32  x, x, x, x     [7.0 sm_80]
 .f8 = .e4m3 .e5m2
 .f8shape = .m16n8k16 .m16n8k32
-mma.sync.aligned.f8shape.row.col.fty.f8.f8.fty              -     [8.4 sm_89]
+mma.sync.aligned.f8shape.row.col.fty.f8.f8.fty  x, x, x, x     [8.4 sm_89]
 .f64shape = .m8n8k4 .m16n8k4 .m16n8k8 .m16n8k16
-mma.sync.aligned.f64shape.row.col.f64.f64.f64.f64           -     [7.0 sm_80]
+mma.sync.aligned.f64shape.row.col.f64.f64.f64.f64  x, x, x, x     [7.0 sm_80]
 .i8shape = .m8n8k16 .m16n8k16 .m16n8k32
 .i8 = .u8 .s8
-mma.sync.aligned.i8shape.row.col{.satfinite}.s32.i8.i8.s32  -     [6.5 sm_75]
+mma.sync.aligned.i8shape.row.col{.satfinite}.s32.i8.i8.s32  x, x, x, x     [6.5 sm_75]
 .i4shape = .m8n8k32 .m16n8k32 .m16n8k64
 .i4 = .u4 .s4
-mma.sync.aligned.i4shape.row.col{.satfinite}.s32.i4.i4.s32  -     [6.5 sm_75]
+mma.sync.aligned.i4shape.row.col{.satfinite}.s32.i4.i4.s32  x, x, x, x     [6.5 sm_75]
 .b1shape = .m8n8k128 .m16n8k128 .m16n8k256
 .bop = .xor .and
-mma.sync.aligned.b1shape.row.col.s32.b1.b1.s32.bop.popc     -     [6.5 sm_75]
+mma.sync.aligned.b1shape.row.col.s32.b1.b1.s32.bop.popc  x, x, x, x     [6.5 sm_75]
 
 == wmma
 .lay = .row .col
@@ -706,40 +723,40 @@ mma.sync.aligned.b1shape.row.col.s32.b1.b1.s32.bop.popc     -     [6.5 sm_75]
 .h16shape = .m16n16k16 .m8n32k16 .m32n8k16
 .abtype = .f16 .s8 .u8
 .ctype = .f16 .f32 .s32
-wmma.load.a.sync.aligned.lay.h16shape{.ss}.abtype           -     [6.0 sm_70]
-wmma.load.b.sync.aligned.lay.h16shape{.ss}.abtype           -     [6.0 sm_70]
-wmma.load.c.sync.aligned.lay.h16shape{.ss}.ctype            -     [6.0 sm_70]
-wmma.load.a.sync.aligned.lay.h16shape{.ss}.bf16             -     [7.0 sm_80]
-wmma.load.b.sync.aligned.lay.h16shape{.ss}.bf16             -     [7.0 sm_80]
-wmma.load.a.sync.aligned.lay.m16n16k8{.ss}.tf32             -     [7.0 sm_80]
-wmma.load.b.sync.aligned.lay.m16n16k8{.ss}.tf32             -     [7.0 sm_80]
-wmma.load.c.sync.aligned.lay.m16n16k8{.ss}.f32              -     [7.0 sm_80]
-wmma.load.a.sync.aligned.lay.m8n8k4{.ss}.f64                -     [7.0 sm_80]
-wmma.load.b.sync.aligned.lay.m8n8k4{.ss}.f64                -     [7.0 sm_80]
-wmma.load.c.sync.aligned.lay.m8n8k4{.ss}.f64                -     [7.0 sm_80]
+wmma.load.a.sync.aligned.lay.h16shape{.ss}.abtype  x, m, s:u32?     [6.0 sm_70]
+wmma.load.b.sync.aligned.lay.h16shape{.ss}.abtype  x, m, s:u32?     [6.0 sm_70]
+wmma.load.c.sync.aligned.lay.h16shape{.ss}.ctype  x, m, s:u32?     [6.0 sm_70]
+wmma.load.a.sync.aligned.lay.h16shape{.ss}.bf16  x, m, s:u32?     [7.0 sm_80]
+wmma.load.b.sync.aligned.lay.h16shape{.ss}.bf16  x, m, s:u32?     [7.0 sm_80]
+wmma.load.a.sync.aligned.lay.m16n16k8{.ss}.tf32  x, m, s:u32?     [7.0 sm_80]
+wmma.load.b.sync.aligned.lay.m16n16k8{.ss}.tf32  x, m, s:u32?     [7.0 sm_80]
+wmma.load.c.sync.aligned.lay.m16n16k8{.ss}.f32  x, m, s:u32?     [7.0 sm_80]
+wmma.load.a.sync.aligned.lay.m8n8k4{.ss}.f64  x, m, s:u32?     [7.0 sm_80]
+wmma.load.b.sync.aligned.lay.m8n8k4{.ss}.f64  x, m, s:u32?     [7.0 sm_80]
+wmma.load.c.sync.aligned.lay.m8n8k4{.ss}.f64  x, m, s:u32?     [7.0 sm_80]
 .i4 = .s4 .u4
-wmma.load.a.sync.aligned.row.m8n8k32{.ss}.i4                -     [6.3 sm_75]
-wmma.load.b.sync.aligned.col.m8n8k32{.ss}.i4                -     [6.3 sm_75]
-wmma.load.c.sync.aligned.lay.m8n8k32{.ss}.s32               -     [6.3 sm_75]
-wmma.load.a.sync.aligned.row.m8n8k128{.ss}.b1               -     [6.3 sm_75]
-wmma.load.b.sync.aligned.col.m8n8k128{.ss}.b1               -     [6.3 sm_75]
-wmma.load.c.sync.aligned.lay.m8n8k128{.ss}.s32              -     [6.3 sm_75]
-wmma.store.d.sync.aligned.lay.h16shape{.ss}.ctype           -     [6.0 sm_70]
+wmma.load.a.sync.aligned.row.m8n8k32{.ss}.i4  x, m, s:u32?     [6.3 sm_75]
+wmma.load.b.sync.aligned.col.m8n8k32{.ss}.i4  x, m, s:u32?     [6.3 sm_75]
+wmma.load.c.sync.aligned.lay.m8n8k32{.ss}.s32  x, m, s:u32?     [6.3 sm_75]
+wmma.load.a.sync.aligned.row.m8n8k128{.ss}.b1  x, m, s:u32?     [6.3 sm_75]
+wmma.load.b.sync.aligned.col.m8n8k128{.ss}.b1  x, m, s:u32?     [6.3 sm_75]
+wmma.load.c.sync.aligned.lay.m8n8k128{.ss}.s32  x, m, s:u32?     [6.3 sm_75]
+wmma.store.d.sync.aligned.lay.h16shape{.ss}.ctype  m, x, s:u32?     [6.0 sm_70]
 .dshape = .m8n8k32 .m8n8k128
-wmma.store.d.sync.aligned.lay.dshape{.ss}.s32               -     [6.3 sm_75]
-wmma.store.d.sync.aligned.lay.m16n16k8{.ss}.f32             -     [7.0 sm_80]
-wmma.store.d.sync.aligned.lay.m8n8k4{.ss}.f64               -     [7.0 sm_80]
+wmma.store.d.sync.aligned.lay.dshape{.ss}.s32  m, x, s:u32?     [6.3 sm_75]
+wmma.store.d.sync.aligned.lay.m16n16k8{.ss}.f32  m, x, s:u32?     [7.0 sm_80]
+wmma.store.d.sync.aligned.lay.m8n8k4{.ss}.f64  m, x, s:u32?     [7.0 sm_80]
 .fty = .f16 .f32
 .i8 = .s8 .u8
 .rnd = .rn .rz .rm .rp
-wmma.mma.sync.aligned.lay.lay.h16shape.fty.fty              -     [6.0 sm_70]
-wmma.mma.sync.aligned.lay.lay.h16shape.s32.i8.i8.s32{.satfinite}   -     [6.3 sm_75]
-wmma.mma.sync.aligned.lay.lay.h16shape.f32.bf16.bf16.f32    -     [7.0 sm_80]
-wmma.mma.sync.aligned.lay.lay.m16n16k8.f32.tf32.tf32.f32    -     [7.0 sm_80]
-wmma.mma.sync.aligned.lay.lay.m8n8k4{.rnd}.f64.f64.f64.f64  -     [7.0 sm_80]
-wmma.mma.sync.aligned.row.col.m8n8k32.s32.i4.i4.s32{.satfinite}    -     [6.3 sm_75]
+wmma.mma.sync.aligned.lay.lay.h16shape.fty.fty  x, x, x, x     [6.0 sm_70]
+wmma.mma.sync.aligned.lay.lay.h16shape.s32.i8.i8.s32{.satfinite}  x, x, x, x     [6.3 sm_75]
+wmma.mma.sync.aligned.lay.lay.h16shape.f32.bf16.bf16.f32  x, x, x, x     [7.0 sm_80]
+wmma.mma.sync.aligned.lay.lay.m16n16k8.f32.tf32.tf32.f32  x, x, x, x     [7.0 sm_80]
+wmma.mma.sync.aligned.lay.lay.m8n8k4{.rnd}.f64.f64.f64.f64  x, x, x, x     [7.0 sm_80]
+wmma.mma.sync.aligned.row.col.m8n8k32.s32.i4.i4.s32{.satfinite}  x, x, x, x     [6.3 sm_75]
 .bop = .xor .and
-wmma.mma.bop.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32      -     [6.3 sm_75]
+wmma.mma.bop.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32  x, x, x, x     [6.3 sm_75]
 
 == wgmma
 .f16n = .m64n8k16 .m64n16k16 .m64n24k16 .m64n32k16 .m64n40k16 .m64n48k16 .m64n56k16 .m64n64k16 .m64n72k16 .m64n80k16 .m64n88k16 .m64n96k16 .m64n104k16 .m64n112k16 .m64n120k16 .m64n128k16 .m64n136k16 .m64n144k16 .m64n152k16 .m64n160k16 .m64n168k16 .m64n176k16 .m64n184k16 .m64n192k16 .m64n200k16 .m64n208k16 .m64n216k16 .m64n224k16 .m64n232k16 .m64n240k16 .m64n248k16 .m64n256k16

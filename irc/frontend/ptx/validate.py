@@ -24,7 +24,6 @@ from irc.diagnostics import Diagnostic, Span, error
 from irc.frontend.ptx.lift_types import SREG_NAMES
 from irc.ptxisa import model as P
 from irc.ptxisa import syntax as S
-from irc.ptxisa.isa_list import ALL_STEMS
 from irc.target import KNOWN_PTX_VERSIONS, format_version, family_admits_target, ptx_target
 
 __all__ = ["validate", "rejects", "INVALID", "TARGET", "REJECTING_CHECKS"]
@@ -40,8 +39,6 @@ _HELP = "ptxas rejects this file"
 _HEADER = (".version", ".target", ".address_size")
 _INDEX = re.compile(r"(.*?)(0|[1-9][0-9]*)")
 _TARGET_EXTRAS = {"texmode_unified", "texmode_independent", "debug", "map_f64_to_f32"}
-#: first components of every PTX ISA 9.0 instruction (an opcode outside them is no PTX 9.0 instruction)
-_ISA_BASES = frozenset(s.split(".", 1)[0] for s in ALL_STEMS) | {"brx", "cp", "bar", "barrier"}
 #: the newest `.version` whose instruction set `isa_list` lists completely
 _ISA_LIST_VERSION = (9, 0)
 
@@ -83,6 +80,7 @@ def validate(ptx: P.Module, text: str) -> list[Diagnostic]:
     ctx = _Ctx(ptx, text)
     _header(ctx)
     _loc_labels(ctx, text)
+    _section_labels(ctx, text)
     _module_names(ctx)
     for f in ptx.functions:
         _Function(ctx, f).run()
@@ -164,6 +162,23 @@ def _header(ctx: _Ctx) -> None:
 
 _LABEL_DEF = re.compile(r"^[ \t]*([$\w]+)[ \t]*:", re.M)
 _FUNCTION_NAME = re.compile(r"^[ \t]*\.loc\b[^\n]*?\bfunction_name\s+([$\w]+)", re.M)
+
+
+_SECTION = re.compile(r"^[ \t]*\.section\b[^{\n]*\{(.*?)\}", re.M | re.S)
+
+
+def _section_labels(ctx: _Ctx, text: str) -> None:
+    """Labels defined twice in the `.section` blocks (debug information; the parser skips them)."""
+    if ".section" not in text:
+        return
+    seen: set[str] = set()
+    for sec in _SECTION.finditer(text):
+        for m in _LABEL_DEF.finditer(sec.group(1)):
+            name = m.group(1)
+            if name in seen:
+                line = text.count("\n", 0, sec.start(1) + m.start(1)) + 1
+                ctx.err(INVALID, f"duplicate label `{name}`", ctx.span(line, name))
+            seen.add(name)
 
 
 def _loc_labels(ctx: _Ctx, text: str) -> None:
@@ -388,9 +403,8 @@ class _Function:
         op = ins.opcode
         m = S.match(op)
         if m is None:
-            base = op.split(".", 1)[0]
-            if base not in _ISA_BASES and ctx.version is not None and ctx.version <= _ISA_LIST_VERSION:
-                ctx.err(INVALID, f"unknown instruction `{op}`", ctx.span(ins.line, base))
+            if not S.known_opcode(op) and ctx.version is not None and ctx.version <= _ISA_LIST_VERSION:
+                ctx.err(INVALID, f"unknown instruction `{op}`", ctx.span(ins.line, op.split(".", 1)[0]))
             return
         if isinstance(m, S.Mismatch):
             start = _opcode_col(ctx, ins)
@@ -466,6 +480,22 @@ class _Function:
     def gates(self, ins: P.Instr, m: S.Match | None, extra: list | None = None) -> None:
         ctx = self.ctx
         for what, g in extra if m is None else m.gates:
+            if g.removed:
+                if (
+                    ctx.version is not None
+                    and g.version is not None
+                    and ctx.version >= g.version
+                    and ctx.target is not None
+                    and g.family is not None
+                    and family_admits_target(g.family, ctx.target.name)
+                ):
+                    ctx.err(
+                        TARGET,
+                        f"`{what}` is not supported on {g.family} and newer from PTX ISA {format_version(g.version)}",
+                        ctx.span(ins.line, None, _opcode_col(ctx, ins)),
+                        help="use the `.sync` form with a member mask",
+                    )
+                continue
             if g.version is not None and ctx.version is not None and ctx.version < g.version:
                 ctx.err(
                     INVALID,
@@ -710,10 +740,12 @@ class _Operands:
                 self.fail(f"`{b.name}` is 32 bits wide: a 64-bit address is required (32-bit compilation is no longer supported)", b.name)
                 return False
         elif isinstance(b, P.Sym):
-            space = self.fn.var_space(b.name)
-            ins_space = _instr_space(self.ins.opcode)
-            if space is not None and ins_space is not None and _space_clash(space, ins_space):
-                self.fail(f"`{b.name}` is in .{space}, the instruction accesses .{ins_space}", b.name)
+            var = self.fn.var_space(b.name)
+            if var is not None and space is not None and _space_clash(var, space):
+                self.fail(f"`{b.name}` is in .{var}, the instruction accesses .{space}", b.name)
+                return False
+            if var == "param" and space is None and checked:  # a generic address is never a parameter
+                self.fail(f"`{b.name}` is a parameter: a generic access cannot name it (write `.param`)", b.name)
                 return False
         return True
 
