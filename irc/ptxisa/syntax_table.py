@@ -277,12 +277,25 @@ testp.op.type                  p, s
 
 # ---------------------------------------------------------------------------------- compare and select
 == setp
-.cmp = .eq .ne .lt .le .gt .ge .lo .ls .hi .hs .equ .neu .ltu .leu .gtu .geu .num .nan
+# the comparisons each type class takes (measured: `setp.geu.s32` and `setp.lo.s32` are rejected)
+.bcmp = .eq .ne
+.scmp = .eq .ne .lt .le .gt .ge
+.ucmp = .eq .ne .lt .le .gt .ge .lo .ls .hi .hs
 .fcmp = .eq .ne .lt .le .gt .ge .equ .neu .ltu .leu .gtu .geu .num .nan
 .bop = .and .or .xor
-.type = .b16 .b32 .b64 .u16 .u32 .u64 .s16 .s32 .s64 .f32 .f64
-setp.cmp{.ftz}.type            pq, s, s
-setp.cmp.bop{.ftz}.type        pq, s, s, n
+.btype = .b16 .b32 .b64
+.utype = .u16 .u32 .u64
+.stype = .s16 .s32 .s64
+setp.bcmp.btype                pq, s, s
+setp.bcmp.bop.btype            pq, s, s, n
+setp.ucmp.utype                pq, s, s
+setp.ucmp.bop.utype            pq, s, s, n
+setp.scmp.stype                pq, s, s
+setp.scmp.bop.stype            pq, s, s, n
+setp.fcmp{.ftz}.f32            pq, s, s
+setp.fcmp.bop{.ftz}.f32        pq, s, s, n
+setp.fcmp.f64                  pq, s, s
+setp.fcmp.bop.f64              pq, s, s, n
 setp.fcmp{.ftz}.f16            p, s, s          [4.2 sm_53]
 setp.fcmp.bop{.ftz}.f16        p, s, s, n       [4.2 sm_53]
 setp.fcmp{.ftz}.f16x2          pq, s, s         [4.2 sm_53]
@@ -293,12 +306,20 @@ setp.fcmp.bf16x2               pq, s, s         [7.8 sm_90]
 setp.fcmp.bop.bf16x2           pq, s, s, n      [7.8 sm_90]
 
 == set
-.cmp = .eq .ne .lt .le .gt .ge .lo .ls .hi .hs .equ .neu .ltu .leu .gtu .geu .num .nan
+.bcmp = .eq .ne
+.scmp = .eq .ne .lt .le .gt .ge
+.ucmp = .eq .ne .lt .le .gt .ge .lo .ls .hi .hs
+.fcmp = .eq .ne .lt .le .gt .ge .equ .neu .ltu .leu .gtu .geu .num .nan
 .bop = .and .or .xor
 .dtype = .u32 .s32 .f32
-.stype = .b16 .b32 .b64 .u16 .u32 .u64 .s16 .s32 .s64 .f32 .f64
-set.cmp{.ftz}.dtype.stype      d:T0, s:T1, s:T1
-set.cmp.bop{.ftz}.dtype.stype  d:T0, s:T1, s:T1, n
+.btype = .b16 .b32 .b64
+.utype = .u16 .u32 .u64
+.stype = .s16 .s32 .s64
+set.bcmp{.bop}.dtype.btype            -
+set.ucmp{.bop}.dtype.utype            -
+set.scmp{.bop}.dtype.stype            -
+set.fcmp{.bop}{.ftz}.dtype.f32        -
+set.fcmp{.bop}.dtype.f64              -
 
 == selp
 .type = .b16 .b32 .b64 .u16 .u32 .u64 .s16 .s32 .s64 .f32 .f64

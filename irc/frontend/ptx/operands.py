@@ -31,10 +31,17 @@ def int_imm(o: P.Operand, what: str = "operand") -> int:
     return v
 
 
+#: ptxas 13.5 takes an integer literal wider than the instruction's type (`add.u32 %r1, %r2, 4294967296`
+#: assembles: the value is truncated) and refuses only one it cannot hold ("Constant overflow", measured
+#: between 2**66 and 10**20).
+_LITERAL_LIMIT = 1 << 66
+
+
 def check_int_width(v: int, bits: int, text: str) -> int:
-    """Immediates wider than the instruction's type are refused (ptxas does too)."""
-    if not -(1 << (bits - 1)) <= v < (1 << bits):
-        raise OperandError(f"the immediate `{text}` does not fit in {bits} bits")
+    """Refuse an integer immediate ptxas refuses ("Constant overflow"); a value wider than the type is kept
+    (the caller truncates it to `bits`, as ptxas does)."""
+    if not -_LITERAL_LIMIT <= v <= _LITERAL_LIMIT:
+        raise OperandError(f"the immediate `{text}` is too large for ptxas (constant overflow)")
     return v
 
 

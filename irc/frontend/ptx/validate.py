@@ -145,7 +145,8 @@ def _header(ctx: _Ctx) -> None:
                 ctx.err(INVALID, f"unknown `.target` option `{extra}`", ctx.span(tline, extra))
             elif extra == "map_f64_to_f32" and ctx.target.number >= 13:
                 ctx.err(INVALID, "`map_f64_to_f32` is not supported on sm_13 or newer", ctx.span(tline, extra))
-        if ctx.version is not None and ctx.version < ctx.target.min_version:
+        content = bool(ctx.ptx.globals or ctx.ptx.functions)  # (ptxas checks nothing in a bare header)
+        if content and ctx.version is not None and ctx.version < ctx.target.min_version:
             need = format_version(ctx.target.min_version)
             ctx.err(
                 INVALID,
@@ -183,14 +184,29 @@ def _section_labels(ctx: _Ctx, text: str) -> None:
 
 def _loc_labels(ctx: _Ctx, text: str) -> None:
     """`.loc 1 2 3, function_name $L__info_string0, inlined_at ...`: the label must exist (it is defined in
-    a `.section .debug_str`, which the parser skips, so the text is searched)."""
+    a `.section .debug_str`, which the parser skips, so the text is searched). ptxas resolves only the
+    `.loc` that an instruction of an `.entry` takes (measured: one followed by another `.loc`, or in a
+    `.func` no entry calls, is never resolved)."""
     if "function_name" not in text:
         return
-    names = {m.group(1): m for m in _FUNCTION_NAME.finditer(text)}
+    from irc.frontend.ptx.split import items
+
     defined = set(_LABEL_DEF.findall(text))
-    for name, m in names.items():
-        if name not in defined:
-            line = text.count("\n", 0, m.start(1)) + 1
+    seen: set[str] = set()
+    for it in items(text):
+        body = text[it.start : it.end]
+        if not it.is_function or ".entry" not in body.split("{", 1)[0]:
+            continue
+        for m in _FUNCTION_NAME.finditer(body):
+            name = m.group(1)
+            nl = body.find("\n", m.end())
+            after = body[nl + 1 :].lstrip() if nl >= 0 else ""
+            while after.startswith("//"):
+                after = after.split("\n", 1)[-1].lstrip()
+            if name in defined or name in seen or after.startswith(".loc"):
+                continue
+            seen.add(name)
+            line = text.count("\n", 0, it.start + m.start(1)) + 1
             ctx.err(INVALID, f"`.loc` names the label `{name}`, which is not defined", ctx.span(line, name))
 
 
