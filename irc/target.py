@@ -219,6 +219,7 @@ def family_admits_target(family: str, target: str) -> bool:
       "sm_90a"         exactly sm_90a (wgmma);
       "sm_100a"        the a/f targets of the sm_100 .. sm_110 families (tensor memory, tcgen05);
       "sm_100f"        the a/f targets of the sm_10x family only (redux.sync on f32);
+      "sm_100a_only"   the 'a' targets of the sm_100 .. sm_110 families, no 'f' (tcgen05.shift);
       "arch_specific"  every a/f target from sm_90 on (setmaxnreg);
       "none"           no target."""
     t = ptx_target(target)
@@ -230,6 +231,8 @@ def family_admits_target(family: str, target: str) -> bool:
         return t.suffix in ("a", "f") and 100 <= t.number < 120
     if family == "sm_100f":
         return t.suffix in ("a", "f") and 100 <= t.number < 110
+    if family == "sm_100a_only":
+        return t.suffix == "a" and 100 <= t.number < 120
     if family == "arch_specific":
         return t.suffix in ("a", "f") and t.number >= 90
     m = _PTX_TARGET_RE.match(family)

@@ -173,3 +173,61 @@ def test_invalid_ptx_cannot_be_disabled(tmp_path: Path) -> None:
         [sys.executable, "-m", "irc.cli", "check", "k.ptx"], capture_output=True, text=True, cwd=tmp_path
     )
     assert r.returncode == 2 and "invalid-ptx" in r.stderr
+
+
+# ------------------------------------------------------------------ the reference forms (targets-table.txt)
+
+ALL10 = "sm_80 sm_86 sm_89 sm_90 sm_90a sm_100 sm_100a sm_100f sm_103a sm_120a".split()
+
+
+def _reference_dir() -> Path | None:
+    for up in ROOT.parents:
+        p = up / "shared" / "ptx-reference"
+        if (p / "targets-table.txt").is_file():
+            return p
+    return None
+
+
+def _reference_cases() -> list[tuple[str, str, str, bool]]:
+    """(form, target, PTX text at that target, ptxas accepted) for every form with a sample, every target
+    in targets-table.txt; rejections only where ptxas named the target as the reason."""
+    import re
+
+    ref = _reference_dir()
+    if ref is None:
+        return []
+    out = []
+    for line in (ref / "targets-table.txt").read_text().splitlines():
+        name, ver, acc, errs = (p.strip() for p in line.split("|", 3))
+        path = ref / "forms" / f"{name}.ptx"
+        if not path.is_file():
+            continue
+        text = path.read_text()
+        accepted = ALL10 if acc == "all 10" else [] if acc == "NONE" else acc.split(",")
+        for t in ALL10:
+            need = max(ptx_target(t).min_version, tuple(map(int, ver.split("."))) if ver[0].isdigit() else (0, 0))
+            v = format_version(need)
+            body = re.sub(r"^\.version .*$", f".version {v}", text, count=1, flags=re.M)
+            body = re.sub(r"^\.target .*$", f".target {t}", body, count=1, flags=re.M)
+            if t in accepted:
+                out.append((name, t, body, True))
+            else:
+                reason = [e for e in errs.split(" ; ") if t in e.split("]")[0]]
+                if reason and re.search(r"requires \.target|not supported on \.target|cannot be compiled", reason[0]):
+                    out.append((name, t, body, False))
+    return out
+
+
+REFERENCE = _reference_cases()
+
+
+@pytest.mark.skipif(not REFERENCE, reason="shared/ptx-reference not present")
+def test_reference_forms_agree_with_the_targets_table() -> None:
+    """Every reference form of targets-table.txt (ptxas-measured): accepted on each target ptxas accepted
+    it on; rejected where ptxas rejected it for the target."""
+    wrong = []
+    for name, target, text, ok in REFERENCE:
+        got = not findings(text)
+        if got != ok:
+            wrong.append(f"{name} on {target}: ptxas {'accepts' if ok else 'rejects'}, irc {'accepts' if got else 'rejects'}")
+    assert not wrong, "\n".join(wrong)

@@ -481,7 +481,7 @@ st.mmio.relaxed.sys{.global}.type                                  m, s ~       
 .tms = .const .param
 prefetch{.space}.level         m
 prefetch.global.ev             m
-prefetch{.tms}.tensormap       m
+prefetch{.tms}.tensormap       m                 [8.0 sm_90]
 
 == prefetchu
 prefetchu.L1                   m
@@ -689,10 +689,10 @@ cp.async.wait_all                                                [7.0 sm_80]
 cp.async.mbarrier.arrive{.noinc}{.state}.b64   m                 [7.0 sm_80]
 
 == cp.async.bulk.commit_group
-cp.async.bulk.commit_group
+cp.async.bulk.commit_group                       [8.0 sm_90]
 
 == cp.async.bulk.wait_group
-cp.async.bulk.wait_group{.read}  i
+cp.async.bulk.wait_group{.read}  i               [8.0 sm_90]
 
 # ---------------------------------------------------------------------------------------- warp matrix
 == ldmatrix
@@ -820,7 +820,7 @@ tcgen05.st.sync.aligned.ldshape.num{.unpack::16b}.b32       -     [8.6 sm_100a]
 tcgen05.st.sync.aligned.16x32bx2.num{.unpack::16b}.b32      -     [8.6 sm_100a]
 tcgen05.wait::ld.sync.aligned                                               [8.6 sm_100a]
 tcgen05.wait::st.sync.aligned                                               [8.6 sm_100a]
-tcgen05.shift.cg.down                                       m     [8.6 sm_100a]
+tcgen05.shift.cg.down                                       m     [8.6 sm_100a_only]
 .kind = .kind::f16 .kind::tf32 .kind::f8f6f4 .kind::i8
 .bkind = .kind::mxf8f6f4 .kind::mxf4 .kind::mxf4nvf4
 .svec = .scale_vec::1X .scale_vec::2X .scale_vec::4X .block16 .block32
@@ -847,7 +847,7 @@ cp.async.bulk.prefetch.L2.global{.L2::cache_hint}                            -  
 .dim = .1d .2d .3d .4d .5d
 .lmode = .tile .tile::gather4 .im2col .im2col::w .im2col::w::128
 .smode = .tile .tile::scatter4 .im2col_no_offs
-.cg = .cta_group::1 .cta_group::2
+.cg = .cta_group::1[8.6 sm_100a] .cta_group::2[8.6 sm_100a]
 .hint = .L2::cache_hint
 cp.async.bulk.tensor.dim.shared::cluster.global{.lmode}.mbarrier::complete_tx::bytes{.multicast::cluster}{.cg}{.hint}  -  [8.0 sm_90]
 cp.async.bulk.tensor.dim.shared::cta.global{.lmode}.mbarrier::complete_tx::bytes{.cg}{.hint}   -  [8.6 sm_90]

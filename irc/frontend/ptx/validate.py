@@ -533,6 +533,7 @@ def _family_text(family: str) -> str:
         "sm_90a": "sm_90a",
         "sm_100a": "an sm_100a-family target (sm_100a, sm_101a, sm_103a, sm_110a or their f variants)",
         "sm_100f": "sm_100a, sm_101a, sm_103a or their f variants",
+        "sm_100a_only": "sm_100a, sm_101a, sm_103a or sm_110a",
         "arch_specific": "an arch- or family-specific target (sm_90a, sm_100a, sm_120a, ...)",
     }.get(family, f"{family} or newer")
 
@@ -743,7 +744,9 @@ class _Operands:
     def address(self, a: P.Addr) -> bool:
         b = a.base
         space = _instr_space(self.ins.opcode)
-        checked = not self.ins.opcode.startswith("cp.")  # (ptxas takes cp.async's 32-bit global source)
+        # the space rules of ordinary memory accesses (not cp.async's global source, which ptxas takes in
+        # 32 bits, nor tensor-memory or tensor-map addresses)
+        checked = self.ins.base in _SPACE_CHECKED
         if b is None and space != "local" and checked:
             self.fail("an immediate address is allowed only in .local", "[")
             return False
@@ -804,6 +807,7 @@ def _double(t: str) -> str | None:
 
 
 _SPACE_MODS = ("global", "shared", "local", "param", "const")
+_SPACE_CHECKED = frozenset({"ld", "ldu", "st", "atom", "red", "prefetch", "prefetchu", "mbarrier", "wmma"})
 
 
 def _instr_space(opcode: str) -> str | None:
