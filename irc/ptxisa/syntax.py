@@ -28,7 +28,8 @@ Row notation (one block per stem, `== stem`):
        dp/sp  destination / source register, or a vector of registers that packs into the type (mov.b64)
        vd  vector destination / vs vector source, as many elements as the `.v2/.v4/.v8` modifier says
            (a scalar without one)
-       `@8.0`/`@sm_90` after an operand: the gate that applies when it is present.
+       `@8.0`/`@sm_90` after an operand: the gate that applies when it is present; `?^MOD`: the operand is
+       there exactly when the opcode has the modifier `.MOD` (the cache policy of `.L2::cache_hint`).
        TYPE: `T` the form's last type modifier (the default), `T0`/`T1`/`T2` its first/second/third,
        `2T` twice as wide as T (`mul.wide`), a PTX type (`u32`, `pred`, `b64`), or `*` (any register).
   `OPS ~` at the end of a form: registers may be wider than the type (the relaxed rule of ld/st/cvt).
@@ -105,6 +106,7 @@ class OpSpec:
     optional: bool
     pair: bool = False
     need: Need | None = None
+    iff: str | None = None  # `s:b64?^L2::cache_hint`: present exactly when the opcode has that modifier
 
 
 @record(frozen=True)
@@ -193,13 +195,14 @@ def _parse_ops(text: str) -> tuple[tuple[OpSpec, ...] | None, bool]:
     for part in text.split(","):
         p, *gate = part.strip().split("@")
         need = _parse_gate(" ".join(gate)) if gate else None
+        p, _, iff = p.partition("^")
         opt = p.endswith("?")
         p = p.rstrip("?")
         kind, _, typ = p.partition(":")
         pair = kind in ("pq", "dq")
         if kind == "pq":
             kind = "p"
-        out.append(OpSpec(kind, typ or ("pred" if kind in ("p", "n") else "T"), opt, pair, need))
+        out.append(OpSpec(kind, typ or ("pred" if kind in ("p", "n") else "T"), opt, pair, need, "." + iff if iff else None))
     return tuple(out), relaxed
 
 
@@ -217,6 +220,7 @@ def _parse_table(text: str) -> dict[str, tuple[Form, ...]]:
     slots: dict[str, tuple[tuple[str, ...], tuple[tuple[str, Need], ...]]] = {}
     pending: list[tuple[str, str]] = []
     cvt_rows: list[list[str]] = []
+    cvt_gates: list[tuple[str, Need]] = []
 
     def flush() -> None:
         for spec, rest in pending:
@@ -232,6 +236,10 @@ def _parse_table(text: str) -> dict[str, tuple[Form, ...]]:
             flush()
             stem = s[3:].strip()
             slots = {}
+            continue
+        if s.startswith("%cvt-gate"):
+            _, pair, *gate = s.split()
+            cvt_gates.append((pair, _parse_gate(" ".join(gate))))
             continue
         if s.startswith("%cvt"):
             cvt_rows.append(s.split()[1:])
@@ -261,7 +269,7 @@ def _parse_table(text: str) -> dict[str, tuple[Form, ...]]:
             pending.append((variant, rest))
     flush()
     if cvt_rows:
-        blocks.setdefault("cvt", [])[:0] = _cvt_forms(cvt_rows)
+        blocks.setdefault("cvt", [])[:0] = _cvt_forms(cvt_rows, cvt_gates)
     return {k: tuple(v) for k, v in blocks.items()}
 
 
@@ -269,7 +277,7 @@ _IRND = (".rni", ".rzi", ".rmi", ".rpi")
 _FRND = (".rn", ".rz", ".rm", ".rp")
 
 
-def _cvt_forms(rows: list[list[str]]) -> list[Form]:
+def _cvt_forms(rows: list[list[str]], gates: list[tuple[str, Need]]) -> list[Form]:
     """The `%cvt` matrix: one form per (destination, source) type pair. A cell is `x` (no such conversion)
     or a rounding code (`-` none, `i`/`I` an integer rounding required/optional, `f`/`F` a float rounding
     required/optional) followed by `z` (`.ftz` allowed) and `s` (`.sat` allowed)."""
@@ -291,7 +299,10 @@ def _cvt_forms(rows: list[list[str]]) -> list[Form]:
                 elems.append(Elem("sat", (".sat",), True, False))
             elems += [Elem(dtype[1:], (dtype,), False, True), Elem(atype[1:], (atype,), False, True)]
             ops = (OpSpec("d", "T0", False), OpSpec("s", "T1", False))
-            out.append(Form("cvt", f"cvt{dtype}{atype} d, a", f"cvt{dtype}{atype}", tuple(elems), ops, True, None))
+            pair = f"{dtype[1:]}.{atype[1:]}"
+            # `%cvt-gate d.a` for one pair, `%cvt-gate t` for every pair with type t: the first that applies
+            gate = next((g for p, g in gates if p == pair or p in pair.split(".")), None)
+            out.append(Form("cvt", f"cvt{dtype}{atype} d, a", f"cvt{dtype}{atype}", tuple(elems), ops, True, gate))
     return out
 
 

@@ -396,6 +396,9 @@ mov.type                       d, s
 %cvt f16  fs    fs    fs    fs    fs    fs    fs    fs    F     Is    fzs   fs
 %cvt f32  fzs   fzs   fzs   fzs   fzs   fzs   fzs   fzs   Fz    -zs   Izs   fzs
 %cvt f64  fs    fs    fs    fs    fs    fs    fs    fs    F     -s    -zs   Is
+%cvt-gate bf16.f32 7.0 sm_80
+%cvt-gate f32.bf16 7.1 sm_80
+%cvt-gate bf16 7.8 sm_90
 .rnz = .rn .rz
 cvt.rnz{.relu}{.satfinite}.f16x2.f32        d:b32, s:f32, s:f32     [7.0 sm_80]
 cvt.rnz{.relu}{.satfinite}.bf16x2.f32       d:b32, s:f32, s:f32     [7.0 sm_80]
@@ -408,11 +411,9 @@ cvt.rn{.relu}.f16x2.f8x2                    -                       [7.8 sm_89]
 
 == cvta
 .space = .const .global .local .shared .shared::cta[7.8] .shared::cluster[7.8 sm_90] .param[7.7 sm_70] .param::entry[8.3 sm_70]
-.space32 = .const .local .shared .shared::cta[7.8] .shared::cluster[7.8 sm_90] .param[7.7 sm_70] .param::entry[8.3 sm_70]
+# (`cvta.*.u32`: 32-bit addresses, which ptxas 13 no longer compiles)
 cvta.space.u64                 d, s
 cvta.to.space.u64              d, s
-cvta.space32.u32               d, s
-cvta.to.space32.u32            d, s
 
 == ld
 # The state space limits the other modifiers (measured): `.volatile` and the memory-model semantics need a
@@ -426,24 +427,24 @@ cvta.to.space32.u32            d, s
 .hint = .L2::cache_hint[7.4 sm_80]
 .pf = .L2::64B[7.4 sm_75] .L2::128B[7.4 sm_75] .L2::256B[7.4 sm_80]
 .scope = .cta .cluster[7.8 sm_90] .gpu .sys
-.vec = .v2 .v4 .v8[8.8 sm_100]
+.vec = .v2 .v4 .v8
 .type = .b8 .b16 .b32 .b64 .b128[8.3 sm_70] .u8 .u16 .u32 .u64 .s8 .s16 .s32 .s64 .f32 .f64
 .weak = .weak[6.0 sm_70]
 ld{.weak}{.ss}{.cop}{.vec}.type                                    vd, m ~
-ld{.weak}{.global}{.cop}{.hint}{.pf}{.vec}.type                    vd, m, s:b64? ~
-ld{.weak}{.global}{.l1}{.hint}{.pf}{.vec}.type                     vd, m, s:b64? ~
+ld{.weak}{.global}{.cop}{.hint}{.pf}{.vec}.type                    vd, m, s:b64?^L2::cache_hint ~
+ld{.weak}{.global}{.l1}{.hint}{.pf}{.vec}.type                     vd, m, s:b64?^L2::cache_hint ~
 ld{.weak}{.global}{.l1}.l2{.hint}{.pf}.v8.b32                      -
 ld{.weak}{.global}{.l1}.l2{.hint}{.pf}.v4.b64                      -
 ld.volatile{.ms}{.vec}.type                                        vd, m ~
 ld.volatile{.global}{.pf}{.vec}.type                               vd, m ~
 ld.volatile.local{.vec}.type                                       vd, m ~        [9.1]
 ld.relaxed.scope{.ms}{.vec}.type                                   vd, m ~        [6.0 sm_70]
-ld.relaxed.scope{.global}{.l1}{.hint}{.pf}{.vec}.type              vd, m, s:b64? ~     [6.0 sm_70]
+ld.relaxed.scope{.global}{.l1}{.hint}{.pf}{.vec}.type              vd, m, s:b64?^L2::cache_hint ~     [6.0 sm_70]
 ld.acquire.scope{.ms}{.vec}.type                                   vd, m ~        [6.0 sm_70]
-ld.acquire.scope{.global}{.l1}{.hint}{.pf}{.vec}.type              vd, m, s:b64? ~     [6.0 sm_70]
+ld.acquire.scope{.global}{.l1}{.hint}{.pf}{.vec}.type              vd, m, s:b64?^L2::cache_hint ~     [6.0 sm_70]
 ld.mmio.relaxed.sys{.global}.type                                  d, m ~         [8.2 sm_70]
-ld.global{.ncop}.nc{.hint}{.pf}{.vec}.type                         vd, m, s:b64? ~
-ld.global.nc{.l1}{.hint}{.pf}{.vec}.type                           vd, m, s:b64? ~
+ld.global{.ncop}.nc{.hint}{.pf}{.vec}.type                         vd, m, s:b64?^L2::cache_hint ~
+ld.global.nc{.l1}{.hint}{.pf}{.vec}.type                           vd, m, s:b64?^L2::cache_hint ~
 
 == ldu
 .vec = .v2 .v4
@@ -458,20 +459,20 @@ ldu{.global}{.vec}.type        vd, m ~
 .l2 = .L2::evict_normal .L2::evict_first .L2::evict_last
 .hint = .L2::cache_hint[7.4 sm_80]
 .scope = .cta .cluster[7.8 sm_90] .gpu .sys
-.vec = .v2 .v4 .v8[8.8 sm_100]
+.vec = .v2 .v4 .v8
 .type = .b8 .b16 .b32 .b64 .b128[8.3 sm_70] .u8 .u16 .u32 .u64 .s8 .s16 .s32 .s64 .f32 .f64
 .weak = .weak[6.0 sm_70]
 st{.weak}{.ss}{.cop}{.vec}.type                                    m, vs ~
-st{.weak}{.global}{.cop}{.hint}{.vec}.type                         m, vs, s:b64? ~
-st{.weak}{.global}{.l1}{.hint}{.vec}.type                          m, vs, s:b64? ~
+st{.weak}{.global}{.cop}{.hint}{.vec}.type                         m, vs, s:b64?^L2::cache_hint ~
+st{.weak}{.global}{.l1}{.hint}{.vec}.type                          m, vs, s:b64?^L2::cache_hint ~
 st{.weak}{.global}{.l1}.l2{.hint}.v8.b32                           -
 st{.weak}{.global}{.l1}.l2{.hint}.v4.b64                           -
 st.volatile{.ms}{.vec}.type                                        m, vs ~
 st.volatile.local{.vec}.type                                       m, vs ~        [9.1]
 st.relaxed.scope{.ms}{.vec}.type                                   m, vs ~        [6.0 sm_70]
-st.relaxed.scope{.global}{.l1}{.hint}{.vec}.type                   m, vs, s:b64? ~     [6.0 sm_70]
+st.relaxed.scope{.global}{.l1}{.hint}{.vec}.type                   m, vs, s:b64?^L2::cache_hint ~     [6.0 sm_70]
 st.release.scope{.ms}{.vec}.type                                   m, vs ~        [6.0 sm_70]
-st.release.scope{.global}{.l1}{.hint}{.vec}.type                   m, vs, s:b64? ~     [6.0 sm_70]
+st.release.scope{.global}{.l1}{.hint}{.vec}.type                   m, vs, s:b64?^L2::cache_hint ~     [6.0 sm_70]
 st.mmio.relaxed.sys{.global}.type                                  m, s ~         [8.2 sm_70]
 
 == prefetch
@@ -565,7 +566,7 @@ fence.proxy.async.shared::cta  [8.0 sm_90]
 fence.proxy.async.shared::cluster  [8.0 sm_90]
 fence.mbarrier_init.release.cluster  [8.0 sm_90]
 fence.proxy.tensormap::generic.release.scope            [8.3 sm_90]
-fence.proxy.tensormap::generic.acquire.scope  m, s:u32  [8.3 sm_90]
+fence.proxy.tensormap::generic.acquire.scope  m, i  [8.3 sm_90]
 
 == atom
 # the types each operation takes (measured: atom.add.s64, atom.min.f32 and atom.and.u32 are rejected)
@@ -579,19 +580,19 @@ fence.proxy.tensormap::generic.acquire.scope  m, s:u32  [8.3 sm_90]
 .mm = .min .max
 .id = .inc .dec
 .atype = .u32 .u64 .s32 .f32 .f64[6.0 sm_60]
-atom{.sem}{.scope}{.space}.bop{.hint}.btype           d, m, s, s:b64?
-atom{.sem}{.scope}{.space}.exch{.hint}.btype          d, m, s, s:b64?
+atom{.sem}{.scope}{.space}.bop{.hint}.btype           d, m, s, s:b64?^L2::cache_hint
+atom{.sem}{.scope}{.space}.exch{.hint}.btype          d, m, s, s:b64?^L2::cache_hint
 atom{.sem}{.scope}{.space}.cas.btype                  d, m, s, s
-atom{.sem}{.scope}{.space}.add{.hint}.atype           d, m, s, s:b64?
-atom{.sem}{.scope}{.space}.id{.hint}.u32              d, m, s, s:b64?
-atom{.sem}{.scope}{.space}.mm{.hint}.mtype            d, m, s, s:b64?
+atom{.sem}{.scope}{.space}.add{.hint}.atype           d, m, s, s:b64?^L2::cache_hint
+atom{.sem}{.scope}{.space}.id{.hint}.u32              d, m, s, s:b64?^L2::cache_hint
+atom{.sem}{.scope}{.space}.mm{.hint}.mtype            d, m, s, s:b64?^L2::cache_hint
 atom{.sem}{.scope}{.space}.cas.b16                    d, m, s, s        [6.3 sm_70]
 atom{.sem}{.scope}{.space}.cas.b128                   d, m, s, s        [8.3 sm_90]
-atom{.sem}{.scope}{.space}.exch{.hint}.b128           d, m, s, s:b64?   [8.3 sm_90]
-atom{.sem}{.scope}{.space}.add.noftz{.hint}.f16       d, m, s, s:b64?   [6.3 sm_70]
-atom{.sem}{.scope}{.space}.add.noftz{.hint}.f16x2     d, m, s, s:b64?   [6.2 sm_60]
-atom{.sem}{.scope}{.space}.add.noftz{.hint}.bf16      d, m, s, s:b64?   [7.8 sm_90]
-atom{.sem}{.scope}{.space}.add.noftz{.hint}.bf16x2    d, m, s, s:b64?   [7.8 sm_90]
+atom{.sem}{.scope}{.space}.exch{.hint}.b128           d, m, s, s:b64?^L2::cache_hint   [8.3 sm_90]
+atom{.sem}{.scope}{.space}.add.noftz{.hint}.f16       d, m, s, s:b64?^L2::cache_hint   [6.3 sm_70]
+atom{.sem}{.scope}{.space}.add.noftz{.hint}.f16x2     d, m, s, s:b64?^L2::cache_hint   [6.2 sm_60]
+atom{.sem}{.scope}{.space}.add.noftz{.hint}.bf16      d, m, s, s:b64?^L2::cache_hint   [7.8 sm_90]
+atom{.sem}{.scope}{.space}.add.noftz{.hint}.bf16x2    d, m, s, s:b64?^L2::cache_hint   [7.8 sm_90]
 
 == red
 .space = .global .shared .shared::cta[7.8] .shared::cluster[7.8 sm_90]
@@ -604,14 +605,14 @@ atom{.sem}{.scope}{.space}.add.noftz{.hint}.bf16x2    d, m, s, s:b64?   [7.8 sm_
 .mm = .min .max
 .id = .inc .dec
 .atype = .u32 .u64 .s32 .f32 .f64[6.0 sm_60]
-red{.sem}{.scope}{.space}.bop{.hint}.btype            m, s, s:b64?
-red{.sem}{.scope}{.space}.add{.hint}.atype            m, s, s:b64?
-red{.sem}{.scope}{.space}.id{.hint}.u32               m, s, s:b64?
-red{.sem}{.scope}{.space}.mm{.hint}.mtype             m, s, s:b64?
-red{.sem}{.scope}{.space}.add.noftz{.hint}.f16        m, s, s:b64?   [6.3 sm_70]
-red{.sem}{.scope}{.space}.add.noftz{.hint}.f16x2      m, s, s:b64?   [6.2 sm_60]
-red{.sem}{.scope}{.space}.add.noftz{.hint}.bf16       m, s, s:b64?   [7.8 sm_90]
-red{.sem}{.scope}{.space}.add.noftz{.hint}.bf16x2     m, s, s:b64?   [7.8 sm_90]
+red{.sem}{.scope}{.space}.bop{.hint}.btype            m, s, s:b64?^L2::cache_hint
+red{.sem}{.scope}{.space}.add{.hint}.atype            m, s, s:b64?^L2::cache_hint
+red{.sem}{.scope}{.space}.id{.hint}.u32               m, s, s:b64?^L2::cache_hint
+red{.sem}{.scope}{.space}.mm{.hint}.mtype             m, s, s:b64?^L2::cache_hint
+red{.sem}{.scope}{.space}.add.noftz{.hint}.f16        m, s, s:b64?^L2::cache_hint   [6.3 sm_70]
+red{.sem}{.scope}{.space}.add.noftz{.hint}.f16x2      m, s, s:b64?^L2::cache_hint   [6.2 sm_60]
+red{.sem}{.scope}{.space}.add.noftz{.hint}.bf16       m, s, s:b64?^L2::cache_hint   [7.8 sm_90]
+red{.sem}{.scope}{.space}.add.noftz{.hint}.bf16x2     m, s, s:b64?^L2::cache_hint   [7.8 sm_90]
 
 == vote
 .mode = .all .any .uni
@@ -640,7 +641,7 @@ redux.sync.fop{.abs}{.NaN}.f32  d, r, s:b32     [8.6 sm_100f]
 == match
 .type = .b32 .b64
 match.any.sync.type            d:b32, s, s:b32   [6.0 sm_70]
-match.all.sync.type            dq, s, s:b32      [6.0 sm_70]
+match.all.sync.type            dq:b32, s, s:b32      [6.0 sm_70]
 
 == mbarrier
 .state = .shared .shared::cta[7.8]
@@ -650,21 +651,21 @@ match.all.sync.type            dq, s, s:b32      [6.0 sm_70]
 .wsem = .acquire[8.0] .relaxed[8.6 sm_90]
 mbarrier.init{.state}.b64                                        m, s:b32             [7.0 sm_80]
 mbarrier.inval{.state}.b64                                       m                    [7.0 sm_80]
-mbarrier.arrive{.asem}{.ascope}{.state}.b64                      d_:b64, m, s:b32?@7.8@sm_90   [7.0 sm_80]
-mbarrier.arrive{.asem}{.ascope}.shared::cluster.b64              d_:b64, m, s:b32?    [8.0 sm_90]
-mbarrier.arrive.expect_tx{.asem}{.ascope}{.state}.b64            d_:b64, m, s:b32     [8.0 sm_90]
-mbarrier.arrive.expect_tx{.asem}{.ascope}.shared::cluster.b64    d_:b64, m, s:b32     [8.0 sm_90]
+mbarrier.arrive{.asem.ascope}{.state}.b64                      d_:b64, m, s:b32?@7.8@sm_90   [7.0 sm_80]
+mbarrier.arrive{.asem.ascope}.shared::cluster.b64              z, m, s:b32?    [8.0 sm_90]
+mbarrier.arrive.expect_tx{.asem.ascope}{.state}.b64            d_:b64, m, s:b32     [8.0 sm_90]
+mbarrier.arrive.expect_tx{.asem.ascope}.shared::cluster.b64    z, m, s:b32     [8.0 sm_90]
 mbarrier.arrive.noComplete{.release}{.cta}{.state}.b64           d:b64, m, s:b32      [7.0 sm_80]
-mbarrier.arrive_drop{.asem}{.ascope}{.state}.b64                 d_:b64, m, s:b32?    [7.0 sm_80]
-mbarrier.arrive_drop{.asem}{.ascope}.shared::cluster.b64         d_:b64, m, s:b32?    [8.0 sm_90]
-mbarrier.arrive_drop.expect_tx{.asem}{.ascope}{.state}.b64       d_:b64, m, s:b32     [8.0 sm_90]
+mbarrier.arrive_drop{.asem.ascope}{.state}.b64                 d_:b64, m, s:b32?    [7.0 sm_80]
+mbarrier.arrive_drop{.asem.ascope}.shared::cluster.b64         z, m, s:b32?    [8.0 sm_90]
+mbarrier.arrive_drop.expect_tx{.asem.ascope}{.state}.b64       d_:b64, m, s:b32     [8.0 sm_90]
 mbarrier.arrive_drop.noComplete{.release}{.cta}{.state}.b64      d:b64, m, s:b32      [7.0 sm_80]
-mbarrier.expect_tx{.relaxed}{.ascope}{.xstate}.b64               m, s:b32             [8.0 sm_90]
-mbarrier.complete_tx{.relaxed}{.ascope}{.xstate}.b64             m, s:b32             [8.0 sm_90]
-mbarrier.test_wait{.wsem}{.ascope}{.state}.b64                   p, m, s:b64          [7.0 sm_80]
-mbarrier.test_wait.parity{.wsem}{.ascope}{.state}.b64            p, m, s:b32          [7.1 sm_80]
-mbarrier.try_wait{.wsem}{.ascope}{.state}.b64                    p, m, s:b64, s:b32?  [7.8 sm_90]
-mbarrier.try_wait.parity{.wsem}{.ascope}{.state}.b64             p, m, s:b32, s:b32?  [7.8 sm_90]
+mbarrier.expect_tx{.relaxed.ascope}{.xstate}.b64               m, s:b32             [8.0 sm_90]
+mbarrier.complete_tx{.relaxed.ascope}{.xstate}.b64             m, s:b32             [8.0 sm_90]
+mbarrier.test_wait{.wsem.ascope}{.state}.b64                   p, m, s:b64          [7.0 sm_80]
+mbarrier.test_wait.parity{.wsem.ascope}{.state}.b64            p, m, s:b32          [7.1 sm_80]
+mbarrier.try_wait{.wsem.ascope}{.state}.b64                    p, m, s:b64, s:b32?  [7.8 sm_90]
+mbarrier.try_wait.parity{.wsem.ascope}{.state}.b64             p, m, s:b32, s:b32?  [7.8 sm_90]
 mbarrier.pending_count.b64                                       d:b32, s:b64         [7.0 sm_80]
 
 # ----------------------------------------------------------------------------------------- async copy
@@ -672,8 +673,8 @@ mbarrier.pending_count.b64                                       d:b32, s:b64   
 .state = .shared .shared::cta[7.8]
 .hint = .L2::cache_hint[7.4]
 .pf = .L2::64B[7.4] .L2::128B[7.4] .L2::256B[7.4]
-cp.async.ca.state.global{.hint}{.pf}    m, m, i, s?, s:b64?      [7.0 sm_80]
-cp.async.cg.state.global{.hint}{.pf}    m, m, i, s?, s:b64?      [7.0 sm_80]
+cp.async.ca.state.global{.hint}{.pf}    m, m, i, s?, s:b64?^L2::cache_hint      [7.0 sm_80]
+cp.async.cg.state.global{.hint}{.pf}    m, m, i, s?, s:b64?^L2::cache_hint      [7.0 sm_80]
 
 == cp.async.commit_group
 cp.async.commit_group                                            [7.0 sm_80]
@@ -879,9 +880,9 @@ cp.reduce.async.bulk.tensor.dim.global.shared::cta.op{.mode}.bulk_group{.L2::cac
 .f3 = .elemtype .interleave_layout .swizzle_mode .swizzle_atomicity .fill_mode
 .ss = .global .shared::cta
 .ty = .b32 .b64
-tensormap.replace.tile.f1{.ss}.b1024.ty                     m, s            [8.3 sm_90a]
-tensormap.replace.tile.f2{.ss}.b1024.ty                     m, s:b32, s     [8.3 sm_90a]
-tensormap.replace.tile.f3{.ss}.b1024.ty                     m, s            [8.3 sm_90a]
+tensormap.replace.tile.f1{.ss}.b1024.ty                     -               [8.3 arch_specific]
+tensormap.replace.tile.f2{.ss}.b1024.ty                     -               [8.3 arch_specific]
+tensormap.replace.tile.f3{.ss}.b1024.ty                     -               [8.3 arch_specific]
 .scope = .cta .cluster .gpu .sys
 tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned   -   [8.3 sm_90]
 

@@ -606,6 +606,14 @@ class _Operands:
         specs = self.m.form.operands
         assert specs is not None
         ops = self.ins.operands
+        mods = self.ins.opcode.split(".")
+        for i, spec in enumerate(specs):
+            if spec.iff is not None and (spec.iff[1:] in mods) != (i < len(ops)):
+                if spec.iff[1:] in mods:
+                    self.fail(f"`{spec.iff}` needs its operand (operand {i + 1})")
+                else:
+                    self.fail(f"operand {i + 1} is allowed only with `{spec.iff}`")
+                return
         need = sum(1 for s in specs if not s.optional)
         if not need <= len(ops) <= len(specs):
             exp = str(need) if need == len(specs) else f"{need} to {len(specs)}"
@@ -647,6 +655,11 @@ class _Operands:
             return self.packed(o, k == "dp", want)
         if isinstance(o, P.Vec):
             self.fail(f"a vector `{o}` where a {_kind_text(k)} is expected", "{")
+            return False
+        if k == "z":
+            if isinstance(o, P.Sink):
+                return True
+            self.fail(f"`{o}`: this form writes to the sink `_` only", str(o))
             return False
         if k == "dq":
             if isinstance(o, P.Pair):
@@ -762,6 +775,9 @@ class _Operands:
             var = self.fn.var_space(b.name)
             if var is not None and space is not None and _space_clash(var, space):
                 self.fail(f"`{b.name}` is in .{var}, the instruction accesses .{space}", b.name)
+                return False
+            if var == "param" and self.ins.base == "st" and self.fn.f.kind == "entry" and b.name in self.fn.params:
+                self.fail(f"`{b.name}` is a kernel parameter: it cannot be written", b.name)
                 return False
             if var == "param" and space is None and checked:  # a generic address is never a parameter
                 self.fail(f"`{b.name}` is a parameter: a generic access cannot name it (write `.param`)", b.name)
