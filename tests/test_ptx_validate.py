@@ -161,7 +161,11 @@ def test_cli_exit_status_2_for_invalid_ptx(tmp_path: Path) -> None:
     good.write_text(kernel("  mov.u32 %r2, 0;\n  mov.u32 %r3, 1;\n  atom.shared.add.u32 %r1, [%r2], %r3;"))
     run = [sys.executable, "-m", "irc.cli", "check", "--no-config"]
     r = subprocess.run([*run, str(bad)], capture_output=True, text=True, cwd=tmp_path)
-    assert r.returncode == 2 and "error[invalid-ptx]" in r.stdout + r.stderr and "bad.ptx:12:14" in r.stdout + r.stderr
+    assert (
+        r.returncode == 2
+        and "error[invalid-ptx]" in r.stdout + r.stderr
+        and "bad.ptx:12:14" in r.stdout + r.stderr
+    )
     r = subprocess.run([*run, str(good)], capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
 
@@ -205,7 +209,9 @@ def _reference_cases() -> list[tuple[str, str, str, bool]]:
         text = path.read_text()
         accepted = ALL10 if acc == "all 10" else [] if acc == "NONE" else acc.split(",")
         for t in ALL10:
-            need = max(ptx_target(t).min_version, tuple(map(int, ver.split("."))) if ver[0].isdigit() else (0, 0))
+            need = max(
+                ptx_target(t).min_version, tuple(map(int, ver.split("."))) if ver[0].isdigit() else (0, 0)
+            )
             v = format_version(need)
             body = re.sub(r"^\.version .*$", f".version {v}", text, count=1, flags=re.M)
             body = re.sub(r"^\.target .*$", f".target {t}", body, count=1, flags=re.M)
@@ -213,7 +219,9 @@ def _reference_cases() -> list[tuple[str, str, str, bool]]:
                 out.append((name, t, body, True))
             else:
                 reason = [e for e in errs.split(" ; ") if t in e.split("]")[0]]
-                if reason and re.search(r"requires \.target|not supported on \.target|cannot be compiled", reason[0]):
+                if reason and re.search(
+                    r"requires \.target|not supported on \.target|cannot be compiled", reason[0]
+                ):
                     out.append((name, t, body, False))
     return out
 
@@ -229,5 +237,7 @@ def test_reference_forms_agree_with_the_targets_table() -> None:
     for name, target, text, ok in REFERENCE:
         got = not findings(text)
         if got != ok:
-            wrong.append(f"{name} on {target}: ptxas {'accepts' if ok else 'rejects'}, irc {'accepts' if got else 'rejects'}")
+            wrong.append(
+                f"{name} on {target}: ptxas {'accepts' if ok else 'rejects'}, irc {'accepts' if got else 'rejects'}"
+            )
     assert not wrong, "\n".join(wrong)

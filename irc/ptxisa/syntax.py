@@ -202,7 +202,16 @@ def _parse_ops(text: str) -> tuple[tuple[OpSpec, ...] | None, bool]:
         pair = kind in ("pq", "dq")
         if kind == "pq":
             kind = "p"
-        out.append(OpSpec(kind, typ or ("pred" if kind in ("p", "n") else "T"), opt, pair, need, "." + iff if iff else None))
+        out.append(
+            OpSpec(
+                kind,
+                typ or ("pred" if kind in ("p", "n") else "T"),
+                opt,
+                pair,
+                need,
+                "." + iff if iff else None,
+            )
+        )
     return tuple(out), relaxed
 
 
@@ -302,7 +311,9 @@ def _cvt_forms(rows: list[list[str]], gates: list[tuple[str, Need]]) -> list[For
             pair = f"{dtype[1:]}.{atype[1:]}"
             # `%cvt-gate d.a` for one pair, `%cvt-gate t` for every pair with type t: the first that applies
             gate = next((g for p, g in gates if p == pair or p in pair.split(".")), None)
-            out.append(Form("cvt", f"cvt{dtype}{atype} d, a", f"cvt{dtype}{atype}", tuple(elems), ops, True, gate))
+            out.append(
+                Form("cvt", f"cvt{dtype}{atype} d, a", f"cvt{dtype}{atype}", tuple(elems), ops, True, gate)
+            )
     return out
 
 
@@ -338,7 +349,9 @@ def _make_form(stem: str, head: str, rest: str, slots) -> Form:  # type: ignore[
             values, gates, name = (v,), (((v, g),) if g else ()), v[1:]
         is_type = all(v in TYPES for v in values)
         elems.append(Elem(name, values, opt, is_type, gates))
-    return Form(stem, head + (" " + rest.strip() if rest.strip() else ""), head, tuple(elems), ops, relaxed, gate)
+    return Form(
+        stem, head + (" " + rest.strip() if rest.strip() else ""), head, tuple(elems), ops, relaxed, gate
+    )
 
 
 @cache
@@ -437,7 +450,9 @@ def _match(opcode: str) -> Match | Mismatch | None:
     stray_pred = stem in quirks["pred-ignored"] and ".pred" in mods
     if stray_pred:
         got = _match_mods(stem, [m for m in mods if m != ".pred"])
-        if isinstance(got, Match) and not any(v in (".hi", ".lo", ".wide") for e in got.form.elems for v in e.values):
+        if isinstance(got, Match) and not any(
+            v in (".hi", ".lo", ".wide") for e in got.form.elems for v in e.values
+        ):
             return got
     return _match_mods(stem, mods)
 
@@ -627,7 +642,7 @@ def imm_compatible(text: str, want: str) -> bool:
     own width, `0f` for 32 bits and `0d` for 64)."""
     t = text.lstrip("-")
     hexf = t[:2] in ("0f", "0F", "0d", "0D")
-    is_float = hexf or (("." in t or "e" in t or "E" in t) and not t[:2] in ("0x", "0X"))
+    is_float = hexf or (("." in t or "e" in t or "E" in t) and t[:2] not in ("0x", "0X"))
     if want == "pred":
         return not is_float
     c = _cls(want) if want in _SIZES else "?"
@@ -661,7 +676,11 @@ def _special_table() -> dict[str, SpecialReg]:
 
     out: dict[str, SpecialReg] = {}
     for raw in SPECIAL_REGISTERS_TEXT.splitlines():
-        line = raw.split("#", 1)[0] if not raw.lstrip().startswith(("envreg#", "pm#")) else raw.split("  #", 1)[0]
+        line = (
+            raw.split("#", 1)[0]
+            if not raw.lstrip().startswith(("envreg#", "pm#"))
+            else raw.split("  #", 1)[0]
+        )
         words = line.split("[", 1)
         need = _parse_gate(words[1].rstrip().rstrip("]")) if len(words) > 1 else None
         parts = words[0].split()
@@ -695,4 +714,3 @@ def special_register(name: str) -> tuple[SpecialReg | None, str]:
     if not reg.fields and field:
         return None, f"`%{base}` has no field `.{field}`"
     return reg, ""
-

@@ -235,8 +235,14 @@ TYPE_MODS = [".b8", ".b16", ".b32", ".b64", ".u8", ".u16", ".u32", ".u64", ".s8"
 
 
 def v_swap_type(lines, rng, pools):  # type: ignore[no-untyped-def]
-    cand = [i for i in instr_lines(lines) if any(t in OPCODE_LINE.match(lines[i]).group(2).split(".")  # type: ignore[union-attr]
-                                                for t in (x[1:] for x in TYPE_MODS))]
+    cand = [
+        i
+        for i in instr_lines(lines)
+        if any(
+            t in OPCODE_LINE.match(lines[i]).group(2).split(".")  # type: ignore[union-attr]
+            for t in (x[1:] for x in TYPE_MODS)
+        )
+    ]
     if not cand:
         return None
     i = rng.choice(cand)
@@ -278,7 +284,11 @@ def v_version(lines, rng, pools):  # type: ignore[no-untyped-def]
 
 def v_header(lines, rng, pools):  # type: ignore[no-untyped-def]
     """Remove `.version`, `.target` or `.address_size`, swap the first two, or set a bad address size."""
-    iv, it, ia = _directive(lines, ".version"), _directive(lines, ".target"), _directive(lines, ".address_size")
+    iv, it, ia = (
+        _directive(lines, ".version"),
+        _directive(lines, ".target"),
+        _directive(lines, ".address_size"),
+    )
     r = rng.randrange(5)
     if r == 0 and iv is not None:
         del lines[iv]
@@ -302,7 +312,12 @@ def v_header(lines, rng, pools):  # type: ignore[no-untyped-def]
 def v_remove_decl(lines, rng, pools):  # type: ignore[no-untyped-def]
     """Remove a `.reg` line, a variable, or a label (the branches to it stay)."""
     decl = [i for i, ln in enumerate(lines) if REG_DECL.match(ln)]
-    var = [i for i, ln in enumerate(lines) if re.match(r"^\s*(\.visible\s+|\.extern\s+)?\.(shared|global|const|local)\s", ln) and ln.rstrip().endswith(";")]
+    var = [
+        i
+        for i, ln in enumerate(lines)
+        if re.match(r"^\s*(\.visible\s+|\.extern\s+)?\.(shared|global|const|local)\s", ln)
+        and ln.rstrip().endswith(";")
+    ]
     lab = [i for i, ln in enumerate(lines) if re.match(r"^\s*\$?[\w$]+:\s*$", ln)]
     pool = [("reg", i) for i in decl] + [("var", i) for i in var] + [("label", i) for i in lab]
     if not pool:

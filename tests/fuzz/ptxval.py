@@ -183,7 +183,14 @@ def main(argv: list[str] | None = None) -> int:
         for m, (p_ok, p_msg) in zip(mutants, verdicts):
             i_ok, i_msg = irc_verdict(m[2])
             results.append(
-                {"seed": m[0], "mutation": m[1], "ptxas": p_ok, "irc": i_ok, "ptxas_msg": p_msg, "irc_msg": i_msg}
+                {
+                    "seed": m[0],
+                    "mutation": m[1],
+                    "ptxas": p_ok,
+                    "irc": i_ok,
+                    "ptxas_msg": p_msg,
+                    "irc_msg": i_msg,
+                }
             )
     agree = sum(r["ptxas"] == r["irc"] for r in results)
     pct = 100.0 * agree / len(results)
@@ -204,7 +211,9 @@ def main(argv: list[str] | None = None) -> int:
     if not a.quiet:
         for r in dis:
             side = "irc accepts, ptxas rejects" if r["irc"] else "irc rejects, ptxas accepts"
-            print(f"- {side}: {r['seed']}: {r['mutation']}\n    ptxas: {r['ptxas_msg']}\n    irc:   {r['irc_msg']}")
+            print(
+                f"- {side}: {r['seed']}: {r['mutation']}\n    ptxas: {r['ptxas_msg']}\n    irc:   {r['irc_msg']}"
+            )
     print(json.dumps(summary, indent=1))
     if a.out is not None:
         a.out.write_text(json.dumps({"summary": summary, "disagreements": dis}, indent=1))

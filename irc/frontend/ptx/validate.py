@@ -24,7 +24,7 @@ from irc.diagnostics import Diagnostic, Span, error
 from irc.frontend.ptx.lift_types import SREG_NAMES
 from irc.ptxisa import model as P
 from irc.ptxisa import syntax as S
-from irc.target import KNOWN_PTX_VERSIONS, format_version, family_admits_target, ptx_target
+from irc.target import KNOWN_PTX_VERSIONS, family_admits_target, format_version, ptx_target
 
 __all__ = ["validate", "rejects", "INVALID", "TARGET", "REJECTING_CHECKS"]
 
@@ -101,12 +101,17 @@ def _header(ctx: _Ctx) -> None:
     for i, (d, line, col) in enumerate(top):
         if d in _HEADER:
             if d in seen:
-                ctx.err(INVALID, f"`{d}` appears twice (first on line {seen[d]})", Span.point(ctx.path, line, col, len(d)))
+                ctx.err(
+                    INVALID,
+                    f"`{d}` appears twice (first on line {seen[d]})",
+                    Span.point(ctx.path, line, col, len(d)),
+                )
             seen.setdefault(d, line)
         if i == 0 and d != ".version":
             ctx.err(
                 INVALID,
-                "a PTX module must begin with `.version`" + ("" if ".version" in (t[0] for t in top) else " (there is none)"),
+                "a PTX module must begin with `.version`"
+                + ("" if ".version" in (t[0] for t in top) else " (there is none)"),
                 Span.point(ctx.path, line, col, len(d)),
                 help="write `.version 8.0` (or the version the target needs) as the first directive",
             )
@@ -130,7 +135,9 @@ def _header(ctx: _Ctx) -> None:
     tline = seen.get(".target")
     if tline is None:
         if top:
-            ctx.err(INVALID, "the module has no `.target` directive", Span.point(ctx.path, top[0][1], top[0][2]))
+            ctx.err(
+                INVALID, "the module has no `.target` directive", Span.point(ctx.path, top[0][1], top[0][2])
+            )
         return
     if ctx.target is None:
         ctx.err(
@@ -144,7 +151,9 @@ def _header(ctx: _Ctx) -> None:
             if extra not in _TARGET_EXTRAS:
                 ctx.err(INVALID, f"unknown `.target` option `{extra}`", ctx.span(tline, extra))
             elif extra == "map_f64_to_f32" and ctx.target.number >= 13:
-                ctx.err(INVALID, "`map_f64_to_f32` is not supported on sm_13 or newer", ctx.span(tline, extra))
+                ctx.err(
+                    INVALID, "`map_f64_to_f32` is not supported on sm_13 or newer", ctx.span(tline, extra)
+                )
         content = bool(ctx.ptx.globals or ctx.ptx.functions)  # (ptxas checks nothing in a bare header)
         if content and ctx.version is not None and ctx.version < ctx.target.min_version:
             need = format_version(ctx.target.min_version)
@@ -218,15 +227,29 @@ def _module_names(ctx: _Ctx) -> None:
     seen: dict[str, int] = {}
     for g in ctx.ptx.globals:
         if g.name in seen:
-            ctx.err(INVALID, f"duplicate definition of `{g.name}` (first on line {seen[g.name]})", ctx.span(g.line, g.name))
+            ctx.err(
+                INVALID,
+                f"duplicate definition of `{g.name}` (first on line {seen[g.name]})",
+                ctx.span(g.line, g.name),
+            )
         seen.setdefault(g.name, g.line)
     bodies: dict[str, int] = {}
     for f in ctx.ptx.functions:
-        if f.name in seen and f.name not in bodies and f.name not in {x.name for x in ctx.ptx.functions if x is not f}:
-            ctx.err(INVALID, f"`{f.name}` is defined as a variable and as a function", ctx.span(f.line, f.name))
+        if (
+            f.name in seen
+            and f.name not in bodies
+            and f.name not in {x.name for x in ctx.ptx.functions if x is not f}
+        ):
+            ctx.err(
+                INVALID, f"`{f.name}` is defined as a variable and as a function", ctx.span(f.line, f.name)
+            )
         if f.body is not None:
             if f.name in bodies:
-                ctx.err(INVALID, f"duplicate definition of function `{f.name}` (first on line {bodies[f.name]})", ctx.span(f.line, f.name))
+                ctx.err(
+                    INVALID,
+                    f"duplicate definition of function `{f.name}` (first on line {bodies[f.name]})",
+                    ctx.span(f.line, f.name),
+                )
             bodies.setdefault(f.name, f.line)
 
 
@@ -251,8 +274,10 @@ class _Function:
         self.all_labels: set[str] = set()
         self.reg_cache: dict[str, str | None] = {}
         meta = f.meta
-        self.other_names = set(meta.get("prototypes", {})) | set(meta.get("branchtargets", {})) | set(
-            meta.get("calltargets", {})
+        self.other_names = (
+            set(meta.get("prototypes", {}))
+            | set(meta.get("branchtargets", {}))
+            | set(meta.get("calltargets", {}))
         )
 
     def run(self) -> None:
@@ -305,7 +330,11 @@ class _Function:
                 ctx.err(TARGET, "`.b128` registers require sm_70 or newer", ctx.span(d.line, d.type))
         if d.prefix is not None:
             if d.prefix in sc.prefixes or d.prefix in sc.names:
-                ctx.err(INVALID, f"duplicate definition of registers `{d.prefix}<...>`", ctx.span(d.line, d.prefix))
+                ctx.err(
+                    INVALID,
+                    f"duplicate definition of registers `{d.prefix}<...>`",
+                    ctx.span(d.line, d.prefix),
+                )
             clash = [n for n in sc.names if self.in_range(n, d.prefix, d.count)]
             if clash:
                 ctx.err(INVALID, f"duplicate definition of register `{clash[0]}`", ctx.span(d.line, d.prefix))
@@ -374,7 +403,11 @@ class _Function:
         """Validate one instruction. Instructions that differ only in which registers of the same types
         they name get the same verdict: a valid one's signature (`sig`) is remembered, so the common case
         costs a few dictionary look-ups."""
-        sig = (ins.opcode, None if ins.pred is None else self.reg_type(ins.pred.name), tuple(map(self.sig, ins.operands)))
+        sig = (
+            ins.opcode,
+            None if ins.pred is None else self.reg_type(ins.pred.name),
+            tuple(map(self.sig, ins.operands)),
+        )
         ok = self.ctx.ok
         if sig in ok:
             return
@@ -438,7 +471,11 @@ class _Function:
             if t is None and not _special(ins.pred.name):
                 ctx.err(INVALID, f"undeclared register `{ins.pred.name}`", ctx.span(ins.line, ins.pred.name))
             elif t is not None and t != "pred":
-                ctx.err(INVALID, f"the guard `{ins.pred.name}` is a .{t} register, not a predicate", ctx.span(ins.line, ins.pred.name))
+                ctx.err(
+                    INVALID,
+                    f"the guard `{ins.pred.name}` is a .{t} register, not a predicate",
+                    ctx.span(ins.line, ins.pred.name),
+                )
         for i, o in enumerate(ins.operands):
             self.operand_names(ins, o, dest=i == 0)
 
@@ -454,16 +491,34 @@ class _Function:
             ctx.err(INVALID, why, span)
             return
         if ins.base not in ("mov", "cvt"):
-            ctx.err(INVALID, f"{ins.opcode}: a special register (`{name}`) is an operand only of mov and cvt", span)
+            ctx.err(
+                INVALID,
+                f"{ins.opcode}: a special register (`{name}`) is an operand only of mov and cvt",
+                span,
+            )
             return
         if dest:
             ctx.err(INVALID, f"`{name}` is read-only", span)
             return
         need = reg.need
-        if need is not None and need.version is not None and ctx.version is not None and ctx.version < need.version:
+        if (
+            need is not None
+            and need.version is not None
+            and ctx.version is not None
+            and ctx.version < need.version
+        ):
             ctx.err(INVALID, f"`{name}` requires PTX ISA {format_version(need.version)}", span)
-        if need is not None and need.family and ctx.target is not None and not family_admits_target(need.family, ctx.target.name):
-            ctx.err(TARGET, f"`{name}` is not available on `.target {ctx.target.name}` (it needs {_family_text(need.family)})", span)
+        if (
+            need is not None
+            and need.family
+            and ctx.target is not None
+            and not family_admits_target(need.family, ctx.target.name)
+        ):
+            ctx.err(
+                TARGET,
+                f"`{name}` is not available on `.target {ctx.target.name}` (it needs {_family_text(need.family)})",
+                span,
+            )
 
     def operand_names(self, ins: P.Instr, o: P.Operand, dest: bool = False) -> None:
         ctx = self.ctx
@@ -473,9 +528,17 @@ class _Function:
         elif isinstance(o, P.Sym):
             if not self.symbol_known(o.name) and not ins.opcode.startswith(("call", "prototype")):
                 what = "label" if ins.opcode.startswith(("bra", "brx")) else "symbol"
-                ctx.err(INVALID, f"undeclared {what} `{o.name}`", ctx.span(ins.line, o.name, _opcode_end(ctx, ins)))
+                ctx.err(
+                    INVALID,
+                    f"undeclared {what} `{o.name}`",
+                    ctx.span(ins.line, o.name, _opcode_end(ctx, ins)),
+                )
             elif ins.opcode.startswith("call") and not self.symbol_known(o.name):
-                ctx.err(INVALID, f"undeclared function `{o.name}`", ctx.span(ins.line, o.name, _opcode_end(ctx, ins)))
+                ctx.err(
+                    INVALID,
+                    f"undeclared function `{o.name}`",
+                    ctx.span(ins.line, o.name, _opcode_end(ctx, ins)),
+                )
         elif isinstance(o, P.Addr):
             if o.base is not None:
                 self.operand_names(ins, o.base)
@@ -519,7 +582,11 @@ class _Function:
                     ctx.span(ins.line, what if what.startswith(".") else None, _opcode_col(ctx, ins)),
                     help=f"raise `.version` to {format_version(g.version)} or more",
                 )
-            if g.family is not None and ctx.target is not None and not family_admits_target(g.family, ctx.target.name):
+            if (
+                g.family is not None
+                and ctx.target is not None
+                and not family_admits_target(g.family, ctx.target.name)
+            ):
                 ctx.err(
                     TARGET,
                     f"`{what}` is not available on `.target {ctx.target.name}` (it needs {_family_text(g.family)})",
@@ -585,7 +652,9 @@ class _Operands:
 
     def fail(self, msg: str, needle: str | None = None) -> None:
         ctx = self.ctx
-        ctx.err(INVALID, f"{self.ins.opcode}: {msg}", ctx.span(self.ins.line, needle, _opcode_end(ctx, self.ins)))
+        ctx.err(
+            INVALID, f"{self.ins.opcode}: {msg}", ctx.span(self.ins.line, needle, _opcode_end(ctx, self.ins))
+        )
 
     def want(self, spec: S.OpSpec) -> str | None:
         t = spec.type
@@ -649,7 +718,9 @@ class _Operands:
                 if len(items) != n:
                     self.fail(f"expected a vector of {n} elements, found {len(items)}", "{")
                     return False
-                return all(self.scalar(it, "d" if k == "vd" else "s", want, relaxed, sink_ok=True) for it in items)
+                return all(
+                    self.scalar(it, "d" if k == "vd" else "s", want, relaxed, sink_ok=True) for it in items
+                )
             return self.scalar(o, "d" if k == "vd" else "s", want, relaxed)
         if k in ("dp", "sp") and isinstance(o, P.Vec):
             return self.packed(o, k == "dp", want)
@@ -678,7 +749,9 @@ class _Operands:
             return self.scalar(o, "d", "pred", False)
         if isinstance(o, P.Pair):
             if spec.pair:  # `d|p`: a value and a predicate (shfl.sync, elect.sync, match.all)
-                return self.scalar(o.first, "d", want, relaxed, sink_ok=True) and self.scalar(o.second, "d", "pred", False)
+                return self.scalar(o.first, "d", want, relaxed, sink_ok=True) and self.scalar(
+                    o.second, "d", "pred", False
+                )
             self.fail(f"`{o}` is not allowed here", str(o.first))
             return False
         if k == "n":
@@ -769,18 +842,28 @@ class _Operands:
                 self.fail(f"`{b.name}` is a .{rt} register; an address needs an integer register", b.name)
                 return False
             if rt is not None and checked and space in (None, "global") and S.type_size(rt) == 32:
-                self.fail(f"`{b.name}` is 32 bits wide: a 64-bit address is required (32-bit compilation is no longer supported)", b.name)
+                self.fail(
+                    f"`{b.name}` is 32 bits wide: a 64-bit address is required (32-bit compilation is no longer supported)",
+                    b.name,
+                )
                 return False
         elif isinstance(b, P.Sym):
             var = self.fn.var_space(b.name)
             if var is not None and space is not None and _space_clash(var, space):
                 self.fail(f"`{b.name}` is in .{var}, the instruction accesses .{space}", b.name)
                 return False
-            if var == "param" and self.ins.base == "st" and self.fn.f.kind == "entry" and b.name in self.fn.params:
+            if (
+                var == "param"
+                and self.ins.base == "st"
+                and self.fn.f.kind == "entry"
+                and b.name in self.fn.params
+            ):
                 self.fail(f"`{b.name}` is a kernel parameter: it cannot be written", b.name)
                 return False
             if var == "param" and space is None and checked:  # a generic address is never a parameter
-                self.fail(f"`{b.name}` is a parameter: a generic access cannot name it (write `.param`)", b.name)
+                self.fail(
+                    f"`{b.name}` is a parameter: a generic access cannot name it (write `.param`)", b.name
+                )
                 return False
         return True
 
