@@ -272,6 +272,23 @@ FAMILY_TEXT: dict[str, str] = {
 }
 
 
+_FAMILY_RULE_TEXT: dict[str, str] = {
+    "sm_100a": "an sm_100a-family target (sm_100a, sm_101a, sm_103a, sm_110a or their f variants)",
+    "sm_100f": "an a/f target of the sm_10x family (sm_100a, sm_101a, sm_103a or their f variants)",
+    "sm_100a_only": "an arch-specific target of the sm_100 .. sm_110 families (sm_100a, sm_101a, sm_103a, sm_110a)",
+    "arch_specific": "an arch- or family-specific target (sm_90a, sm_100a, sm_120a, ... or an f target)",
+}
+
+
+def family_text(family: str) -> str:
+    """How a diagnostic names a gate family over every PTX target (`family_admits_target`)."""
+    if family in _FAMILY_RULE_TEXT:
+        return _FAMILY_RULE_TEXT[family]
+    if family == "sm_90a":
+        return family
+    return f"{family} or newer"
+
+
 def family_admits(family: str | None, arch: str) -> bool:
     """True when `arch` belongs to the gate family (None: every target)."""
     return family is None or arch in GATE_FAMILIES[family]

@@ -94,12 +94,16 @@ def operands(opcode: str, imm_text: str = "1") -> list[str] | None:
         if spec.kind == "m":
             out.append(_address(opcode, nm))
             nm += 1
+        elif spec.kind == "mt":
+            out.append("[%r2]")
         elif spec.kind in ("d", "d_", "r", "dp", "sp"):
             out.append(reg(want, i))
         elif spec.kind == "s":
             out.append(reg(want, i))
         elif spec.kind == "dq":
             out.append(reg(want, i))
+        elif spec.kind == "dP":
+            out.append(f"{reg(want, i)}|%p{i}")
         elif spec.kind in ("vd", "vs"):
             if m.vec > 1:
                 out.append("{" + ", ".join(reg(want, i + j) for j in range(m.vec)) + "}")

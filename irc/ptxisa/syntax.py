@@ -15,7 +15,7 @@ How ptxas reads modifiers (measured with ptxas 13.5): as a set, not a sequence. 
 at most once, every required slot is filled, and the type modifiers fill the form's type slots in order.
 
 Row notation (one block per stem, `== stem`):
-  `.name = .a .b .c`            a slot and its spellings; a spelling may carry a gate: `.shared::cta[7.8]`,
+  `.name = .a .b .c`            a slot and its spellings (`.name += ...` adds more); a spelling may carry a gate: `.shared::cta[7.8]`,
                                 `.cluster[7.8 sm_90]` (PTX ISA version and/or gate family of `irc.target`).
   `stem{.slot}.slot.lit  OPS`    a form: `{.x}` optional, `.x` required; a name that is no slot is a literal.
                                 A trailing `[8.0 sm_90]` gates the whole form.
@@ -23,13 +23,15 @@ Row notation (one block per stem, `== stem`):
        d   destination register              d_  destination register or the sink `_`
        s   source register or immediate      r   source register only          i   immediate only
        m   address `[...]`                   p   predicate destination (`p|q` allowed when written `pq`)
+       mt  tensor-memory address `[...]` (a 32-bit register)
        n   predicate source, `!` allowed     l   label or symbol               x   anything (not checked)
-       dq  destination register, optionally paired with a predicate `d|p` (shfl.sync, elect.sync)
+       dq  destination register, optionally paired with a predicate `d|p` (shfl.sync); dP: always paired
+           (elect.sync)
        dp/sp  destination / source register, or a vector of registers that packs into the type (mov.b64)
        vd  vector destination / vs vector source, as many elements as the `.v2/.v4/.v8` modifier says
            (a scalar without one)
-       `@8.0`/`@sm_90` after an operand: the gate that applies when it is present; `?^MOD`: the operand is
-       there exactly when the opcode has the modifier `.MOD` (the cache policy of `.L2::cache_hint`).
+       `?^MOD`: the operand is there exactly when the opcode has the modifier `.MOD` (the cache policy of
+       `.L2::cache_hint`). Forms that differ only in their operands are told apart by them.
        TYPE: `T` the form's last type modifier (the default), `T0`/`T1`/`T2` its first/second/third,
        `2T` twice as wide as T (`mul.wide`), a PTX type (`u32`, `pred`, `b64`), or `*` (any register).
   `OPS ~` at the end of a form: registers may be wider than the type (the relaxed rule of ld/st/cvt).
@@ -99,13 +101,12 @@ class Elem:
 @record(frozen=True)
 class OpSpec:
     """One operand: its kind and type (see the module docstring), whether it may be left out, whether a
-    `|pred` pair is allowed, and a gate that applies when it is present (`s:b32?@8.0@sm_90`)."""
+    `|pred` pair is allowed, and the modifier it comes with (`iff`)."""
 
     kind: str
     type: str
     optional: bool
     pair: bool = False
-    need: Need | None = None
     iff: str | None = None  # `s:b64?^L2::cache_hint`: present exactly when the opcode has that modifier
 
 
@@ -193,23 +194,18 @@ def _parse_ops(text: str) -> tuple[tuple[OpSpec, ...] | None, bool]:
         return (), relaxed
     out = []
     for part in text.split(","):
-        p, *gate = part.strip().split("@")
-        need = _parse_gate(" ".join(gate)) if gate else None
-        p, _, iff = p.partition("^")
+        p, _, iff = part.strip().partition("^")
         opt = p.endswith("?")
         p = p.rstrip("?")
         kind, _, typ = p.partition(":")
-        pair = kind in ("pq", "dq")
+        pair = kind in ("pq", "dq", "dP")
         if kind == "pq":
             kind = "p"
+        if out and out[-1].optional and not opt:
+            raise ValueError(f"operand {part!r} after an optional one (write two forms): {text!r}")
         out.append(
             OpSpec(
-                kind,
-                typ or ("pred" if kind in ("p", "n") else "T"),
-                opt,
-                pair,
-                need,
-                "." + iff if iff else None,
+                kind, typ or ("pred" if kind in ("p", "n") else "T"), opt, pair, "." + iff if iff else None
             )
         )
     return tuple(out), relaxed
@@ -257,8 +253,9 @@ def _parse_table(text: str) -> dict[str, tuple[Form, ...]]:
             key, *words = s.split()
             _QUIRKS.setdefault(key[1:], set()).update(words)
             continue
-        if s.startswith(".") and " = " in s:
-            name, _, vals = s.partition(" = ")
+        if s.startswith(".") and (" = " in s or " += " in s):
+            extend = " += " in s
+            name, _, vals = s.partition(" += " if extend else " = ")
             values = []
             gates = []
             for tok in _VALUE_TOKEN.findall(vals):
@@ -266,6 +263,9 @@ def _parse_table(text: str) -> dict[str, tuple[Form, ...]]:
                 values.append(v)
                 if g is not None:
                     gates.append((v, g))
+            if extend:  # `.name += ...`: more spellings of a slot (one gate family per line)
+                old_values, old_gates = slots[name.strip()]
+                values, gates = list(old_values) + values, list(old_gates) + gates
             slots[name.strip()] = (tuple(values), tuple(gates))
             continue
         # a form: `stem...` then operands after whitespace, then an optional `[gate]`
@@ -471,6 +471,39 @@ def _match_mods(stem: str, mods: list[str]) -> Match | Mismatch:
         got = _assign(f, mods)
         if got is not None:
             return got
+    return _why_not(stem, mods)
+
+
+def match_all(opcode: str) -> tuple[Match, ...]:
+    """Every form `opcode` matches, in table order: forms that differ only in their operands (`max.f32` with
+    two or three sources) are told apart by the operands."""
+    return _match_all(opcode)
+
+
+@cache
+def _match_all(opcode: str) -> tuple[Match, ...]:
+    first = _match(opcode)
+    if not isinstance(first, Match):
+        return ()
+    mods = _split_mods(opcode[len(first.form.stem) :])
+    quirks = _quirks()
+    if first.form.stem != "tensormap":
+        mods = [m for m in mods if m not in quirks["ignored"]]
+    rep = quirks["repeatable"]
+    mods = [m for i, m in enumerate(mods) if not (m in rep and m in mods[:i])]
+    if first.form.stem in quirks["pred-ignored"] and ".pred" not in first.types:
+        mods = [m for m in mods if m != ".pred"]
+    out = [first]
+    for f in _table()[first.form.stem]:
+        if f is first.form:
+            continue
+        got = _assign(f, mods)
+        if got is not None:
+            out.append(got)
+    return tuple(out)
+
+
+def _why_not(stem: str, mods: list[str]) -> Mismatch:
     seen: set[str] = set()
     for m in mods:
         if m in seen:
@@ -639,16 +672,18 @@ def reg_compatible(reg: str, want: str, relaxed: bool) -> bool:
 def imm_compatible(text: str, want: str) -> bool:
     """Whether the immediate spelled `text` fits an operand of type `want` (ptxas: an integer literal is
     no float operand; a float literal is no integer operand; a bit-size operand takes the hex float of its
-    own width, `0f` for 32 bits and `0d` for 64)."""
+    own width, `0f` for 32 bits and `0d` for 64; half-precision operands take no literal at all)."""
     t = text.lstrip("-")
     hexf = t[:2] in ("0f", "0F", "0d", "0D")
     is_float = hexf or (("." in t or "e" in t or "E" in t) and t[:2] not in ("0x", "0X"))
     if want == "pred":
         return not is_float
+    if want in ("f16", "bf16", "f16x2", "bf16x2"):
+        return False  # (measured: no literal is a half-precision operand)
     c = _cls(want) if want in _SIZES else "?"
     if c == "?":
         return True
-    if c == "f" or want in ("f16x2",):
+    if c == "f":
         return is_float
     if not is_float:
         return True

@@ -410,7 +410,8 @@ cvt.rn.satfinite{.relu}.f8x2.f16x2          -                       [7.8 sm_89]
 cvt.rn{.relu}.f16x2.f8x2                    -                       [7.8 sm_89]
 
 == cvta
-.space = .const .global .local .shared .shared::cta[7.8] .shared::cluster[7.8 sm_90] .param[7.7 sm_70] .param::entry[8.3 sm_70]
+.space = .const .global .local .shared .shared::cta[7.8] .shared::cluster[7.8 sm_90]
+.space += .param[7.7 sm_70] .param::entry[8.3 sm_70]
 # (`cvta.*.u32`: 32-bit addresses, which ptxas 13 no longer compiles)
 cvta.space.u64                 d, s
 cvta.to.space.u64              d, s
@@ -425,7 +426,8 @@ cvta.to.space.u64              d, s
 .l1 = .L1::evict_normal[7.4 sm_70] .L1::evict_unchanged[7.4 sm_70] .L1::evict_first[7.4 sm_70] .L1::evict_last[7.4 sm_70] .L1::no_allocate[7.4 sm_70]
 .l2 = .L2::evict_normal .L2::evict_first .L2::evict_last
 .hint = .L2::cache_hint[7.4 sm_80]
-.pf = .L2::64B[7.4 sm_75] .L2::128B[7.4 sm_75] .L2::256B[7.4 sm_80]
+.pf = .L2::64B[7.4 sm_75] .L2::128B[7.4 sm_75]
+.pf += .L2::256B[7.4 sm_80]
 .scope = .cta .cluster[7.8 sm_90] .gpu .sys
 .vec = .v2 .v4 .v8
 .type = .b8 .b16 .b32 .b64 .b128[8.3 sm_70] .u8 .u16 .u32 .u64 .s8 .s16 .s32 .s64 .f32 .f64
@@ -488,7 +490,8 @@ prefetch{.tms}.tensormap       m                 [8.0 sm_90]
 prefetchu.L1                   m
 
 == isspacep
-.space = .const .global .local .shared .shared::cta[7.8] .shared::cluster[7.8 sm_90] .param[7.7 sm_70] .param::entry[8.3 sm_70]
+.space = .const .global .local .shared .shared::cta[7.8] .shared::cluster[7.8 sm_90]
+.space += .param[7.7 sm_70] .param::entry[8.3 sm_70]
 isspacep.space                 p, s:b64
 
 == mapa
@@ -533,8 +536,10 @@ pmevent{.mask}                 -
 .cta = .cta[7.8]
 bar{.cta}.sync                 s:u32, s:u32?
 bar{.cta}.arrive               s:u32, s:u32
-bar{.cta}.red.popc.u32         d, s:u32, s:u32?, n
-bar{.cta}.red.op.pred          p, s:u32, s:u32?, n
+bar{.cta}.red.popc.u32         d, s:u32, n
+bar{.cta}.red.popc.u32         d, s:u32, s:u32, n
+bar{.cta}.red.op.pred          p, s:u32, n
+bar{.cta}.red.op.pred          p, s:u32, s:u32, n
 
 == bar.warp.sync
 bar.warp.sync                  s:b32             [6.0]
@@ -544,8 +549,10 @@ bar.warp.sync                  s:b32             [6.0]
 .cta = .cta[7.8]
 barrier{.cta}.sync{.aligned}               s:u32, s:u32?        [6.0]
 barrier{.cta}.arrive{.aligned}             s:u32, s:u32         [6.0]
-barrier{.cta}.red.popc{.aligned}.u32       d, s:u32, s:u32?, n  [6.0]
-barrier{.cta}.red.op{.aligned}.pred        p, s:u32, s:u32?, n  [6.0]
+barrier{.cta}.red.popc{.aligned}.u32       d, s:u32, n          [6.0]
+barrier{.cta}.red.popc{.aligned}.u32       d, s:u32, s:u32, n   [6.0]
+barrier{.cta}.red.op{.aligned}.pred        p, s:u32, n          [6.0]
+barrier{.cta}.red.op{.aligned}.pred        p, s:u32, s:u32, n   [6.0]
 .csem = .release[8.0] .relaxed[8.0]
 barrier.cluster.arrive{.csem}{.aligned}         [7.8 sm_90]
 barrier.cluster.wait{.acquire[8.0]}{.aligned}   [7.8 sm_90]
@@ -572,7 +579,8 @@ fence.proxy.tensormap::generic.acquire.scope  m, i  [8.3 sm_90]
 # the types each operation takes (measured: atom.add.s64, atom.min.f32 and atom.and.u32 are rejected)
 .space = .global .shared .shared::cta[7.8] .shared::cluster[7.8 sm_90]
 .sem = .relaxed[6.0 sm_70] .acquire[6.0 sm_70] .release[6.0 sm_70] .acq_rel[6.0 sm_70]
-.scope = .cta[6.0 sm_60] .cluster[7.8 sm_90] .gpu[6.0 sm_60] .sys[6.0 sm_60]
+.scope = .cta[6.0 sm_60] .gpu[6.0 sm_60] .sys[6.0 sm_60]
+.scope += .cluster[7.8 sm_90]
 .hint = .L2::cache_hint[7.4 sm_80]
 .bop = .and .or .xor
 .btype = .b32 .b64
@@ -597,7 +605,8 @@ atom{.sem}{.scope}{.space}.add.noftz{.hint}.bf16x2    d, m, s, s:b64?^L2::cache_
 == red
 .space = .global .shared .shared::cta[7.8] .shared::cluster[7.8 sm_90]
 .sem = .relaxed[6.0 sm_70] .release[6.0 sm_70]
-.scope = .cta[6.0 sm_60] .cluster[7.8 sm_90] .gpu[6.0 sm_60] .sys[6.0 sm_60]
+.scope = .cta[6.0 sm_60] .gpu[6.0 sm_60] .sys[6.0 sm_60]
+.scope += .cluster[7.8 sm_90]
 .hint = .L2::cache_hint[7.4 sm_80]
 .bop = .and .or .xor
 .btype = .b32 .b64
@@ -651,15 +660,16 @@ match.all.sync.type            dq:b32, s, s:b32      [6.0 sm_70]
 .wsem = .acquire[8.0] .relaxed[8.6 sm_90]
 mbarrier.init{.state}.b64                                        m, s:b32             [7.0 sm_80]
 mbarrier.inval{.state}.b64                                       m                    [7.0 sm_80]
-mbarrier.arrive{.asem.ascope}{.state}.b64                      d_:b64, m, s:b32?@7.8@sm_90   [7.0 sm_80]
+mbarrier.arrive{.asem.ascope}{.state}.b64                      d_:b64, m            [7.0 sm_80]
+mbarrier.arrive{.asem.ascope}{.state}.b64                      d_:b64, m, s:b32     [7.8 sm_90]
 mbarrier.arrive{.asem.ascope}.shared::cluster.b64              z, m, s:b32?    [8.0 sm_90]
 mbarrier.arrive.expect_tx{.asem.ascope}{.state}.b64            d_:b64, m, s:b32     [8.0 sm_90]
 mbarrier.arrive.expect_tx{.asem.ascope}.shared::cluster.b64    z, m, s:b32     [8.0 sm_90]
-mbarrier.arrive.noComplete{.release}{.cta}{.state}.b64           d:b64, m, s:b32      [7.0 sm_80]
+mbarrier.arrive.noComplete{.release.cta}{.state}.b64           d:b64, m, s:b32      [7.0 sm_80]
 mbarrier.arrive_drop{.asem.ascope}{.state}.b64                 d_:b64, m, s:b32?    [7.0 sm_80]
 mbarrier.arrive_drop{.asem.ascope}.shared::cluster.b64         z, m, s:b32?    [8.0 sm_90]
 mbarrier.arrive_drop.expect_tx{.asem.ascope}{.state}.b64       d_:b64, m, s:b32     [8.0 sm_90]
-mbarrier.arrive_drop.noComplete{.release}{.cta}{.state}.b64      d:b64, m, s:b32      [7.0 sm_80]
+mbarrier.arrive_drop.noComplete{.release.cta}{.state}.b64      d:b64, m, s:b32      [7.0 sm_80]
 mbarrier.expect_tx{.relaxed.ascope}{.xstate}.b64               m, s:b32             [8.0 sm_90]
 mbarrier.complete_tx{.relaxed.ascope}{.xstate}.b64             m, s:b32             [8.0 sm_90]
 mbarrier.test_wait{.wsem.ascope}{.state}.b64                   p, m, s:b64          [7.0 sm_80]
@@ -821,7 +831,7 @@ tcgen05.st.sync.aligned.ldshape.num{.unpack::16b}.b32       -     [8.6 sm_100a]
 tcgen05.st.sync.aligned.16x32bx2.num{.unpack::16b}.b32      -     [8.6 sm_100a]
 tcgen05.wait::ld.sync.aligned                                               [8.6 sm_100a]
 tcgen05.wait::st.sync.aligned                                               [8.6 sm_100a]
-tcgen05.shift.cg.down                                       m     [8.6 sm_100a_only]
+tcgen05.shift.cg.down                                       mt    [8.6 sm_100a_only]
 .kind = .kind::f16 .kind::tf32 .kind::f8f6f4 .kind::i8
 .bkind = .kind::mxf8f6f4 .kind::mxf4 .kind::mxf4nvf4
 .svec = .scale_vec::1X .scale_vec::2X .scale_vec::4X .block16 .block32
@@ -897,7 +907,7 @@ st.async{.weak}{.cluster}{.shared::cluster}{.mbarrier::complete_tx::bytes}{.vec}
 red.async.relaxed.cluster{.shared::cluster}.mbarrier::complete_tx::bytes.op.ty      -   [8.1 sm_90]
 
 == elect
-elect.sync                     dq:b32, s:b32     [8.0 sm_90]
+elect.sync                     dP:b32, s:b32     [8.0 sm_90]
 
 == griddepcontrol
 .action = .launch_dependents .wait

@@ -24,9 +24,16 @@ from irc.diagnostics import Diagnostic, Span, error
 from irc.frontend.ptx.lift_types import SREG_NAMES
 from irc.ptxisa import model as P
 from irc.ptxisa import syntax as S
-from irc.target import KNOWN_PTX_VERSIONS, family_admits_target, format_version, ptx_target
+from irc.target import (
+    ARCHES,
+    KNOWN_PTX_VERSIONS,
+    family_admits_target,
+    family_text,
+    format_version,
+    ptx_target,
+)
 
-__all__ = ["validate", "rejects", "INVALID", "TARGET", "REJECTING_CHECKS"]
+__all__ = ["validate", "validate_text", "rejects", "INVALID", "TARGET", "REJECTING_CHECKS"]
 
 INVALID = "invalid-ptx"
 TARGET = "unsupported-target"
@@ -75,15 +82,27 @@ class _Ctx:
         self.diags.append(error(check, msg, span, help=help))
 
 
-def validate(ptx: P.Module, text: str) -> list[Diagnostic]:
-    """Every reason ptxas would reject `ptx` (parsed from `text`) that irc's tables know of."""
+def validate(ptx: P.Module, text: str, *, text_checks: bool = True) -> list[Diagnostic]:
+    """Every reason ptxas would reject `ptx` (parsed from `text`) that irc's tables know of. `text_checks`:
+    also the labels of `.loc` and `.section` (off for one function cut out of a large file, whose debug
+    sections stay behind: `validate_text` checks them once on the whole file)."""
     ctx = _Ctx(ptx, text)
     _header(ctx)
-    _loc_labels(ctx, text)
-    _section_labels(ctx, text)
+    if text_checks:
+        _loc_labels(ctx, text)
+        _section_labels(ctx, text)
     _module_names(ctx)
     for f in ptx.functions:
         _Function(ctx, f).run()
+    return ctx.diags
+
+
+def validate_text(text: str, path: str) -> list[Diagnostic]:
+    """The checks `validate` makes on the text alone (`.loc` and `.section` labels), for a file checked one
+    function at a time."""
+    ctx = _Ctx(P.Module(path=path), text)
+    _loc_labels(ctx, text)
+    _section_labels(ctx, text)
     return ctx.diags
 
 
@@ -144,7 +163,7 @@ def _header(ctx: _Ctx) -> None:
             INVALID,
             f"unknown target `{ctx.ptx.target}`",
             ctx.span(tline, ctx.ptx.target),
-            help="use a target ptxas knows: sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a, sm_103a, sm_120a, ...",
+            help=f"use a target ptxas knows: {', '.join(ARCHES)}, ...",
         )
     else:
         for extra in ctx.ptx.meta.get("target_extras", []):
@@ -459,6 +478,23 @@ class _Function:
             start = _opcode_col(ctx, ins)
             ctx.err(INVALID, m.message, ctx.span(ins.line, m.culprit or op, start))
             return
+        cands = S.match_all(op)
+        if len(cands) > 1:  # forms told apart by their operands: the first whose operands fit
+            first_errors: list[Diagnostic] | None = None
+            for c in cands:
+                saved = ctx.diags
+                ctx.diags = []
+                if c.form.operands is not None:
+                    _Operands(self, ins, c).check()
+                got, ctx.diags = ctx.diags, saved
+                if not got:
+                    m = c
+                    break
+                if first_errors is None:
+                    first_errors = got
+            else:
+                ctx.diags.extend(first_errors or [])
+                return
         self.gates(ins, m)
         if m.form.operands is not None:
             _Operands(self, ins, m).check()
@@ -516,7 +552,7 @@ class _Function:
         ):
             ctx.err(
                 TARGET,
-                f"`{name}` is not available on `.target {ctx.target.name}` (it needs {_family_text(need.family)})",
+                f"`{name}` is not available on `.target {ctx.target.name}` (it needs {family_text(need.family)})",
                 span,
             )
 
@@ -553,12 +589,9 @@ class _Function:
         elif isinstance(o, P.Neg):
             self.operand_names(ins, o.inner)
 
-    def need(self, ins: P.Instr, what: str, g: S.Need) -> None:
-        self.gates(ins, None, [(what, g)])
-
-    def gates(self, ins: P.Instr, m: S.Match | None, extra: list | None = None) -> None:
+    def gates(self, ins: P.Instr, m: S.Match) -> None:
         ctx = self.ctx
-        for what, g in extra if m is None else m.gates:
+        for what, g in m.gates:
             if g.removed:
                 if (
                     ctx.version is not None
@@ -589,20 +622,10 @@ class _Function:
             ):
                 ctx.err(
                     TARGET,
-                    f"`{what}` is not available on `.target {ctx.target.name}` (it needs {_family_text(g.family)})",
+                    f"`{what}` is not available on `.target {ctx.target.name}` (it needs {family_text(g.family)})",
                     ctx.span(ins.line, what if what.startswith(".") else None, _opcode_col(ctx, ins)),
                     help="ptxas rejects this instruction for this target",
                 )
-
-
-def _family_text(family: str) -> str:
-    return {
-        "sm_90a": "sm_90a",
-        "sm_100a": "an sm_100a-family target (sm_100a, sm_101a, sm_103a, sm_110a or their f variants)",
-        "sm_100f": "sm_100a, sm_101a, sm_103a or their f variants",
-        "sm_100a_only": "sm_100a, sm_101a, sm_103a or sm_110a",
-        "arch_specific": "an arch- or family-specific target (sm_90a, sm_100a, sm_120a, ...)",
-    }.get(family, f"{family} or newer")
 
 
 def _collect_labels(body: list[P.Stmt], out: set[str]) -> None:
@@ -672,6 +695,7 @@ class _Operands:
         return t
 
     def check(self) -> None:
+        """Report every operand that does not fit the form."""
         specs = self.m.form.operands
         assert specs is not None
         ops = self.ins.operands
@@ -689,8 +713,6 @@ class _Operands:
             self.fail(f"expected {exp} operands, found {len(ops)}")
             return
         for spec, o in zip(specs, ops):
-            if spec.need is not None:
-                self.fn.need(self.ins, f"{self.ins.opcode} with operand `{o}`", spec.need)
             if not self.one(spec, o):
                 return
 
@@ -700,10 +722,17 @@ class _Operands:
         relaxed = self.m.form.relaxed
         if k == "x":
             return True
-        if k == "m":
+        if k in ("m", "mt"):
             if not isinstance(o, P.Addr):
                 self.fail(f"expected an address `[...]`, found `{o}`", str(o))
                 return False
+            if k == "mt" and isinstance(o.base, P.Reg):
+                rt = self.fn.reg_type(o.base.name)
+                if rt is not None and S.type_size(rt) != 32:
+                    self.fail(
+                        f"`{o.base.name}` is .{rt}: a tensor-memory address is a 32-bit register", o.base.name
+                    )
+                    return False
             return self.address(o)
         if isinstance(o, P.Addr) and k not in ("m",):
             self.fail(f"an address `{o}` where a {_kind_text(k)} is expected", "[")
@@ -732,7 +761,10 @@ class _Operands:
                 return True
             self.fail(f"`{o}`: this form writes to the sink `_` only", str(o))
             return False
-        if k == "dq":
+        if k == "dP" and not isinstance(o, P.Pair):
+            self.fail(f"`{o}`: the destination is a pair `d|p` (a value and a predicate)", str(o))
+            return False
+        if k in ("dq", "dP"):
             if isinstance(o, P.Pair):
                 return self.scalar(o.first, "d", want, relaxed, sink_ok=True) and self.scalar(
                     o.second, "d", "pred", False
