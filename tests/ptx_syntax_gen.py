@@ -17,12 +17,13 @@ PRELUDE = """\
   .reg .b16 %rs<16>;
   .reg .pred %p<8>;
   .shared .align 16 .b8 sm[256];
+  .param .align 8 .b8 pl[64];
   ld.param.u64 %rd1, [p];
 """
 
 
 def module(body: str, target: str = "sm_90", version: str = "8.6") -> str:
-    q = "  .reg .b128 %q<4>;\n" if "%q" in body else ""  # (b128 registers need PTX 8.3)
+    q = "  .reg .b128 %q<8>;\n" if "%q" in body else ""  # (b128 registers need PTX 8.3)
     return (
         f".version {version}\n.target {target}\n.address_size 64\n.const .align 8 .b8 cst[64];\n"
         f".visible .entry k(.param .u64 p)\n{{\n{PRELUDE}{q}{body}\n  ret;\n}}\n"
@@ -58,7 +59,7 @@ def _address(opcode: str, index: int) -> str:
     if any(m.startswith("shared") for m in mods):
         return "[%r2]"
     if "param" in mods:
-        return "[p]"
+        return "[pl]" if opcode.startswith("st") else "[p]"
     if "const" in mods:
         return "[cst]"
     return "[%rd2]"
@@ -86,8 +87,9 @@ def operands(opcode: str, imm_text: str = "1") -> list[str] | None:
         return None
     out: list[str] = []
     nm = 0
+    mods = opcode.split(".")
     for k, spec in enumerate(m.form.operands):
-        if spec.optional:
+        if spec.optional and not (spec.iff is not None and spec.iff[1:] in mods):
             break
         want = _want(m, spec)
         i = k + 1

@@ -683,8 +683,10 @@ mbarrier.pending_count.b64                                       d:b32, s:b64   
 .state = .shared .shared::cta[7.8]
 .hint = .L2::cache_hint[7.4]
 .pf = .L2::64B[7.4] .L2::128B[7.4] .L2::256B[7.4]
-cp.async.ca.state.global{.hint}{.pf}    m, m, i, s?, s:b64?^L2::cache_hint      [7.0 sm_80]
-cp.async.cg.state.global{.hint}{.pf}    m, m, i, s?, s:b64?^L2::cache_hint      [7.0 sm_80]
+.cpk = .ca .cg
+cp.async.cpk.state.global{.pf}          m, m, i, s?              [7.0 sm_80]
+cp.async.cpk.state.global.hint{.pf}     m, m, i, s:b64           [7.0 sm_80]
+cp.async.cpk.state.global.hint{.pf}     m, m, i, s, s:b64        [7.0 sm_80]
 
 == cp.async.commit_group
 cp.async.commit_group                                            [7.0 sm_80]
@@ -815,7 +817,7 @@ tcgen05.alloc.cg.sync.aligned{.shared::cta}.b32             m, s:b32        [8.6
 tcgen05.dealloc.cg.sync.aligned.b32                         s:b32, s:b32    [8.6 sm_100a]
 tcgen05.relinquish_alloc_permit.cg.sync.aligned                             [8.6 sm_100a]
 .mc = .multicast::cluster
-tcgen05.commit.cg.mbarrier::arrive::one{.shared::cluster}{.mc}.b64   m, s:b16?   [8.6 sm_100a]
+tcgen05.commit.cg.mbarrier::arrive::one{.shared::cluster}{.mc}.b64   m, s:b16?^multicast::cluster   [8.6 sm_100a]
 .cpshape = .128x256b .4x256b .128x128b .64x128b .32x128b
 .cpmc = .warpx2::02_13 .warpx2::01_23 .warpx4
 .cpfmt = .b6x16_p32 .b4x16_p64
