@@ -215,6 +215,10 @@ def _parse_ops(text: str) -> tuple[tuple[OpSpec, ...] | None, bool]:
 #: accepted and ignored on every instruction, `repeatable` ones may be written twice, and the stems in
 #: `pred-ignored` accept a stray `.pred` type (not in their integer `.hi`/`.lo`/`.wide` forms).
 _QUIRKS: dict[str, set[str]] = {}
+#: where ptxas reads a modifier as part of the opcode's name (`%head mul .hi .lo .wide`: `mul.s32.lo` is not
+#: `mul.lo.s32`; `%second`: right after the head, `mbarrier.try_wait.parity`), and which spellings keep
+#: their order like types (`%ordered cp.async .shared .global`: destination space first)
+_PLACED: dict[str, dict[str, set[str]]] = {}
 _HEAD = re.compile(r"((?:[^\s\[]|\[[^\]]*\])+)\s*(.*)")
 _VALUE_TOKEN = re.compile(r"[^\s\[]+(?:\[[^\]]*\])?")
 
@@ -248,6 +252,10 @@ def _parse_table(text: str) -> dict[str, tuple[Form, ...]]:
             continue
         if s.startswith("%cvt"):
             cvt_rows.append(s.split()[1:])
+            continue
+        if s.startswith(("%head", "%second", "%ordered")):
+            key, stem_name, *words = s.split()
+            _PLACED.setdefault(key[1:], {}).setdefault(stem_name, set()).update(words)
             continue
         if s.startswith("%"):
             key, *words = s.split()
@@ -347,7 +355,7 @@ def _make_form(stem: str, head: str, rest: str, slots) -> Form:  # type: ignore[
         else:
             v, g = _split_value(tok)
             values, gates, name = (v,), (((v, g),) if g else ()), v[1:]
-        is_type = all(v in TYPES for v in values)
+        is_type = all(v in TYPES or v in _PLACED.get("ordered", {}).get(stem, ()) for v in values)
         elems.append(Elem(name, values, opt, is_type, gates))
     return Form(
         stem, head + (" " + rest.strip() if rest.strip() else ""), head, tuple(elems), ops, relaxed, gate
@@ -445,6 +453,13 @@ def _match(opcode: str) -> Match | Mismatch | None:
     quirks = _quirks()
     if stem != "tensormap":
         mods = [m for m in mods if m not in quirks["ignored"]]
+    head = _PLACED.get("head", {}).get(stem, set())
+    second = _PLACED.get("second", {}).get(stem, set())
+    for i, m in enumerate(mods):
+        allowed = ({0} if m in head else set()) | ({1} if m in second else set())
+        if allowed and i not in allowed:
+            where = f"right after `{stem}`" if 0 in allowed else "second, right after the operation"
+            return Mismatch(f"`{m}` must come {where} (ptxas reads it as part of the opcode)", m)
     rep = quirks["repeatable"]
     mods = [m for i, m in enumerate(mods) if not (m in rep and m in mods[:i])]
     stray_pred = stem in quirks["pred-ignored"] and ".pred" in mods
@@ -561,8 +576,9 @@ def _elem_text(e: Elem) -> str:
 def _assign(f: Form, mods: list[str]) -> Match | None:
     type_elems = [e for e in f.elems if e.is_type]
     other = [e for e in f.elems if not e.is_type]
-    tmods = [m for m in mods if m in TYPES and any(m in e.values for e in type_elems)]
-    omods = [m for m in mods if not (m in TYPES and any(m in e.values for e in type_elems))]
+    ordered = TYPES | _PLACED.get("ordered", {}).get(f.stem, set())
+    tmods = [m for m in mods if m in ordered and any(m in e.values for e in type_elems)]
+    omods = [m for m in mods if not (m in ordered and any(m in e.values for e in type_elems))]
     tfill = _align_types(type_elems, tmods)
     if tfill is None:
         return None

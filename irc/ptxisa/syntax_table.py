@@ -12,6 +12,18 @@ TABLE_TEXT = r"""
 %ignored .interleave_layout .swizzle_mode .swizzle_atomicity .fill_mode
 %repeatable .sync .uni .sat .approx .relu .satfinite .cc .shiftamt
 %pred-ignored abs add atom cos cvt ex2 fma lg2 max min mul neg rcp red rsqrt set setp sin sqrt sub tanh
+# ... and its order rules: these modifiers are part of the opcode's name for ptxas
+%head mul .hi .lo .wide
+%head mad .hi .lo .wide
+%head mul24 .hi .lo
+%head mad24 .hi .lo
+%head madc .hi .lo
+%head dp2a .hi .lo
+%head div .full
+%head cvta .to
+%head mbarrier .init .inval .arrive .arrive_drop .test_wait .try_wait .expect_tx .complete_tx .pending_count
+%second mbarrier .parity .expect_tx .noComplete
+%ordered cp.async .shared .shared::cta .global
 # ---------------------------------------------------------------------------------- integer arithmetic
 == add
 .itype = .u16 .u32 .u64 .s16 .s64 .u16x2[8.0 sm_90] .s16x2[8.0 sm_90]
@@ -943,6 +955,126 @@ applypriority{.global}.L2::evict_normal    m, i  [7.4 sm_80]
 createpolicy.range{.global}.pri{.sec}.b64       -   [7.4 sm_80]
 createpolicy.fractional.pri{.sec}.b64           -   [7.4 sm_80]
 createpolicy.cvt.L2.b64                         -   [7.4 sm_80]
+
+# ------------------------------------------------------------------------ video (operands not checked)
+
+== vadd
+.t = .u32 .s32
+.op2 = .add .min .max
+vadd.t.t.t{.sat}{.op2}          -
+
+== vsub
+.t = .u32 .s32
+.op2 = .add .min .max
+vsub.t.t.t{.sat}{.op2}          -
+
+== vabsdiff
+.t = .u32 .s32
+.op2 = .add .min .max
+vabsdiff.t.t.t{.sat}{.op2}          -
+
+== vmin
+.t = .u32 .s32
+.op2 = .add .min .max
+vmin.t.t.t{.sat}{.op2}          -
+
+== vmax
+.t = .u32 .s32
+.op2 = .add .min .max
+vmax.t.t.t{.sat}{.op2}          -
+
+== vadd2
+.t = .u32 .s32
+vadd2.t.t.t{.sat}                  -
+vadd2.t.t.t.add                    -
+
+== vsub2
+.t = .u32 .s32
+vsub2.t.t.t{.sat}                  -
+vsub2.t.t.t.add                    -
+
+== vavrg2
+.t = .u32 .s32
+vavrg2.t.t.t{.sat}                  -
+vavrg2.t.t.t.add                    -
+
+== vabsdiff2
+.t = .u32 .s32
+vabsdiff2.t.t.t{.sat}                  -
+vabsdiff2.t.t.t.add                    -
+
+== vmin2
+.t = .u32 .s32
+vmin2.t.t.t{.sat}                  -
+vmin2.t.t.t.add                    -
+
+== vmax2
+.t = .u32 .s32
+vmax2.t.t.t{.sat}                  -
+vmax2.t.t.t.add                    -
+
+== vadd4
+.t = .u32 .s32
+vadd4.t.t.t{.sat}                  -
+vadd4.t.t.t.add                    -
+
+== vsub4
+.t = .u32 .s32
+vsub4.t.t.t{.sat}                  -
+vsub4.t.t.t.add                    -
+
+== vavrg4
+.t = .u32 .s32
+vavrg4.t.t.t{.sat}                  -
+vavrg4.t.t.t.add                    -
+
+== vabsdiff4
+.t = .u32 .s32
+vabsdiff4.t.t.t{.sat}                  -
+vabsdiff4.t.t.t.add                    -
+
+== vmin4
+.t = .u32 .s32
+vmin4.t.t.t{.sat}                  -
+vmin4.t.t.t.add                    -
+
+== vmax4
+.t = .u32 .s32
+vmax4.t.t.t{.sat}                  -
+vmax4.t.t.t.add                    -
+
+== vset
+.t = .u32 .s32
+.cmp = .eq .ne .lt .le .gt .ge
+.op2 = .add .min .max
+vset.t.t.cmp{.op2}               -
+
+== vset2
+.t = .u32 .s32
+.cmp = .eq .ne .lt .le .gt .ge
+vset2.t.t.cmp{.add}              -
+
+== vset4
+.t = .u32 .s32
+.cmp = .eq .ne .lt .le .gt .ge
+vset4.t.t.cmp{.add}              -
+
+== vmad
+.t = .u32 .s32
+.scale = .shr7 .shr15
+vmad.t.t.t{.po}{.sat}{.scale}    -
+
+== vshl
+.t = .u32 .s32
+.mode = .clamp .wrap
+.op2 = .add .min .max
+vshl.t.t.u32{.sat}.mode{.op2}    -
+
+== vshr
+.t = .u32 .s32
+.mode = .clamp .wrap
+.op2 = .add .min .max
+vshr.t.t.u32{.sat}.mode{.op2}    -
 """
 
 #: Special registers (PTX ISA chapter 10): name, type, the fields a vector one takes, and a gate

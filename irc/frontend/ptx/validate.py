@@ -193,7 +193,7 @@ _LABEL_DEF = re.compile(r"^[ \t]*([$\w]+)[ \t]*:", re.M)
 _FUNCTION_NAME = re.compile(r"^[ \t]*\.loc\b[^\n]*?\bfunction_name\s+([$\w]+)", re.M)
 
 
-_SECTION = re.compile(r"^[ \t]*\.section\b[^{\n]*\{(.*?)\}", re.M | re.S)
+_SECTION = re.compile(r"^[ \t]*\.section\b[^{]*\{(.*?)\}", re.M | re.S)
 
 
 def _section_labels(ctx: _Ctx, text: str) -> None:
@@ -212,30 +212,50 @@ def _section_labels(ctx: _Ctx, text: str) -> None:
 
 def _loc_labels(ctx: _Ctx, text: str) -> None:
     """`.loc 1 2 3, function_name $L__info_string0, inlined_at ...`: the label must exist (it is defined in
-    a `.section .debug_str`, which the parser skips, so the text is searched). ptxas resolves only the
-    `.loc` that an instruction of an `.entry` takes (measured: one followed by another `.loc`, or in a
-    `.func` no entry calls, is never resolved)."""
+    a `.section .debug_str`, which the parser skips, so the text is searched). ptxas resolves the labels of
+    the `.loc` lines an instruction of an `.entry` keeps; whether it keeps one depends on its optimizer, so
+    only instructions it can never drop count here (stores, atomics, barriers, fences, async copies,
+    calls). Measured: a missing label before `add.u64` or `mov.f32` passes, before `barrier.sync` or
+    `atom` it does not."""
     if "function_name" not in text:
         return
     from irc.frontend.ptx.split import items
 
     defined = set(_LABEL_DEF.findall(text))
-    seen: set[str] = set()
+    reported: set[str] = set()
     for it in items(text):
         body = text[it.start : it.end]
         if not it.is_function or ".entry" not in body.split("{", 1)[0]:
             continue
-        for m in _FUNCTION_NAME.finditer(body):
-            name = m.group(1)
-            nl = body.find("\n", m.end())
-            after = body[nl + 1 :].lstrip() if nl >= 0 else ""
-            while after.startswith("//"):
-                after = after.split("\n", 1)[-1].lstrip()
-            if name in defined or name in seen or after.startswith(".loc"):
-                continue
-            seen.add(name)
-            line = text.count("\n", 0, it.start + m.start(1)) + 1
-            ctx.err(INVALID, f"`.loc` names the label `{name}`, which is not defined", ctx.span(line, name))
+        chain: list[tuple[str, int]] = []  # (label, offset) of the `.loc` lines before the next instruction
+        pos = 0
+        for line in body.split("\n"):
+            s = line.strip()
+            if s.startswith(".loc"):
+                m = _FUNCTION_NAME.match(line)
+                if m is not None:
+                    chain.append((m.group(1), pos + m.start(1)))
+            elif s and not s.startswith(("//", ".", "$")) and not s.endswith(":"):
+                word = s.split(None, 1)[0].lstrip("@!%")
+                if s.startswith("@"):
+                    word = s.split(None, 2)[1] if len(s.split(None, 2)) > 1 else word
+                if word.split(".", 1)[0] in _KEPT or word.startswith(_KEPT_PREFIXES):
+                    for name, off in chain:
+                        if name not in defined and name not in reported:
+                            reported.add(name)
+                            line_no = text.count("\n", 0, it.start + off) + 1
+                            ctx.err(
+                                INVALID,
+                                f"`.loc` names the label `{name}`, which is not defined",
+                                ctx.span(line_no, name),
+                            )
+                chain = []
+            pos += len(line) + 1
+
+
+#: instructions ptxas never removes: the `.loc` they keep is resolved
+_KEPT = frozenset({"st", "atom", "red", "bar", "barrier", "membar", "fence", "mbarrier", "call", "trap"})
+_KEPT_PREFIXES = ("cp.async", "cp.reduce")
 
 
 # ----------------------------------------------------------------------------------------- declarations
@@ -378,6 +398,11 @@ class _Function:
         if hit is not None and int(m.group(2)) < hit[0]:
             return hit[1]
         return None
+
+    def selected(self, name: str) -> bool:
+        """`%r1.b0`, `%r2.h10`: a declared register with a byte or half selector (video instructions)."""
+        base, dot, sel = name.partition(".")
+        return bool(dot) and sel[:1] in ("b", "h") and sel[1:].isdigit() and self.reg_type(base) is not None
 
     def reg_type(self, name: str) -> str | None:
         """The declared type of register `name` in scope, or None (memoised while the scopes stay)."""
@@ -559,7 +584,7 @@ class _Function:
     def operand_names(self, ins: P.Instr, o: P.Operand, dest: bool = False) -> None:
         ctx = self.ctx
         if isinstance(o, P.Reg):
-            if self.reg_type(o.name) is None:
+            if self.reg_type(o.name) is None and not self.selected(o.name):
                 self.special(ins, o.name, dest)
         elif isinstance(o, P.Sym):
             if not self.symbol_known(o.name) and not ins.opcode.startswith(("call", "prototype")):
