@@ -1075,6 +1075,16 @@ vshl.t.t.u32{.sat}.mode{.op2}    -
 .mode = .clamp .wrap
 .op2 = .add .min .max
 vshr.t.t.u32{.sat}.mode{.op2}    -
+
+== tex
+# (operands not checked; `.cube`/`.acube` with .f32 coordinates and `.2dms`/`.a2dms` with .s32 are not
+# modelled: the coordinate type is any of the two)
+.geom = .1d .2d .3d .a1d .a2d .cube .acube .2dms .a2dms
+.dtype = .u32 .s32 .f16 .f32
+.ctype = .s32 .f32
+.mip = .base .level .grad
+tex{.mip}.geom.v4.dtype.ctype           -
+tex{.mip}.geom.v2.f16x2.ctype           -
 """
 
 #: Special registers (PTX ISA chapter 10): name, type, the fields a vector one takes, and a gate
