@@ -461,7 +461,8 @@ def _match(opcode: str) -> Match | Mismatch | None:
             where = f"right after `{stem}`" if 0 in allowed else "second, right after the operation"
             return Mismatch(f"`{m}` must come {where} (ptxas reads it as part of the opcode)", m)
     rep = quirks["repeatable"]
-    mods = [m for i, m in enumerate(mods) if not (m in rep and m in mods[:i])]
+    in_stem = {"." + w for w in stem.split(".")[1:]}
+    mods = [m for i, m in enumerate(mods) if not (m in rep and (m in mods[:i] or m in in_stem))]
     stray_pred = stem in quirks["pred-ignored"] and ".pred" in mods
     if stray_pred:
         got = _match_mods(stem, [m for m in mods if m != ".pred"])

@@ -412,9 +412,9 @@ mov.type                       d, s
 %cvt-gate f32.bf16 7.1 sm_80
 %cvt-gate bf16 7.8 sm_90
 .rnz = .rn .rz
-cvt.rnz{.relu}{.satfinite}.f16x2.f32        d:b32, s:f32, s:f32     [7.0 sm_80]
-cvt.rnz{.relu}{.satfinite}.bf16x2.f32       d:b32, s:f32, s:f32     [7.0 sm_80]
-cvt.rna{.satfinite}.tf32.f32                d:b32, s:f32            [7.0 sm_80]
+cvt.rnz{.relu}{.satfinite}.f16x2.f32        d:b32, s:f32, s:f32 ~   [7.0 sm_80]
+cvt.rnz{.relu}{.satfinite}.bf16x2.f32       d:b32, s:f32, s:f32 ~   [7.0 sm_80]
+cvt.rna{.satfinite}.tf32.f32                d:b32, s:f32 ~          [7.0 sm_80]
 cvt.rnz{.satfinite}{.relu}.tf32.f32         -                       [7.8 sm_90]
 .f8x2 = .e4m3x2 .e5m2x2
 cvt.rn.satfinite{.relu}.f8x2.f32            -                       [7.8 sm_89]

@@ -89,8 +89,7 @@ def validate(ptx: P.Module, text: str, *, text_checks: bool = True) -> list[Diag
     ctx = _Ctx(ptx, text)
     _header(ctx)
     if text_checks:
-        _loc_labels(ctx, text)
-        _section_labels(ctx, text)
+        _text_checks(ctx, text)
     _module_names(ctx)
     for f in ptx.functions:
         _Function(ctx, f).run()
@@ -98,12 +97,30 @@ def validate(ptx: P.Module, text: str, *, text_checks: bool = True) -> list[Diag
 
 
 def validate_text(text: str, path: str) -> list[Diagnostic]:
-    """The checks `validate` makes on the text alone (`.loc` and `.section` labels), for a file checked one
-    function at a time."""
+    """The checks `validate` makes on the text alone (`.file` numbers, `.loc` and `.section` labels), for a
+    file checked one function at a time."""
     ctx = _Ctx(P.Module(path=path), text)
+    _text_checks(ctx, text)
+    return ctx.diags
+
+
+def _text_checks(ctx: _Ctx, text: str) -> None:
+    _file_numbers(ctx, text)
     _loc_labels(ctx, text)
     _section_labels(ctx, text)
-    return ctx.diags
+
+
+_FILE = re.compile(r"^[ \t]*\.file[ \t]+(\d+)", re.M)
+
+
+def _file_numbers(ctx: _Ctx, text: str) -> None:
+    """Each `.file N` once (ptxas: "Duplicate file index")."""
+    seen: set[str] = set()
+    for m in _FILE.finditer(text):
+        if m.group(1) in seen:
+            line = text.count("\n", 0, m.start(1)) + 1
+            ctx.err(INVALID, f"duplicate file index `{m.group(1)}`", ctx.span(line, m.group(1)))
+        seen.add(m.group(1))
 
 
 def rejects(d: Diagnostic) -> bool:
@@ -213,16 +230,15 @@ def _section_labels(ctx: _Ctx, text: str) -> None:
 def _loc_labels(ctx: _Ctx, text: str) -> None:
     """`.loc 1 2 3, function_name $L__info_string0, inlined_at ...`: the label must exist (it is defined in
     a `.section .debug_str`, which the parser skips, so the text is searched). ptxas resolves the labels of
-    the `.loc` lines an instruction of an `.entry` keeps; whether it keeps one depends on its optimizer, so
-    only instructions it can never drop count here (stores, atomics, barriers, fences, async copies,
-    calls). Measured: a missing label before `add.u64` or `mov.f32` passes, before `barrier.sync` or
-    `atom` it does not."""
+    the `.loc` lines that the instructions of an `.entry` keep after its optimizer ran, so a label whose
+    every `.loc` precedes only a constant materialization (`mov.f32 %f2, 0f00000000`,
+    `add.u64 %rd1, %SPL, 0`) or inline assembly may go unresolved: that case is not reported (measured)."""
     if "function_name" not in text:
         return
     from irc.frontend.ptx.split import items
 
     defined = set(_LABEL_DEF.findall(text))
-    reported: set[str] = set()
+    missing: dict[str, int] = {}  # label -> offset of its first `.loc`, for labels some kept `.loc` names
     for it in items(text):
         body = text[it.start : it.end]
         if not it.is_function or ".entry" not in body.split("{", 1)[0]:
@@ -234,28 +250,39 @@ def _loc_labels(ctx: _Ctx, text: str) -> None:
             if s.startswith(".loc"):
                 m = _FUNCTION_NAME.match(line)
                 if m is not None:
-                    chain.append((m.group(1), pos + m.start(1)))
-            elif s and not s.startswith(("//", ".", "$")) and not s.endswith(":"):
-                word = s.split(None, 1)[0].lstrip("@!%")
-                if s.startswith("@"):
-                    word = s.split(None, 2)[1] if len(s.split(None, 2)) > 1 else word
-                if word.split(".", 1)[0] in _KEPT or word.startswith(_KEPT_PREFIXES):
+                    chain.append((m.group(1), it.start + pos + m.start(1)))
+            elif (
+                s
+                and not s.startswith(".")
+                and not s.endswith(":")
+                and (s != "//" and not s.startswith("//") or "inline asm" in s)
+            ):
+                if chain and not _droppable(s):
                     for name, off in chain:
-                        if name not in defined and name not in reported:
-                            reported.add(name)
-                            line_no = text.count("\n", 0, it.start + off) + 1
-                            ctx.err(
-                                INVALID,
-                                f"`.loc` names the label `{name}`, which is not defined",
-                                ctx.span(line_no, name),
-                            )
+                        if name not in defined:
+                            missing.setdefault(name, off)
                 chain = []
             pos += len(line) + 1
+    for name, off in missing.items():
+        line_no = text.count("\n", 0, off) + 1
+        ctx.err(INVALID, f"`.loc` names the label `{name}`, which is not defined", ctx.span(line_no, name))
 
 
-#: instructions ptxas never removes: the `.loc` they keep is resolved
-_KEPT = frozenset({"st", "atom", "red", "bar", "barrier", "membar", "fence", "mbarrier", "call", "trap"})
-_KEPT_PREFIXES = ("cp.async", "cp.reduce")
+_CONSTANT = re.compile(r"^\s*(?:-?[0-9]|0[fFdDxX]|%SP[LH]?\b|[A-Za-z_$][\w$]*$)")
+
+
+def _droppable(line: str) -> bool:
+    """An instruction ptxas may fold away (all of its sources constants, symbols or the stack pointer), or
+    inline assembly (not looked into)."""
+    if line.startswith(("//", "{")):
+        return True
+    parts = line.rstrip(";").split(None, 1)
+    if parts and parts[0].startswith("@"):
+        return False
+    if len(parts) < 2 or "[" in parts[1]:
+        return False
+    ops = [o.strip() for o in parts[1].split(",")]
+    return len(ops) > 1 and all(_CONSTANT.match(o) for o in ops[1:])
 
 
 # ----------------------------------------------------------------------------------------- declarations
@@ -772,6 +799,10 @@ class _Operands:
                 if len(items) != n:
                     self.fail(f"expected a vector of {n} elements, found {len(items)}", "{")
                     return False
+                sizes = {S.type_size(t) for t in map(self._reg_of, items) if t is not None}
+                if len(sizes) > 1:
+                    self.fail(f"the elements of `{o}` differ in size", "{")
+                    return False
                 return all(
                     self.scalar(it, "d" if k == "vd" else "s", want, relaxed, sink_ok=True) for it in items
                 )
@@ -858,6 +889,9 @@ class _Operands:
                 return False
             return True
         return True
+
+    def _reg_of(self, o: P.Operand) -> str | None:
+        return self.fn.reg_type(o.name) if isinstance(o, P.Reg) else None
 
     def packed(self, v: P.Vec, dest: bool, want: str | None) -> bool:
         """`mov.b64 {%r1, %r2}, %rd1`: the elements are registers of one size that add up to the type."""
