@@ -238,11 +238,12 @@ def _loc_labels(ctx: _Ctx, text: str) -> None:
     from irc.frontend.ptx.split import items
 
     defined = set(_LABEL_DEF.findall(text))
+    called = set(_CALLEE.findall(text))
     missing: dict[str, int] = {}  # label -> offset of its first `.loc`, for labels some kept `.loc` names
     for it in items(text):
         body = text[it.start : it.end]
-        if not it.is_function or ".entry" not in body.split("{", 1)[0]:
-            continue
+        if not it.is_function or (".entry" not in body.split("{", 1)[0] and it.name not in called):
+            continue  # (ptxas drops a .func nobody calls before it looks at its debug information)
         chain: list[tuple[str, int]] = []  # (label, offset) of the `.loc` lines before the next instruction
         pos = 0
         for line in body.split("\n"):
@@ -251,12 +252,7 @@ def _loc_labels(ctx: _Ctx, text: str) -> None:
                 m = _FUNCTION_NAME.match(line)
                 if m is not None:
                     chain.append((m.group(1), it.start + pos + m.start(1)))
-            elif (
-                s
-                and not s.startswith(".")
-                and not s.endswith(":")
-                and (s != "//" and not s.startswith("//") or "inline asm" in s)
-            ):
+            elif s and s[0] != "." and not s.endswith(":") and (s[:2] != "//" or "inline asm" in s):
                 if chain and not _droppable(s):
                     for name, off in chain:
                         if name not in defined:
@@ -268,6 +264,7 @@ def _loc_labels(ctx: _Ctx, text: str) -> None:
         ctx.err(INVALID, f"`.loc` names the label `{name}`, which is not defined", ctx.span(line_no, name))
 
 
+_CALLEE = re.compile(r"\bcall(?:\.uni)?\s+(?:\([^)]*\)\s*,\s*)?([$\w]+)")
 _CONSTANT = re.compile(r"^\s*(?:-?[0-9]|0[fFdDxX]|%SP[LH]?\b|[A-Za-z_$][\w$]*$)")
 
 
@@ -871,6 +868,9 @@ class _Operands:
         if isinstance(o, P.Sym):
             if k == "i":
                 self.fail(f"`{o.name}`: an immediate is required here", o.name)
+                return False
+            if self.ins.base == "mov" and want is not None and (want[0] == "f" or want.startswith("bf")):
+                self.fail(f"`{o.name}` is an address: it is no .{want} value", o.name)
                 return False
             return not dest or self._dest_sym(o)
         if isinstance(o, P.Reg):
