@@ -207,7 +207,7 @@ def _check_ptx_module(text: str, path: str, text_checks: bool = True) -> list[Di
             ptx = parse_ptx(text, path)
         except CompileError as e:
             return e.diagnostics
-        invalid = validate(ptx, text, text_checks=text_checks)
+        invalid = validate(ptx, text, text_checks_on=text_checks)
         if invalid:  # ptxas rejects the file: findings about its behaviour would describe no program
             return invalid
         try:
