@@ -15,6 +15,21 @@ from irc.ptxisa import syntax as S
 from irc.target import family_admits_target, family_text, format_version
 
 _INDEX = re.compile(r"(.*?)(0|[1-9][0-9]*)")
+_SPLIT: dict[str, tuple[str, int] | None] = {}
+
+
+def _split_index(name: str) -> tuple[str, int] | None:
+    """`%r12` -> ("%r", 12) (the name a `.reg .b32 %r<N>` range gives), None for other names (memoised:
+    a file names the same registers again and again)."""
+    try:
+        return _SPLIT[name]
+    except KeyError:
+        pass
+    m = _INDEX.fullmatch(name)
+    out = (m.group(1), int(m.group(2))) if m is not None else None
+    if len(_SPLIT) < 1 << 16:
+        _SPLIT[name] = out
+    return out
 #: the newest `.version` whose instruction set `isa_list` lists completely
 _ISA_LIST_VERSION = (9, 0)
 
@@ -43,6 +58,11 @@ class Function:
         self.params: dict[str, str] = {}
         self.all_labels: set[str] = set()
         self.reg_cache: dict[str, str | None] = {}
+        # the same operand objects (the parser shares them) under the same declarations: the same verdict
+        self.ok_ids: set[tuple] = set()
+        self.scope_key = 0  # which declarations are in scope (a new number per scope that declares)
+        self.sig_cache: dict[int, object] = {}  # id(operand) -> `sig`, under the current declarations
+        self.scopes_made = 0
         meta = f.meta
         self.other_names = (
             set(meta.get("prototypes", {}))
@@ -65,7 +85,7 @@ class Function:
     def block(self, body: list[P.Stmt]) -> None:
         sc = Scope()
         self.scopes.append(sc)
-        outer_cache = self.reg_cache
+        outer_cache, outer_key, outer_sigs = self.reg_cache, self.scope_key, self.sig_cache
         ctx = self.ctx
         for s in body:  # declarations and labels of this scope first: a later use may precede them
             if isinstance(s, P.RegDecl):
@@ -78,15 +98,18 @@ class Function:
                 if s.name in sc.labels:
                     ctx.err(INVALID, f"duplicate label `{s.name}`", ctx.span(s.line, s.name))
                 sc.labels.add(s.name)
-        if sc.names or sc.prefixes:  # names resolve differently in here: a cache of this scope's own
+        if sc.names or sc.prefixes or sc.vars:  # names resolve differently in here
             self.reg_cache = {}
+            self.sig_cache = {}
+            self.scopes_made += 1
+            self.scope_key = self.scopes_made
         for s in body:
             if isinstance(s, P.Instr):
                 self.instr(s)
             elif isinstance(s, P.Scope):
                 self.block(s.body)
         self.scopes.pop()
-        self.reg_cache = outer_cache
+        self.reg_cache, self.scope_key, self.sig_cache = outer_cache, outer_key, outer_sigs
 
     def declare_regs(self, sc: Scope, d: P.RegDecl) -> None:
         ctx = self.ctx
@@ -117,16 +140,18 @@ class Function:
 
     @staticmethod
     def in_range(name: str, prefix: str, count: int) -> bool:
-        m = _INDEX.fullmatch(name)
-        return m is not None and m.group(1) == prefix and int(m.group(2)) < count
+        pi = _split_index(name)
+        return pi is not None and pi[0] == prefix and pi[1] < count
 
     @staticmethod
     def ranged(sc: Scope, name: str) -> str | None:
-        m = _INDEX.fullmatch(name)
-        if m is None:
+        if not sc.prefixes:
             return None
-        hit = sc.prefixes.get(m.group(1))
-        if hit is not None and int(m.group(2)) < hit[0]:
+        pi = _split_index(name)
+        if pi is None:
+            return None
+        hit = sc.prefixes.get(pi[0])
+        if hit is not None and pi[1] < hit[0]:
             return hit[1]
         return None
 
@@ -177,20 +202,29 @@ class Function:
     def instr(self, ins: P.Instr) -> None:
         """Validate one instruction. Instructions that differ only in which registers of the same types
         they name get the same verdict: a valid one's signature (`sig`) is remembered, so the common case
-        costs a few dictionary look-ups."""
-        sig = (
-            ins.opcode,
-            None if ins.pred is None else self.reg_type(ins.pred.name),
-            tuple(map(self.sig, ins.operands)),
-        )
+        costs a few dictionary look-ups; the very same operands (the parser shares operand objects) under
+        the same declarations cost one."""
+        key = (ins.opcode, id(ins.pred), tuple(map(id, ins.operands)), self.scope_key)
+        if key in self.ok_ids:
+            return
+        memo = self.sig_cache
+        sigs = []
+        for o in ins.operands:
+            got = memo.get(id(o))
+            if got is None:
+                got = memo[id(o)] = self.sig(o)
+            sigs.append(got)
+        sig = (ins.opcode, None if ins.pred is None else self.reg_type(ins.pred.name), tuple(sigs))
         ok = self.ctx.ok
         if sig in ok:
+            self.ok_ids.add(key)
             return
         ctx = self.ctx
         n = len(ctx.diags)
         self.check_instr(ins)
         if len(ctx.diags) == n:
             ok.add(sig)
+            self.ok_ids.add(key)
 
     def sig(self, o: P.Operand) -> object:
         """What the checks of an operand depend on: a register's type, an immediate's spelling class, a

@@ -11,17 +11,19 @@ from irc.frontend.ptx.validate_ctx import INVALID, Ctx
 
 def text_checks(ctx: Ctx, text: str) -> None:
     file_numbers(ctx, text)
-    loc_labels(ctx, text)
-    section_labels(ctx, text)
+    labels = section_labels(ctx, text)
+    loc_labels(ctx, text, labels)
 
 
-_FILE = re.compile(r"^[ \t]*\.file[ \t]+(\d+)", re.M)
+_FILE = re.compile(r"\.file[ \t]+(\d+)")
 
 
 def file_numbers(ctx: Ctx, text: str) -> None:
     """Each `.file N` once (ptxas: "Duplicate file index")."""
     seen: set[str] = set()
     for m in _FILE.finditer(text):
+        if m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "._$"):
+            continue  # (a longer word: `.filex`, `x.file`)
         if m.group(1) in seen:
             line = text.count("\n", 0, m.start(1)) + 1
             ctx.err(INVALID, f"duplicate file index `{m.group(1)}`", ctx.span(line, m.group(1)))
@@ -29,17 +31,18 @@ def file_numbers(ctx: Ctx, text: str) -> None:
 
 
 _LABEL_DEF = re.compile(r"^[ \t]*([$\w]+)[ \t]*:", re.M)
-_FUNCTION_NAME = re.compile(r"^[ \t]*\.loc\b[^\n]*?\bfunction_name\s+([$\w]+)", re.M)
+_FUNCTION_NAME = re.compile(r"function_name\s+([$\w]+)")  # (only `.loc` lines say it)
 
 
-_SECTION = re.compile(r"^[ \t]*\.section\b[^{]*\{(.*?)\}", re.M | re.S)
+_SECTION = re.compile(r"\.section\b[^{;]*\{(.*?)\}", re.S)
 
 
-def section_labels(ctx: Ctx, text: str) -> None:
-    """Labels defined twice in the `.section` blocks (debug information; the parser skips them)."""
-    if ".section" not in text:
-        return
+def section_labels(ctx: Ctx, text: str) -> set[str]:
+    """The labels the `.section` blocks define (debug information; the parser skips them); one defined
+    twice is reported."""
     seen: set[str] = set()
+    if ".section" not in text:
+        return seen
     for sec in _SECTION.finditer(text):
         for m in _LABEL_DEF.finditer(sec.group(1)):
             name = m.group(1)
@@ -47,19 +50,21 @@ def section_labels(ctx: Ctx, text: str) -> None:
                 line = text.count("\n", 0, sec.start(1) + m.start(1)) + 1
                 ctx.err(INVALID, f"duplicate label `{name}`", ctx.span(line, name))
             seen.add(name)
+    return seen
 
 
-def loc_labels(ctx: Ctx, text: str) -> None:
+def loc_labels(ctx: Ctx, text: str, defined: set[str]) -> None:
     """`.loc 1 2 3, function_name $L__info_string0, inlined_at ...`: the label must exist (it is defined in
-    a `.section .debug_str`, which the parser skips, so the text is searched). ptxas resolves the labels of
+    a `.section .debug_str`: `defined`). ptxas resolves the labels of
     the `.loc` lines that the instructions of an `.entry` keep after its optimizer ran, so a label whose
     every `.loc` precedes only a constant materialization (`mov.f32 %f2, 0f00000000`,
     `add.u64 %rd1, %SPL, 0`) or inline assembly may go unresolved: that case is not reported (measured)."""
     if "function_name" not in text:
         return
+    if set(_FUNCTION_NAME.findall(text)) <= defined:
+        return  # (the common case: every label exists; the walk below is only for the others)
     from irc.frontend.ptx.split import items
 
-    defined = set(_LABEL_DEF.findall(text))
     called = set(_CALLEE.findall(text))
     missing: dict[str, int] = {}  # label -> offset of its first `.loc`, for labels some kept `.loc` names
     for it in items(text):
@@ -71,7 +76,7 @@ def loc_labels(ctx: Ctx, text: str) -> None:
         for line in body.split("\n"):
             s = line.strip()
             if s.startswith(".loc"):
-                m = _FUNCTION_NAME.match(line)
+                m = _FUNCTION_NAME.search(line)
                 if m is not None:
                     chain.append((m.group(1), it.start + pos + m.start(1)))
             elif s and s[0] != "." and not s.endswith(":") and (s[:2] != "//" or "inline asm" in s):
