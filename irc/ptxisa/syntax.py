@@ -689,7 +689,8 @@ def reg_compatible(reg: str, want: str, relaxed: bool) -> bool:
 def imm_compatible(text: str, want: str) -> bool:
     """Whether the immediate spelled `text` fits an operand of type `want` (ptxas: an integer literal is
     no float operand; a float literal is no integer operand; a bit-size operand takes the hex float of its
-    own width, `0f` for 32 bits and `0d` for 64; half-precision operands take no literal at all)."""
+    own width, `0f` for 32 bits and `0d` for 64, and a 64-bit one a decimal float too (a double);
+    half-precision operands take no literal at all)."""
     t = text.lstrip("-")
     hexf = t[:2] in ("0f", "0F", "0d", "0D")
     is_float = hexf or (("." in t or "e" in t or "E" in t) and t[:2] not in ("0x", "0X"))
@@ -706,7 +707,7 @@ def imm_compatible(text: str, want: str) -> bool:
         return True
     if c == "b" and hexf and not text.startswith("-"):
         return (t[1] in "fF" and _SIZES[want] == 32) or (t[1] in "dD" and _SIZES[want] == 64)
-    return False
+    return c == "b" and not hexf and _SIZES[want] == 64  # a decimal literal is a double: `mov.b64 %rd1, 1.5`
 
 
 # ------------------------------------------------------------------------------------ special registers

@@ -71,6 +71,8 @@ def immediate_ranges(ptx: P.Module, path: str, lines: list[str] | None = None) -
                 o = ins.operands[pos] if pos < len(ins.operands) else None
                 if not isinstance(o, P.Imm) or not isinstance(o.value, int) or r.admits(o.value):
                     continue
+                if o.value >= 1 << 32 and r.admits(o.value % (1 << 32)):
+                    continue  # (ptxas truncates the literal to the operand's 32 bits first: `bar.sync 4294967296`)
                 if _ptxas_admits(r.what, ins.opcode, o.value):
                     continue
                 text = lines[ins.line - 1] if lines and 0 < ins.line <= len(lines) else ""

@@ -30,6 +30,8 @@ def _split_index(name: str) -> tuple[str, int] | None:
     if len(_SPLIT) < 1 << 16:
         _SPLIT[name] = out
     return out
+
+
 #: the newest `.version` whose instruction set `isa_list` lists completely
 _ISA_LIST_VERSION = (9, 0)
 
@@ -373,6 +375,18 @@ class Function:
         elif isinstance(o, P.Vec):
             for i in o.items:
                 self.operand_names(ins, i)
+            if ins.base != "call":  # (a call's parenthesised lists are parameters, of any sizes)
+                sizes = {
+                    S.type_size(t)
+                    for t in (self.reg_type(i.name) for i in o.items if isinstance(i, P.Reg))
+                    if t
+                }
+                if len(sizes) > 1:
+                    ctx.err(
+                        INVALID,
+                        f"the elements of `{o}` differ in size",
+                        ctx.span(ins.line, "{", opcode_end(ctx, ins)),
+                    )
         elif isinstance(o, P.Pair):
             self.operand_names(ins, o.first)
             self.operand_names(ins, o.second)

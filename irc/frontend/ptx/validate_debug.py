@@ -65,12 +65,13 @@ def loc_labels(ctx: Ctx, text: str, defined: set[str]) -> None:
         return  # (the common case: every label exists; the walk below is only for the others)
     from irc.frontend.ptx.split import items
 
-    called = set(_CALLEE.findall(text))
+    funcs = [it for it in items(text) if it.is_function]
+    live = _reachable(text, funcs)
     missing: dict[str, int] = {}  # label -> offset of its first `.loc`, for labels some kept `.loc` names
-    for it in items(text):
+    for it in funcs:
         body = text[it.start : it.end]
-        if not it.is_function or (".entry" not in body.split("{", 1)[0] and it.name not in called):
-            continue  # (ptxas drops a .func nobody calls before it looks at its debug information)
+        if it.name not in live:
+            continue  # (ptxas drops a .func no kernel calls before it looks at its debug information)
         chain: list[tuple[str, int]] = []  # (label, offset) of the `.loc` lines before the next instruction
         pos = 0
         for line in body.split("\n"):
@@ -93,6 +94,19 @@ def loc_labels(ctx: Ctx, text: str, defined: set[str]) -> None:
 
 _CALLEE = re.compile(r"\bcall(?:\.uni)?\s+(?:\([^)]*\)\s*,\s*)?([$\w]+)")
 _CONSTANT = re.compile(r"^\s*(?:-?[0-9]|0[fFdDxX]|%SP[LH]?\b|[A-Za-z_$][\w$]*$)")
+
+
+def _reachable(text: str, funcs: list) -> set[str | None]:  # type: ignore[type-arg]
+    """The names of the kernels and of the functions they call, transitively."""
+    calls = {it.name: set(_CALLEE.findall(text, it.start, it.end)) for it in funcs}
+    todo = [it.name for it in funcs if ".entry" in text[it.start : it.end].split("{", 1)[0]]
+    live: set[str | None] = set(todo)
+    while todo:
+        for callee in calls.get(todo.pop(), ()):
+            if callee not in live:
+                live.add(callee)
+                todo.append(callee)
+    return live
 
 
 def _droppable(line: str) -> bool:

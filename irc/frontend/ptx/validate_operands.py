@@ -170,7 +170,13 @@ class Operands:
             if k == "i":
                 self.fail(f"`{o.name}`: an immediate is required here", o.name)
                 return False
-            if self.ins.base == "mov" and want is not None and (want[0] == "f" or want.startswith("bf")):
+            is_var = self.fn.var_space(o.name) is not None  # (a function's address only warns)
+            if (
+                self.ins.base == "mov"
+                and is_var
+                and want is not None
+                and (want[0] == "f" or want.startswith("bf"))
+            ):
                 self.fail(f"`{o.name}` is an address: it is no .{want} value", o.name)
                 return False
             return not dest or self._dest_sym(o)
