@@ -81,6 +81,10 @@ class Function:
         if self.f.body is None:
             return
         collect_labels(self.f.body, self.all_labels)
+        for kind in ("branchtargets", "calltargets"):  # `JTI0_0: .branchtargets ...` names a label too
+            for name in self.f.meta.get(kind, {}):
+                if name in self.all_labels:
+                    ctx.err(INVALID, f"duplicate label `{name}`", ctx.span(self.f.line, name))
         self.block(self.f.body)
 
     # -- scopes

@@ -170,6 +170,11 @@ class Operands:
             if k == "i":
                 self.fail(f"`{o.name}`: an immediate is required here", o.name)
                 return False
+            if o.name == "WARP_SZ":  # (the predefined integer constant)
+                if want is not None and not S.imm_compatible("32", want):
+                    self.fail(f"`WARP_SZ` is an integer constant; .{want} expected", o.name)
+                    return False
+                return not dest or self._dest_sym(o)
             is_var = self.fn.var_space(o.name) is not None  # (a function's address only warns)
             if (
                 self.ins.base == "mov"
