@@ -78,6 +78,8 @@ class Function:
             if p.name in self.params:
                 ctx.err(INVALID, f"duplicate parameter `{p.name}`", ctx.span(p.line, p.name))
             self.params[p.name] = "param"
+        if self.f.kind == "entry":
+            self.param_space()
         if self.f.body is None:
             return
         collect_labels(self.f.body, self.all_labels)
@@ -86,6 +88,27 @@ class Function:
                 if name in self.all_labels:
                     ctx.err(INVALID, f"duplicate label `{name}`", ctx.span(self.f.line, name))
         self.block(self.f.body)
+
+    def param_space(self) -> None:
+        """A kernel's parameters take at most 4352 bytes (32764 from PTX 8.1 on), laid out in order with
+        each one aligned (measured: ptxas "uses too much parameter space")."""
+        ctx = self.ctx
+        offset = 0
+        for p in self.f.params:
+            try:
+                size = p.size_bytes()
+            except KeyError:
+                return  # a type irc does not size: not decided
+            align = p.align or (1 if p.type.lstrip(".") == "pred" else P.type_size(p.type))
+            offset = -(-offset // align) * align + size
+        limit = 32764 if ctx.version is not None and ctx.version >= (8, 1) else 4352
+        if offset > limit:
+            more = " (up to 32764 from PTX ISA 8.1)" if limit == 4352 else ""
+            ctx.err(
+                INVALID,
+                f"kernel `{self.f.name}` has {offset} bytes of parameters; at most {limit}{more}",
+                ctx.span(self.f.line, self.f.name),
+            )
 
     # -- scopes
     def block(self, body: list[P.Stmt]) -> None:
@@ -380,11 +403,8 @@ class Function:
             for i in o.items:
                 self.operand_names(ins, i)
             if ins.base != "call":  # (a call's parenthesised lists are parameters, of any sizes)
-                sizes = {
-                    S.type_size(t)
-                    for t in (self.reg_type(i.name) for i in o.items if isinstance(i, P.Reg))
-                    if t
-                }
+                regs = (self.reg_type(i.name) for i in o.items if isinstance(i, P.Reg))
+                sizes = {S.type_size(t) for t in regs if t and t != "pred"}  # (ptxas takes a %p in mma)
                 if len(sizes) > 1:
                     ctx.err(
                         INVALID,
