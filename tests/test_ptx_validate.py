@@ -154,6 +154,36 @@ def test_target_min_version_measured(target: str) -> None:
     assert findings(text.format(format_version(below)))
 
 
+#: the five inputs of issue 30 that passed as "no findings" (or as another finding)
+ISSUE_30 = [
+    ("sm_999", kernel("", head=".version 8.0\n.target sm_999\n.address_size 64\n"), "invalid-ptx", "sm_999"),
+    ("frobnicate", kernel("  atom.shared.frobnicate.u32 %r1, [%r2], %r3;"), "invalid-ptx", ".frobnicate"),
+    ("no .version", kernel("", head=".target sm_80\n.address_size 64\n"), "invalid-ptx", ".version"),
+    ("undeclared %r999", kernel("  add.s32 %r1, %r999, 1;"), "invalid-ptx", "undeclared register `%r999`"),
+    ("wgmma on sm_100a", kernel("  wgmma.fence.sync.aligned;", "sm_100a", "8.6"), "unsupported-target", "wgmma"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name,text,check,fragment", ISSUE_30, ids=[c[0] for c in ISSUE_30])
+def test_issue_30_inputs_exit_2_with_a_located_diagnostic(
+    tmp_path: Path, name: str, text: str, check: str, fragment: str
+) -> None:
+    (tmp_path / "k.ptx").write_text(text)
+    r = subprocess.run(
+        [sys.executable, "-m", "irc.cli", "check", "--no-config", "k.ptx", "--format", "json"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert r.returncode == 2, r.stdout + r.stderr
+    import json
+
+    found = json.loads(r.stdout)
+    found = found["diagnostics"] if isinstance(found, dict) else found
+    hit = [d for d in found if d["check"] == check and fragment in d["message"]]
+    assert hit and hit[0]["line"] >= 1 and hit[0]["column"] >= 1, found
+
+
 def test_cli_exit_status_2_for_invalid_ptx(tmp_path: Path) -> None:
     bad = tmp_path / "bad.ptx"
     bad.write_text(kernel("  atom.shared.frobnicate.u32 %r1, [%r2], %r3;"))
