@@ -672,7 +672,7 @@ def reg_compatible(reg: str, want: str, relaxed: bool) -> bool:
         return True  # a type irc does not size: not decided here
     if want == "b128" or reg == "b128" and not relaxed:
         return reg == want
-    if rs != ws and not (relaxed and rs > ws):
+    if rs != ws and not (relaxed and rs > ws and want != "bf16"):  # (a bf16 operand is exactly .b16)
         return False
     if rs != ws and want in ("u8", "s8", "b8") and not relaxed:
         return False
