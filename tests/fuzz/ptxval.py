@@ -196,6 +196,10 @@ def main(argv: list[str] | None = None) -> int:
     pct = 100.0 * agree / len(results)
     dis = [r for r in results if r["ptxas"] != r["irc"]]
     kinds = Counter(r["mutation"].split(":")[0] for r in results)
+
+    def source(name: str) -> str:
+        return "triton (generated)" if name.startswith("triton-run/") else name.split("/", 1)[0]
+
     rejected = sum(not r["ptxas"] for r in results)
     summary = {
         "mutants": len(results),
@@ -206,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
         "irc_accepts_invalid": sum(r["ptxas"] is False and r["irc"] for r in results),
         "irc_rejects_valid": sum(r["ptxas"] and not r["irc"] for r in results),
         "by_mutation": dict(kinds),
+        "seeds_by_source": dict(Counter(source(n) for n, _ in base)),
+        "mutants_by_source": dict(Counter(source(r["seed"]) for r in results)),
         "seconds": round(time.time() - start),
     }
     if not a.quiet:
