@@ -3,8 +3,9 @@ linear-time / bounded-memory check of `irc check` (issue 18, docs/limits.md).
 
     python bench/big_ptx.py 30 /tmp/big.ptx     # about 30 MB
 
-Each copy of a file's module body is renamed (every identifier defined by the file gets a `_cN` suffix),
-so the result is one valid PTX module with thousands of kernels, like a big generated library.
+Each copy of a file's module body is renamed (every identifier defined by the file, and the labels of its
+debug sections, get a `_cN` suffix; its `.file` numbers are offset), so the result is one valid PTX module with thousands of kernels, like a
+big generated library.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ def bodies() -> list[tuple[str, list[str]]]:
         body = text.split(".address_size 64", 1)[1]
         names = set(re.findall(r"\.(?:entry|func)\s+(?:\([^)]*\)\s*)?(\w+)", body))
         names |= set(re.findall(r"\.(?:shared|global|const)\s[^;]*?\s(\w+)(?:\[|;)", body))
+        names |= set(re.findall(r"^(\$L__info_string\d+):", body, re.M))  # debug-section labels
         names = {x for x in names if not x[0].isdigit()}
         out.append((body, sorted(names, key=len, reverse=True)))
     return out
@@ -37,8 +39,15 @@ def make(megabytes: float) -> str:
     while size < megabytes * 1e6:
         body, names = files[n % len(files)]
         if names:
-            pat = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
+            pat = re.compile(r"(?<![\w$])(" + "|".join(map(re.escape, names)) + r")(?![\w$])")
             body = pat.sub(lambda m, n=n: f"{m.group(1)}_c{n}", body)
+        if n:  # `.file` numbers are module-wide: each copy gets its own
+            off = 64 * n
+            body = re.sub(
+                r"(\.file\s+|\.loc\s+|inlined_at\s+)(\d+)",
+                lambda m, o=off: f"{m.group(1)}{int(m.group(2)) + o}",
+                body,
+            )
         parts.append(body)
         size += len(body)
         n += 1

@@ -807,6 +807,8 @@ def cmd_check(a: argparse.Namespace) -> int:
         for m in ices:
             _stderr(f"irc: internal compiler error: {m}\n")
         return EXIT_ICE
+    if _invalid_ptx(diags, files):
+        return EXIT_USAGE  # ptxas rejects a .ptx file: not a program to analyse (docs/cli.md)
     if any(d.is_error for d in diags):
         return EXIT_ERRORS
     if werror and any(d.severity == "warning" for d in diags):
@@ -842,6 +844,16 @@ def _cuda_plan(files: list[str], archs: list[str] | None, config, build: str | N
         return options_for(files, archs, config, build)
     except (NvccNotFound, CompDbError) as e:
         raise _UsageError(str(e)) from None
+
+
+def _invalid_ptx(diags: list[Diagnostic], files: list[str]) -> bool:
+    """Whether a finding says that ptxas rejects one of the .ptx files (`invalid-ptx`, `unsupported-target`,
+    a PTX `parse-error` or `const-error`): `irc check` exits 2 for such a file, as for any input that is not
+    a program it can check."""
+    from irc.frontend.ptx.validate import rejects
+
+    ptx = {f for f in files if f.endswith(".ptx")}
+    return any(rejects(d) and d.span is not None and d.span.file in ptx for d in diags)
 
 
 def cmd_explain(a: argparse.Namespace) -> int:

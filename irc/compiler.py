@@ -214,11 +214,14 @@ def check_ptx_by_function(text: str, path: str, contracts: Any = None) -> list[D
     analyzed as a module of its own (with the declarations it uses) and dropped before the next one.
     Interprocedural facts across functions are not used in this mode."""
     from irc.frontend.ptx.split import chunks
+    from irc.frontend.ptx.validate import validate_text
 
-    out: list[Diagnostic] = []
+    out: list[Diagnostic] = validate_text(text, path)  # (labels of debug sections, which chunks leave out)
+    if out:
+        return out
     seen: set[tuple] = set()
     for chunk, lines, _name in chunks(text):
-        for d in _check_ptx_module(chunk, path, contracts):
+        for d in _check_ptx_module(chunk, path, contracts, text_checks=False):
             d = lines.diagnostic(d, path)
             key = (d.check, d.message, d.span, d.origin, d.kernel)  # a callee's findings: once
             if key not in seen:
@@ -227,15 +230,21 @@ def check_ptx_by_function(text: str, path: str, contracts: Any = None) -> list[D
     return out
 
 
-def _check_ptx_module(text: str, path: str, contracts: Any = None) -> list[Diagnostic]:
+def _check_ptx_module(
+    text: str, path: str, contracts: Any = None, text_checks: bool = True
+) -> list[Diagnostic]:
     from irc.frontend.ptx.lift import lift_module
     from irc.frontend.ptx.parser import parse_ptx
+    from irc.frontend.ptx.validate import validate
 
     with gc_paused():
         try:
             ptx = parse_ptx(text, path)
         except CompileError as e:
             return e.diagnostics
+        invalid = validate(ptx, text, text_checks_on=text_checks)
+        if invalid:  # ptxas rejects the file: findings about its behaviour would describe no program
+            return invalid
         try:
             module, notes = lift_module(ptx, text)
         except CompileError as e:

@@ -171,6 +171,94 @@ def previous_ptx_version(v: tuple[int, int]) -> tuple[int, int] | None:
     return lower[-1] if lower else None
 
 
+# ------------------------------------------------------------------------------------- every PTX target
+# irc compiles for `ARCHES`, but `irc check` reads PTX for any target ptxas knows: a `.target sm_75` module is
+# valid PTX, a `.target sm_999` one is not. Measured with ptxas 13.5 (V13.5.37): the lowest `.version` each
+# `.target` assembles with (a trivial kernel; `-arch` the target itself, sm_75 for older targets, sm_110 for
+# the sm_101 family; `compute_NN` measured equal to `sm_NN`); tests/test_ptx_validate.py re-measures a sample.
+
+#: PTX ISA versions ptxas knows (anything else is "Unsupported .version"), ascending.
+KNOWN_PTX_VERSIONS: tuple[tuple[int, int], ...] = tuple(
+    (int(v.split(".")[0]), int(v.split(".")[1]))
+    for v in (
+        "1.0 1.1 1.2 1.3 1.4 1.5 2.0 2.1 2.2 2.3 3.0 3.1 3.2 4.0 4.1 4.2 4.3 5.0 5.1 6.0 6.1 6.2 6.3 6.4 6.5 "
+        "7.0 7.1 7.2 7.3 7.4 7.5 7.6 7.7 7.8 8.0 8.1 8.2 8.3 8.4 8.5 8.6 8.7 8.8 9.0 9.1 9.2 9.3 9.4 9.5"
+    ).split()
+)
+
+_PTX_TARGETS_TEXT = """
+sm_10 1.0  sm_11 1.0  sm_12 1.2  sm_13 1.2  sm_20 2.0  sm_21 2.0  sm_30 3.0  sm_32 4.0  sm_35 3.1  sm_37 4.1
+sm_50 4.0  sm_52 4.1  sm_53 4.2  sm_60 5.0  sm_61 5.0  sm_62 5.0  sm_70 5.1  sm_72 6.1  sm_75 6.3
+sm_80 7.0  sm_86 7.1  sm_87 7.4  sm_88 9.0  sm_89 7.8  sm_90 7.8  sm_90a 8.0
+sm_100 8.6  sm_100a 8.6  sm_100f 8.8  sm_101 8.6  sm_101a 8.6  sm_101f 8.8  sm_103 8.8  sm_103a 8.8  sm_103f 8.8
+sm_107 9.4  sm_107a 9.4  sm_107f 9.4  sm_110 9.0  sm_110a 9.0  sm_110f 9.0
+sm_120 8.7  sm_120a 8.7  sm_120f 8.8  sm_121 8.8  sm_121a 8.8  sm_121f 8.8
+"""
+_PTX_TARGET_RE = re.compile(r"^(?:sm|compute)_(\d+)([af]?)$")
+
+
+def _ptx_targets() -> dict[str, tuple[int, int]]:
+    words = _PTX_TARGETS_TEXT.split()
+    out: dict[str, tuple[int, int]] = {}
+    for name, ver in zip(words[::2], words[1::2]):
+        out[name] = out["compute_" + name[3:]] = parse_version(ver)  # compute_NN: the same (measured)
+    return out
+
+
+@record(frozen=True)
+class PtxTarget:
+    """A `.target` name ptxas knows. `suffix` is "a" (arch-specific: no forward compatibility), "f"
+    (family-specific) or ""; `min_version` the lowest `.version` ptxas accepts it with."""
+
+    name: str
+    number: int
+    suffix: str
+    min_version: tuple[int, int]
+
+
+#: Every `.target` ptxas 13.5 knows -> its lowest `.version`.
+PTX_TARGETS: dict[str, tuple[int, int]] = _ptx_targets()
+
+
+def ptx_target(name: str) -> PtxTarget | None:
+    """The PTX target `name` (`sm_75`, `sm_90a`, `compute_80`), or None when ptxas does not know it."""
+    ver = PTX_TARGETS.get(name)
+    if ver is None:
+        return None
+    m = _PTX_TARGET_RE.match(name)
+    assert m is not None
+    return PtxTarget(name, int(m.group(1)), m.group(2), ver)
+
+
+def family_admits_target(family: str, target: str) -> bool:
+    """Whether `target` (any name `ptx_target` knows) belongs to a gate family. The families are rules, so they
+    cover targets outside `ARCHES` too (measured with ptxas 13.5 on every target of `PTX_TARGETS`):
+      "sm_NN"          compute capability NN or newer, any suffix (`sm_80`, `sm_90`, `sm_100`, ...);
+      "sm_90a"         exactly sm_90a (wgmma);
+      "sm_100a"        the a/f targets of the sm_100 .. sm_110 families (tensor memory, tcgen05);
+      "sm_100f"        the a/f targets of the sm_10x family only (redux.sync on f32);
+      "sm_100a_only"   the 'a' targets of the sm_100 .. sm_110 families, no 'f' (tcgen05.shift);
+      "arch_specific"  every a/f target from sm_90 on (setmaxnreg);
+      "none"           no target."""
+    t = ptx_target(target)
+    if t is None or family == "none":
+        return False
+    if family == "sm_90a":
+        return t.number == 90 and t.suffix == "a"
+    if family == "sm_100a":
+        return t.suffix in ("a", "f") and 100 <= t.number < 120
+    if family == "sm_100f":
+        return t.suffix in ("a", "f") and 100 <= t.number < 110
+    if family == "sm_100a_only":
+        return t.suffix == "a" and 100 <= t.number < 120
+    if family == "arch_specific":
+        return t.suffix in ("a", "f") and t.number >= 90
+    m = _PTX_TARGET_RE.match(family)
+    if m is None or m.group(2):
+        raise KeyError(f"unknown gate family {family!r}")
+    return t.number >= int(m.group(1))
+
+
 # ------------------------------------------------------------------------------------- gate families
 # A gate family names the set of targets that accept a group of instructions (ptxas-verified, see
 # /work/shared/ptx-reference/targets-table.txt). Every table that gates on a target (the op table, the
@@ -178,21 +266,17 @@ def previous_ptx_version(v: tuple[int, int]) -> tuple[int, int] | None:
 # instead of spelling its own list, so the layers cannot disagree about which targets exist.
 
 
-def _family(pred) -> tuple[str, ...]:  # type: ignore[no-untyped-def]
-    return tuple(a for a in ARCHES if pred(parse_arch(a)))
+def _family(name: str) -> tuple[str, ...]:
+    return tuple(a for a in ARCHES if family_admits_target(name, a))
 
 
-#: family name -> the targets it admits, in `ARCHES` order.
+#: family name -> the targets it admits, in `ARCHES` order (the rule of each family, which also covers the
+#: PTX targets outside `ARCHES`, is `family_admits_target`).
 #:   "sm_80"   every target;  "sm_90" sm_90 and newer;  "sm_90a" only sm_90a (wgmma);
 #:   "sm_100a" the arch-specific datacenter Blackwell targets with tensor memory (not sm_100, not sm_120a);
 #:   "arch_specific" every 'a' target (setmaxnreg);  "none" no supported target.
 GATE_FAMILIES: dict[str, tuple[str, ...]] = {
-    "sm_80": tuple(ARCHES),
-    "sm_90": _family(lambda a: a.number >= 90),
-    "sm_90a": _family(lambda a: a.number == 90 and a.arch_specific),
-    "sm_100a": _family(lambda a: a.family == 10 and a.arch_specific),
-    "arch_specific": _family(lambda a: a.arch_specific),
-    "none": (),
+    name: _family(name) for name in ("sm_80", "sm_90", "sm_90a", "sm_100a", "arch_specific", "none")
 }
 
 #: How diagnostics name a family ("`tmem_alloc` requires sm_100a or sm_103a; the target is sm_90").
@@ -204,6 +288,23 @@ FAMILY_TEXT: dict[str, str] = {
     "arch_specific": ", ".join(GATE_FAMILIES["arch_specific"]),
     "none": "no supported target",
 }
+
+
+_FAMILY_RULE_TEXT: dict[str, str] = {
+    "sm_100a": "an sm_100a-family target (sm_100a, sm_101a, sm_103a, sm_110a or their f variants)",
+    "sm_100f": "an a/f target of the sm_10x family (sm_100a, sm_101a, sm_103a or their f variants)",
+    "sm_100a_only": "an arch-specific target of the sm_100 .. sm_110 families (sm_100a, sm_101a, sm_103a, sm_110a)",
+    "arch_specific": "an arch- or family-specific target (sm_90a, sm_100a, sm_120a, ... or an f target)",
+}
+
+
+def family_text(family: str) -> str:
+    """How a diagnostic names a gate family over every PTX target (`family_admits_target`)."""
+    if family in _FAMILY_RULE_TEXT:
+        return _FAMILY_RULE_TEXT[family]
+    if family == "sm_90a":
+        return family
+    return f"{family} or newer"
 
 
 def family_admits(family: str | None, arch: str) -> bool:

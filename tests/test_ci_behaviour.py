@@ -149,7 +149,7 @@ def test_allow_on_cause_line_end_to_end(capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_unknown_instruction_is_a_warning_werror_fails(capsys: pytest.CaptureFixture[str]) -> None:
-    ptx = str(DATA / "ci_tree" / "ptx" / "opaque.sm_80.ptx")
+    ptx = str(DATA / "ci_tree" / "ptx" / "opaque.sm_90.ptx")
     assert main(["check", "--no-config", ptx]) == 0
     assert "warning[unknown-instruction]" in capsys.readouterr().err
     assert main(["check", "--no-config", ptx, "--werror"]) == 1

@@ -58,7 +58,7 @@ def test_configured_tree_mixed_targets_and_excludes(tree: Path, capsys: pytest.C
     # checked for the default sm_80 they are not, which proves the per-file targets are used.
     assert found(out) == [
         ("kernels/legacy_shift.kdsl", "barrier-divergence"),
-        ("ptx/opaque.sm_80.ptx", "unknown-instruction"),
+        ("ptx/opaque.sm_90.ptx", "unknown-instruction"),
     ]
     rc, out = check(capsys, "kernels")  # excludes apply inside a directory named on the command line
     assert out["files_checked"] == 3
@@ -109,13 +109,13 @@ def test_baseline_reports_only_the_new_finding(tree: Path, capsys: pytest.Captur
 
 
 def test_werror_turns_a_warning_into_exit_1(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out = check(capsys, "ptx/opaque.sm_80.ptx")
-    assert rc == 0 and found(out) == [("ptx/opaque.sm_80.ptx", "unknown-instruction")]
-    rc, _ = check(capsys, "ptx/opaque.sm_80.ptx", "--werror")
+    rc, out = check(capsys, "ptx/opaque.sm_90.ptx")
+    assert rc == 0 and found(out) == [("ptx/opaque.sm_90.ptx", "unknown-instruction")]
+    rc, _ = check(capsys, "ptx/opaque.sm_90.ptx", "--werror")
     assert rc == 1
     py = tree / "pyproject.toml"
     py.write_text(py.read_text().replace('arch = "sm_80"', 'arch = "sm_80"\nwerror = true'))
-    rc, _ = check(capsys, "ptx/opaque.sm_80.ptx")
+    rc, _ = check(capsys, "ptx/opaque.sm_90.ptx")
     assert rc == 1
 
 
@@ -166,7 +166,7 @@ def test_disable_enable_and_severity_overrides(tree: Path, capsys: pytest.Captur
     rest = 'exclude = ["kernels/generated"]\n[targets]\n"kernels/hopper/**" = "sm_90a"\n'
     (tree / "irc.toml").write_text('include = ["kernels", "ptx"]\ndisable = ["barrier-divergence"]\n' + rest)
     rc, out = check(capsys)
-    assert rc == 0 and found(out) == [("ptx/opaque.sm_80.ptx", "unknown-instruction")]
+    assert rc == 0 and found(out) == [("ptx/opaque.sm_90.ptx", "unknown-instruction")]
     (tree / "irc.toml").write_text('include = ["kernels"]\nenable = ["self-cancel"]\n' + rest)
     rc, out = check(capsys)
     assert rc == 0 and out["diagnostics"] == []

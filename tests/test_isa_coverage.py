@@ -61,7 +61,7 @@ LINES = [
     "mov.b32 %r3, 0fFF800000;",
     "and.b32 %r3, %r1, 0f7FC00000;",  # (ptxas refuses float literals for .u32: `mov.u32` is a parse-error)
     "mov.b64 %rd3, 0dFFF0000000000000;",
-    "mov.b16 %rs3, 0f3F800000;",
+    "mov.b16 %rs3, 0x3C00;",  # (ptxas refuses `mov.b16 %rs3, 0f3F800000`: no 16-bit float literal)
 ]
 
 

@@ -139,6 +139,7 @@ CHECKS: dict[str, CheckInfo] = {
         _c("shared-overflow", "error", "Shared memory beyond what the target allows per block."),
         _c("register-pressure", "warning", "The allocation needs more registers than allowed."),
         _c("shuffle-lane", "warning", "A constant shuffle lane, offset or xor mask outside 0..31."),
+        _c("invalid-ptx", "error", "PTX that ptxas rejects: header, modifiers, operands or declarations."),
         _c("unknown-instruction", "warning", "A PTX instruction irc does not model (treated as opaque)."),
         _c(
             "not-analysed",
@@ -183,6 +184,7 @@ CHECK_DESCRIPTIONS: dict[str, str] = {
     "register-pressure": "The allocation needs more registers than allowed.",
     "shuffle-lane": "A constant shuffle lane, offset or xor mask outside 0..31.",
     "read-error": "A file `irc check` cannot read (missing, a dangling link, not UTF-8).",
+    "invalid-ptx": "PTX that ptxas rejects: header, modifiers, operands or declarations.",
 }
 
 

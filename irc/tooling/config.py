@@ -50,7 +50,7 @@ def _toml() -> Any:
 
 #: Checks whose findings mean "this does not compile": they cannot be disabled or downgraded.
 FRONTEND_ERRORS = frozenset(
-    {"parse-error", "name-error", "type-error", "const-error", "recursion", "limit-error"}
+    {"parse-error", "name-error", "type-error", "const-error", "recursion", "limit-error", "invalid-ptx"}
 )
 _SEVERITIES = ("error", "warning", "note", "off")
 _KEYS = {

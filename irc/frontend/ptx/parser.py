@@ -23,6 +23,7 @@ Design (why it is shaped like this):
         (only `f l c` are kept).
       - Notes for skipped constructs (unknown top-level directives, `.texref`) are in
         `Module.meta["diagnostics"]` (note severity); errors raise `CompileError`.
+      - `Module.meta["top"]` lists every top-level directive as (spelling, line, col), in order.
 """
 
 from __future__ import annotations
@@ -223,6 +224,9 @@ class _Parser:
         lex = self.lex
         d = tok.text
         m = self.module
+        # the order of the top-level directives, with their positions: the validator checks that `.version`
+        # comes first and that the header is not repeated (`irc.frontend.ptx.validate`)
+        m.meta.setdefault("top", []).append((d, tok.line, tok.col))
         if d == ".version":
             lex.next()
             m.version = self.expect_kind("num", "a version number such as `8.0`").text
@@ -358,6 +362,10 @@ class _Parser:
                 align = self.expect_int("an alignment")
             elif tok.text in (".texref", ".samplerref", ".surfref"):
                 self.notes.append(note("parse-note", f"skipped `{tok.text}` variable", self._span(tok)))
+                lex.next()
+                name = lex.peek()
+                if name.kind == "id":  # the validator still needs to know the name is declared
+                    self.module.meta.setdefault("opaque_names", []).append(name.text)
                 self.skip_statement()
                 return []
             elif tok.text in (".v2", ".v4", ".v8"):
