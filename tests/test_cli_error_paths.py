@@ -85,6 +85,9 @@ def ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n"
         "  .local .align 4 .b8 big[1073741824];\n  ret;\n}\n"
     )
+    (d / "invalid.ptx").write_text(
+        ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n  add.u32 %r1, 1, 2;\n  ret;\n}\n"
+    )
     (d / "k.cu").write_text("__global__ void k(float* o) { o[threadIdx.x] = 1.0f; }\n")
     (d / "notes.txt").write_text("not a kernel\n")
     (d / "empty").mkdir()
@@ -280,6 +283,7 @@ CASES: dict[str, tuple[object, int, str]] = {
     ),
     f"{C}:cmd_check:{{}}#2": (["check", "good.kdsl", "--baseline", "base.json"], 2, "not an irc baseline"),
     f"{C}:cmd_check:return EXIT_ERRORS": (["check", "bad.kdsl"], 1, "error[parse-error]"),
+    f"{C}:cmd_check:return EXIT_USAGE": (["check", "invalid.ptx"], 2, "error[invalid-ptx]"),
     f"{C}:cmd_check:return EXIT_ERRORS#2": (["check", "--werror", "warn.kdsl"], 1, "warning[shuffle-lane]"),
     f"{C}:cmd_explain:{{}}": (["explain", "nosuch-check"], 2, "nosuch-check"),
     f"{C}:cmd_run:no CUDA driver: {{}} (the emulator needs none: --device emu)": (

@@ -8,12 +8,13 @@ pair, because the combine is symmetric. A rule per idiom would not generalise, s
 solver: with the step's shuffled sources X (lane t's) and results Y (lane t ^ d's values of X) as free
 bit-vectors, is there an input where f(X, Y) != f(Y, X)? UNSAT: the lanes of the pair agree.
 
-The encoding is exact for integer and predicate logic (two's complement, signed and unsigned compares,
-select). Float values are their bit patterns: a comparison converts them to IEEE values, and the compared
-values are taken as not NaN (an argmax over NaNs picks by lane order: that is a data question, not a
-race), and where such a compare chooses the result, +0 and -0 count as one value; float arithmetic is an uninterpreted function, with the operands of add, mul, min and max in a
-canonical order (IEEE's commutativity). Anything else is an uninterpreted function of its operands, so a
-combine that depends on operand order (Welford's update, `a - b`) is never proven symmetric.
+Each op means what the op table's semantics says, in the z3 domain (`irc.analysis.symbolic.domain`): exact
+for integers and predicates; floats are bit patterns compared as IEEE values, with float arithmetic as
+uninterpreted functions that know only commutativity. Two choices are this query's: compared floats are
+taken as not NaN (an argmax over NaNs picks by lane order: a data question, not a race), and where such a
+compare chooses the result, +0 and -0 count as one value. An op without semantics is an uninterpreted
+function of its operands, so a combine that depends on operand order (Welford's update, `a - b`) is never
+proven symmetric.
 
 `symmetric_step(v, ctx)` answers (d, X, the other inputs) or None; lanegroups turns it into lane-group
 facts (one z3 context per function: making a context costs more than most of these queries).
@@ -32,11 +33,7 @@ MAX_SLICE = 96  # ops in the backward slice searched for a step's shuffles
 MAX_COMBINE = 48  # ops in the combine itself
 TIMEOUT_MS = 500
 
-_FP = {16: (5, 11), 32: (8, 24), 64: (11, 53)}
-_BF16 = (8, 8)
-_COMM_FLOAT = frozenset({"add", "mul", "min", "max"})
-_INT_BIN = frozenset({"add", "sub", "mul", "and", "or", "xor", "min", "max", "shl", "shr"})
-_LOGIC = frozenset({"and", "or", "xor"})
+_FLOAT_WIDTHS = (16, 32, 64)
 
 
 def _pure(v: Value) -> bool:
@@ -207,7 +204,7 @@ def _symmetric(v: Value, ops: list[OpResult], pairs: list[tuple[Value, Value]], 
         if t1 is None or t2 is None:
             return False
         differ = t1 != t2
-        if enc.assume and m.is_bv(t1) and t1.size() in _FP:
+        if enc.D.compared_floats and t1.size() in _FLOAT_WIDTHS:
             # a float compare chose the result: +0 and -0 are one value (an argmax of equal zeros)
             mag = m.BitVecVal((1 << (t1.size() - 1)) - 1, t1.size(), ctx=ctx)
             differ = m.And(differ, m.Not(((t1 | t2) & mag) == 0))
@@ -224,108 +221,71 @@ def _symmetric(v: Value, ops: list[OpResult], pairs: list[tuple[Value, Value]], 
 
 
 class _Enc:
+    """Terms of the combine: each op's semantics from the op table in the z3 domain; an op without one
+    (or a case it leaves undefined) is an uninterpreted function of its operands."""
+
     def __init__(self, m: Any, ctx: Any) -> None:
+        from irc.analysis.symbolic.domain import Z3Domain
+
         self.m = m
         self.ctx = ctx
+        self.D = Z3Domain(m, ctx, ordered=True)
         self.ufs: dict[tuple, Any] = {}
-        self.assume: list[Any] = []
+
+    @property
+    def assume(self) -> list[Any]:
+        return self.D.assumptions
 
     def var(self, name: str, v: Value) -> Any:
-        t = v.type
-        if getattr(t, "is_bool", False):
-            return self.m.Bool(name, ctx=self.ctx)
         return self.m.BitVec(name, _bits(v), ctx=self.ctx)
 
     def run(self, v: Value, ops: list[OpResult], env: dict[int, Any]) -> Any:
         env = dict(env)
         for r in ops:
-            t = self.op(r, [env.get(id(_strip(o))) for o in r.op.operands], env)
-            if t is None:
+            args = [env.get(id(_strip(o))) for o in r.op.operands]
+            for i, o in enumerate(r.op.operands):
+                c = _strip(o)
+                if args[i] is None and isinstance(c, OpResult) and c.op.name == "const":
+                    args[i] = self.const(c)
+            if any(x is None for x in args):
                 return None
-            env[id(r)] = t
+            env[id(r)] = self.op(r, args)
         return env.get(id(_strip(v)))
 
     def const(self, r: OpResult) -> Any:
         val = r.op.attrs.get("value")
-        if getattr(r.type, "is_bool", False):
-            return self.m.BoolVal(bool(val), ctx=self.ctx)
-        if isinstance(val, bool) or not isinstance(val, int):
-            return None
-        return self.m.BitVecVal(val, _bits(r), ctx=self.ctx)
+        t = r.type
+        if getattr(t, "is_float", False):
+            return self.D.fconst(float(val), str(t))  # type: ignore[arg-type]
+        if isinstance(val, bool):
+            val = int(val)
+        if not isinstance(val, int):
+            raise ValueError("constant")
+        return self.D.const(val, _bits(r))
 
-    def op(self, r: OpResult, args: list[Any], env: dict[int, Any]) -> Any:
-        m = self.m
+    def op(self, r: OpResult, args: list[Any]) -> Any:
+        from irc.ir.optable import OPS
+        from irc.ir.semantics import Unknown
+
         op = r.op
-        n = op.name
-        for i, o in enumerate(op.operands):
-            s = _strip(o)
-            if args[i] is None and isinstance(s, OpResult) and s.op.name == "const":
-                args[i] = env[id(s)] = self.const(s)
-        if any(x is None for x in args):
-            return None
-        ty = op.operands[0].type if op.operands else r.type
-        if n == "select":
-            return m.If(args[0], args[1], args[2])
-        if n == "cmp":
-            return self.cmp(str(op.attrs.get("pred")), ty, args[0], args[1])
-        if n == "not" and len(args) == 1:
-            return m.Not(args[0]) if m.is_bool(args[0]) else ~args[0]
-        if n in _LOGIC and all(m.is_bool(x) for x in args):
-            return {"and": m.And, "or": m.Or, "xor": m.Xor}[n](*args)
-        if getattr(r.type, "is_float", False):
-            if n in _COMM_FLOAT and len(args) == 2:
-                lo = m.If(m.ULE(args[0], args[1]), args[0], args[1])
-                hi = m.If(m.ULE(args[0], args[1]), args[1], args[0])
-                args = [lo, hi]
-            return self.uf(r, args)
-        if getattr(r.type, "is_int", False) and n in _INT_BIN and len(args) == 2:
-            x, y = args
-            signed = getattr(r.type, "is_signed", False)
-            if n == "min":
-                return m.If((x < y) if signed else m.ULT(x, y), x, y)
-            if n == "max":
-                return m.If((x > y) if signed else m.UGT(x, y), x, y)
-            if n == "shl":
-                return x << y
-            if n == "shr":
-                return (x >> y) if signed else m.LShR(x, y)
-            return {"add": x + y, "sub": x - y, "mul": x * y, "and": x & y, "or": x | y, "xor": x ^ y}[n]
-        return self.uf(r, args)
-
-    def uf(self, r: OpResult, args: list[Any]) -> Any:
-        key = (r.op.name, tuple(sorted((k, repr(x)) for k, x in r.op.attrs.items())), str(r.type),
-               tuple(str(a.sort()) for a in args))  # fmt: skip
+        d = OPS.get(op.name)
+        if d is not None and d.sem is not None:
+            try:
+                return d.sem(self.D, args, r.type, op.attrs, [o.type for o in op.operands])
+            except Unknown:
+                pass
+        key = (op.name, tuple(sorted((k, repr(x)) for k, x in op.attrs.items())), str(r.type),
+               tuple(a.size() for a in args))  # fmt: skip
         f = self.ufs.get(key)
         if f is None:
-            rs = self.m.BoolSort(ctx=self.ctx) if getattr(r.type, "is_bool", False) else None
-            rs = rs or self.m.BitVecSort(_bits(r), ctx=self.ctx)
-            f = self.ufs[key] = self.m.Function(f"uf{len(self.ufs)}", *[a.sort() for a in args], rs)
+            sorts = [self.m.BitVecSort(a.size(), ctx=self.ctx) for a in args]
+            f = self.ufs[key] = self.m.Function(
+                f"uf{len(self.ufs)}", *sorts, self.m.BitVecSort(_bits(r), ctx=self.ctx)
+            )
         return f(*args)
-
-    def cmp(self, pred: str, ty: Any, x: Any, y: Any) -> Any:
-        m = self.m
-        base = pred[:-1] if pred.endswith("u") and pred not in ("equ",) and len(pred) == 3 else pred
-        base = "eq" if pred == "equ" else base
-        if getattr(ty, "is_float", False):
-            eb, sb = _BF16 if str(ty) == "bf16" else _FP[ty.bits]
-            srt = m.FPSort(eb, sb, ctx=self.ctx)
-            fx, fy = m.fpToFP(x, srt, ctx=self.ctx), m.fpToFP(y, srt, ctx=self.ctx)
-            self.assume += [m.Not(m.fpIsNaN(fx, ctx=self.ctx)), m.Not(m.fpIsNaN(fy, ctx=self.ctx))]
-            table = {"eq": m.fpEQ, "ne": m.fpNEQ, "lt": m.fpLT, "le": m.fpLEQ, "gt": m.fpGT, "ge": m.fpGEQ}
-            f = table.get(base)
-            if f is None:
-                raise ValueError(pred)
-            return f(fx, fy, ctx=self.ctx)  # z3's float functions fall back to the global context
-        signed = getattr(ty, "is_signed", False)
-        table = {"eq": x == y, "ne": x != y}
-        if base in table:
-            return table[base]
-        if signed:
-            return {"lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y}[base]
-        return {"lt": m.ULT(x, y), "le": m.ULE(x, y), "gt": m.UGT(x, y), "ge": m.UGE(x, y)}[base]
 
 
 def _bits(v: Value) -> int:
     from irc.ir.types import bit_width
 
-    return bit_width(v.type)
+    return 1 if getattr(v.type, "is_bool", False) else bit_width(v.type)

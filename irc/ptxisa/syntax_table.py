@@ -37,6 +37,8 @@ add{.rn}{.ftz}{.sat}.f16       d, s, s          [4.2 sm_53]
 add{.rn}{.ftz}{.sat}.f16x2     d, s, s          [4.2 sm_53]
 add{.rn}.bf16                  d, s, s          [7.8 sm_90]
 add{.rn}.bf16x2                d, s, s          [7.8 sm_90]
+add{.rnd}{.sat}.f32.f16        d:f32, s:f16, s:f32   [8.6 sm_100]
+add{.rnd}{.sat}.f32.bf16       d:f32, s:bf16, s:f32   [8.6 sm_100]
 add.cc.cty                     -
 .cty = .u32 .s32 .u64 .s64
 
@@ -52,6 +54,8 @@ sub{.rn}{.ftz}{.sat}.f16       d, s, s          [4.2 sm_53]
 sub{.rn}{.ftz}{.sat}.f16x2     d, s, s          [4.2 sm_53]
 sub{.rn}.bf16                  d, s, s          [7.8 sm_90]
 sub{.rn}.bf16x2                d, s, s          [7.8 sm_90]
+sub{.rnd}{.sat}.f32.f16        d:f32, s:f16, s:f32   [8.6 sm_100]
+sub{.rnd}{.sat}.f32.bf16       d:f32, s:bf16, s:f32   [8.6 sm_100]
 sub.cc.cty                     -
 .cty = .u32 .s32 .u64 .s64
 
@@ -240,6 +244,8 @@ fma.rn{.ftz}.relu.f16          d, s, s, s       [7.0 sm_80]
 fma.rn{.ftz}.relu.f16x2        d, s, s, s       [7.0 sm_80]
 fma.rn{.relu}.bf16             d, s, s, s       [7.0 sm_80]
 fma.rn{.relu}.bf16x2           d, s, s, s       [7.0 sm_80]
+fma.rnd{.sat}.f32.f16          d:f32, s:f16, s:f16, s:f32   [8.6 sm_100]
+fma.rnd{.sat}.f32.bf16         d:f32, s:bf16, s:bf16, s:f32   [8.6 sm_100]
 
 == rcp
 .rnd = .rn .rz .rm .rp
@@ -626,6 +632,10 @@ atom{.sem}{.scope}{.space}.add.noftz{.hint}.bf16x2    d, m, s, s:b64?^L2::cache_
 .mm = .min .max
 .id = .inc .dec
 .atype = .u32 .u64 .s32 .f32 .f64[6.0 sm_60]
+.v24 = .v2 .v4
+.v248 = .v2 .v4 .v8
+.hf = .f16 .bf16
+.hf2 = .f16x2 .bf16x2
 red{.sem}{.scope}{.space}.bop{.hint}.btype            m, s, s:b64?^L2::cache_hint
 red{.sem}{.scope}{.space}.add{.hint}.atype            m, s, s:b64?^L2::cache_hint
 red{.sem}{.scope}{.space}.id{.hint}.u32               m, s, s:b64?^L2::cache_hint
@@ -634,6 +644,9 @@ red{.sem}{.scope}{.space}.add.noftz{.hint}.f16        m, s, s:b64?^L2::cache_hin
 red{.sem}{.scope}{.space}.add.noftz{.hint}.f16x2      m, s, s:b64?^L2::cache_hint   [6.2 sm_60]
 red{.sem}{.scope}{.space}.add.noftz{.hint}.bf16       m, s, s:b64?^L2::cache_hint   [7.8 sm_90]
 red{.sem}{.scope}{.space}.add.noftz{.hint}.bf16x2     m, s, s:b64?^L2::cache_hint   [7.8 sm_90]
+red{.sem}{.scope}{.global}.add{.hint}.v24.f32                 m, vs, s:b64?^L2::cache_hint   [8.1 sm_90]
+red{.sem}{.scope}{.global}.add.noftz{.hint}.v248.hf           m, vs, s:b64?^L2::cache_hint   [8.1 sm_90]
+red{.sem}{.scope}{.global}.add.noftz{.hint}.v24.hf2           m, vs, s:b64?^L2::cache_hint   [8.1 sm_90]
 
 == vote
 .mode = .all .any .uni
