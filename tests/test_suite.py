@@ -1,5 +1,5 @@
 """The async/race bug suite (tests/data/suite, README.md there): every case's twin is clean and its bug is
-found, statically (`irc check`) and in the emulator, with the scorer's verdicts (tests/suite/score.py).
+found, statically (`irc check`) and in the emulator, with the scorer's verdicts (tests/asyncsuite/score.py).
 
 What irc does not get right yet is listed below with a one-line guess at the cause. Each listed test is a
 strict xfail: when a fix makes it pass, the test fails and asks for its entry to be removed.
@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from suite import score
+from asyncsuite import score
 
 from irc.ptxas import find_ptxas, run_ptxas
 
@@ -23,43 +23,18 @@ SUITE = score.SUITE
 # -- what irc misses today (name -> why, a guess) -----------------------------------------------------
 STATIC_MISSES = {
     "bar_named_wrong_count": "no check compares a named barrier's count with the threads that reach it",
-    "bulk_dst_misaligned": "tma-misaligned does not check non-tensor bulk copies (16-byte alignment)",
     "bulk_size_not16": "no rule for the size of a non-tensor cp.async.bulk (multiple of 16)",
-    "bulk_store_wrong_wait": "no check for a store's source overwritten before cp.async.bulk.wait_group.read",
-    "cp_async_commit": "a wait_group is taken to cover copies that were never committed to a group",
-    "cpa_bulk_wait_for_cp_async": "cp.async.bulk.wait_group is accepted as a wait for non-bulk cp.async",
-    "cpa_cg_memcpy_async": "cg::memcpy_async copies in a loop (destination moves with it); reads in another loop",
-    "cpa_gemm_nowait": "the copy's destination moves with the loop (stage cur ^ 1) and the read is another thread's chunk",
-    "cpa_leader_only_wait": "a wait executed by thread 0 only is taken to cover the other threads' copies",
-    "cpa_no_commit": "a wait_group is taken to cover copies that were never committed to a group",
-    "cpa_no_sync_after_wait": "a cp.async destination is not a write for shared-race",
-    "cpa_persistent_tail": "a group pending on only one incoming path (commit inside the if) counts as complete",
     "cpa_read_filling_stage": "cuda::pipeline's wait_group switch; the read (127 - t) is not provably the copy's bytes",
-    "cpa_triton_prefetch_stage": "the copy's stage (k % 3) moves with the loop: only same-address reads are judged",
-    "cpa_wait_depth": "the read is a neighbour's element, not provably the pending copy's destination",
-    "gemm_cp_async_no_first_barrier": "a cp.async destination is not a write for shared-race",
-    "gemm_cp_async_no_second_barrier": "a cp.async destination is not a write for shared-race",
-    "gemm_cp_async_nowait": "the copy's destination moves with the loop (buffer 1 - cur): only same-address reads",
-    "gemm_cp_async_wait_count": "the read is another thread's element, not provably the pending copy's destination",
-    "halo": "the reads are under `i < n` (a kernel parameter): not analysed",
     "hist_merge": "a plain read next to atomics is exempt (the CAS-loop rule) even with no barrier",
-    "mbar_count_one": "arrivals of the `tid.x >= 32` role through C test_wait polling (sm_80) are not counted",
     "mbar_cuda_barrier_no_tx": "cuda::barrier token waits (wait(arrive())) are not judged",
     "mbar_exit_without_drop": "a role's early return is not counted against the barrier's arrivals per phase",
     "mbar_init_off_by_one": "barriers at byte offsets of an extern `global_smem` are not barrier objects",
     "mbar_init_visible": "reported at thread 0's own arrive (an infeasible path: `tid.x == 0` false, then true)",
-    "mbar_no_init_fence": "no check for a missing fence.mbarrier_init / fence.proxy.async after mbarrier.init",
-    "mbar_noinc_count": "cp.async.mbarrier.arrive.noinc is counted like the form that raises the pending count",
-    "mbar_reinit": "no check for an mbarrier reinitialised without mbarrier_inval",
     "mbar_release_wrong_stage": "no check compares the ring element released with the one acquired",
-    "mbar_reuse_no_inval": "no check for mbarrier memory reused without mbarrier.inval",
     "mbar_stale_token": "waits on a state token (test_wait with the arrive's result) are not judged",
-    "mbar_tma_mma_alternate": "two waits of one step on one barrier (parities 0, 0) are not compared with each other",
     "mbar_tx_too_few": "a CUtensorMap's box is host-side: the bytes per copy are unknown in the PTX",
-    "mbar_tx_too_many": "a bulk copy size that is not a constant (min(...) for the last chunk) is not compared",
     "named_count": "no check compares a named barrier's count with the threads that reach it",
     "race_cas_max": "the store's guard depends on a shared load (`local > smax`): not analysed",
-    "race_cpasync_refill_early": "a cp.async destination is not a write for shared-race",
     "race_histogram_merge": "a plain read next to atomics is exempt (the CAS-loop rule) even with no barrier",
     "race_persistent_reset": "a plain access to a location atomics update is exempt, also thread 0's store",
     "race_reduce_noinline": "shared accesses through a pointer parameter of a __noinline__ .func are not analysed",
@@ -68,8 +43,6 @@ STATIC_MISSES = {
     "release_stage": "no check compares the ring element released with the one acquired",
     "tma_all_threads_issue": "the box bytes are host-side, and an unguarded issue is not counted per thread",
     "tma_dyn_smem_misaligned": "a destination in `.extern .shared` (dynamic) memory is not judged",
-    "tma_store_missing_read_wait": "no check for a store's source overwritten before cp.async.bulk.wait_group.read",
-    "tma_store_reuse": "no check for a store's source overwritten before tma_store_wait",
     "warp_shfl_partial_warp": "block size only bounded (.maxntid 80): the partial last warp is not considered",
 }
 TWIN_FALSE_POSITIVES = {

@@ -31,7 +31,8 @@ ALL_OFFSETS = 0b11111
 _SHFL_OR_COPY = frozenset({"shfl", "copy", "bitcast"})
 
 
-def _strip(v: Value) -> Value:
+def strip_copies(v: Value) -> Value:
+    """`v` through copies and bitcasts (the same bits under another name or type)."""
     for _ in range(16):
         if isinstance(v, OpResult) and v.op.name in ("copy", "bitcast") and v.op.operands:
             v = v.op.operands[0]
@@ -42,11 +43,11 @@ def _strip(v: Value) -> Value:
 
 def bfly_step(x: Value, y: Value) -> tuple[int, Op] | None:
     """(offset, shfl op) when y is `shfl.bfly(x, offset)` over the full warp, else None."""
-    y = _strip(y)
+    y = strip_copies(y)
     if not (isinstance(y, OpResult) and y.op.name == "shfl" and y.op.attrs.get("mode") == "bfly"):
         return None
     sh = y.op
-    if len(sh.operands) < 2 or _strip(sh.operands[0]) is not _strip(x):
+    if len(sh.operands) < 2 or strip_copies(sh.operands[0]) is not strip_copies(x):
         return None
     d = const_value(sh.operands[1])
     if isinstance(d, bool) or not isinstance(d, int) or d <= 0 or d >= 32 or d & (d - 1):
@@ -73,7 +74,7 @@ def structural(s: Solver, op: Op) -> None:
         if step is None:
             continue
         d, sh = step
-        xs = _strip(x)
+        xs = strip_copies(x)
         prev = s.bfly.get(xs, 0)
         if prev & d:
             continue
@@ -97,7 +98,7 @@ def full_activemask_test(op: Op) -> tuple[Level, Reason | None] | None:
     coalesced-group code on it (`if (__activemask() == ~0u)` then full-mask ballots)."""
     if op.attrs.get("pred") not in ("eq", "ne") or len(op.operands) != 2:
         return None
-    a, b = (_strip(o) for o in op.operands)
+    a, b = (strip_copies(o) for o in op.operands)
     for x, y in ((a, b), (b, a)):
         c = const_value(y)
         if isinstance(x, OpResult) and x.op.name == "activemask" and not isinstance(c, bool) and c in _FULL:
@@ -120,15 +121,15 @@ def _full_tests(cfg) -> list:  # type: ignore[no-untyped-def]
             t = x.terminator
             if t is None or t.name != "cbr" or not t.operands or len(t.successors) != 2:
                 continue
-            c = _strip(t.operands[0])
+            c = strip_copies(t.operands[0])
             neg = False
             while isinstance(c, OpResult) and c.op.name == "not" and c.op.operands:
-                c, neg = _strip(c.op.operands[0]), not neg
+                c, neg = strip_copies(c.op.operands[0]), not neg
             if not (
                 isinstance(c, OpResult) and c.op.name == "cmp" and c.op.attrs.get("pred") in ("eq", "ne")
             ):
                 continue
-            a, k = (_strip(o) for o in c.op.operands)
+            a, k = (strip_copies(o) for o in c.op.operands)
             if not (isinstance(a, OpResult) and a.op.name == "activemask"):
                 a, k = k, a
             kv = const_value(k)

@@ -23,11 +23,12 @@ facts (one z3 context per function: making a context costs more than most of the
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from typing import Any
 
-from irc.analysis.collectives import _strip, bfly_step
+from irc.analysis.collectives import bfly_step
+from irc.analysis.collectives import strip_copies as _strip
 from irc.ir.core import OpResult, Value
+from irc.records import record
 
 MAX_SLICE = 96  # ops in the backward slice searched for a step's shuffles
 MAX_COMBINE = 48  # ops in the combine itself
@@ -103,7 +104,7 @@ def _near_shuffles(v: Value) -> list[tuple[int, Value, Value]]:
     return out
 
 
-@dataclass
+@record(eq=False)
 class Step:
     """One candidate butterfly step above a value: `v` = f(X, shfl.bfly(X, d), L)."""
 

@@ -52,7 +52,7 @@ CHECKS: dict[str, CheckFn] = {
 
 def _tx(ctx: FunctionContext) -> list[Diagnostic]:
     out = check_mbarrier_tx(ctx) + ASYNC_CHECKS["mbarrier-tx-mismatch"](ctx)
-    return out + check_bulk_tx(ctx, {id(d.span) for d in out if d.span is not None})
+    return out + check_bulk_tx(ctx, {d.span for d in out if d.span is not None})
 
 
 #: Checks that need the launch context, so they run on kernels only: the divergence checks need the

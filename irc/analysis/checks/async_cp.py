@@ -35,8 +35,8 @@ def _line(op: Op) -> str:
 
 def check_cp_pending(ctx: FunctionContext) -> list[Diagnostic]:
     fn, cfg = ctx.fn, ctx.cfg
-    if not fn.is_kernel:
-        return []
+    if not fn.is_kernel or not any(op.name == "cp_async" for b in cfg.rpo for op in b.ops):
+        return []  # (the uniformity facts are computed only for kernels that copy)
     g = pending_reads(cfg, ctx.cache, facts=ctx.facts)
     if g is None:
         return []

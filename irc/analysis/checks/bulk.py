@@ -106,8 +106,8 @@ def check_bulk_size(ctx: FunctionContext) -> list[Diagnostic]:
 # ------------------------------------------------------------------------------------------ async-overwrite
 def check_bulk_wait(ctx: FunctionContext) -> list[Diagnostic]:
     fn, cfg = ctx.fn, ctx.cfg
-    if not fn.is_kernel:
-        return []
+    if not fn.is_kernel or not any(op.name in BULK_STORES.issue for b in cfg.rpo for op in b.ops):
+        return []  # (the uniformity facts are computed only for kernels that have bulk stores)
     g = pending_reads(cfg, ctx.cache, BULK_STORES, ctx.facts)
     if g is None:
         return []
@@ -201,7 +201,7 @@ def _copy_bytes(op: Op) -> int | None:
     return None
 
 
-def check_bulk_tx(ctx: FunctionContext, already: set[int]) -> list[Diagnostic]:
+def check_bulk_tx(ctx: FunctionContext, already: set) -> list[Diagnostic]:
     """Announcement/copy groups whose bytes differ (announcements in `already` were reported by the
     structural tx check)."""
     fn, cfg = ctx.fn, ctx.cfg
@@ -276,19 +276,19 @@ def check_bulk_tx(ctx: FunctionContext, already: set[int]) -> list[Diagnostic]:
         if not diffs or sum(a - m for _, a, m in diffs) == 0:
             continue
         for gr, announced, moved in diffs:
-            if announced == moved or id(gr["ann"][0]) in already:
+            if announced == moved or gr["ann"][0].span in already:
                 continue
             out.append(_tx_diag(gr, announced, moved))
     return out
 
 
-def _tx_symbolic(ctx: FunctionContext, gr: dict, already: set[int]) -> Diagnostic | None:
+def _tx_symbolic(ctx: FunctionContext, gr: dict, already: set) -> Diagnostic | None:
     """A group whose byte counts are computed (`count * sizeof(float)` for the last, shorter chunk): some
     launch in which the thread issuing it announces one number and copies another."""
     from irc.analysis.symbolic.asyncq import reach_where
 
     ann, copies = gr["ann"], gr["copies"]
-    if id(ann[0]) in already or ann[0].block is None or any(c.name != "bulk_load" for c in copies):
+    if ann[0].span in already or ann[0].block is None or any(c.name != "bulk_load" for c in copies):
         return None
     terms: dict[str, list] = {}
 

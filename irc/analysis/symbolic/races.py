@@ -68,10 +68,24 @@ def race(
     for lp in ctx.cfg.loops_containing(c.block):
         q.append(enc.exists(lp, tb))
     del by_index
-    if a.write and c.write and a.op.name == "store" and c.op.name == "store":
-        va, vb = enc.value(a.op.operands[1], ta), enc.value(c.op.operands[1], tb)
-        if z.is_bool(va) == z.is_bool(vb) and (z.is_bool(va) or va.size() == vb.size()):
-            q.append(va != vb)
+    stores = ("store", "store_vec")
+    if a.write and c.write and a.op.name in stores and c.op.name in stores:
+        # the written values can differ (two writes of one value are not a race): for vector stores, some
+        # element pair (one instruction: element k against element k)
+        xs, ys = a.op.operands[1:], c.op.operands[1:]
+        diff = []
+        if len(xs) == len(ys):
+            for x, y in zip(xs, ys):
+                va, vb = enc.value(x, ta), enc.value(y, tb)
+                if va is None or vb is None or z.is_bool(va) != z.is_bool(vb):
+                    diff = []
+                    break
+                if not z.is_bool(va) and va.size() != vb.size():
+                    diff = []
+                    break
+                diff.append(va != vb)
+        if diff:
+            q.append(z.Or(*diff) if len(diff) > 1 else diff[0])
     out = sym.solve_shapes(q)
     if not out.sat:
         return out, None, 0

@@ -117,15 +117,29 @@ class LineMap:
             return s
         return records.replace(s, line=self.line(s.line), end_line=self.line(s.end_line))
 
+    def text(self, s: str) -> str:
+        """A message's "line N" (a PTX line of this chunk, as the checks write them) as the file's line."""
+        return _LINE_REF.sub(lambda m: f"line {self.line(int(m.group(1)))}", s)
+
     def diagnostic(self, d: Diagnostic, path: str) -> Diagnostic:
         labels = [
-            Label(self.span(lb.span, path), lb.message, self.span(lb.origin, path))  # type: ignore[arg-type]
+            Label(self.span(lb.span, path), self.text(lb.message), self.span(lb.origin, path))  # type: ignore[arg-type]
             for lb in d.labels
         ]
         origin = (
             self.span(d.origin, path) if d.origin is not None else None
         )  # mapped to the .cu: the PTX line
-        return records.replace(d, span=self.span(d.span, path), labels=labels, origin=origin)
+        return records.replace(
+            d,
+            span=self.span(d.span, path),
+            labels=labels,
+            origin=origin,
+            message=self.text(d.message),
+            notes=[self.text(n) for n in d.notes],
+        )
+
+
+_LINE_REF = re.compile(r"\bline (\d+)\b")
 
 
 def chunks(text: str) -> Iterator[tuple[str, LineMap, str | None]]:

@@ -12,7 +12,7 @@ For every case of `tests/data/suite/cases.py`:
   expected name, or its `kind` is the expected kind). The twin *passes* when nothing is raised and every
   output equals the case's numpy reference.
 
-    python tests/suite/score.py [--json OUT] [--no-static] [--no-emu] [--schedules N] [--table] [--cli] [NAME ...]
+    python tests/asyncsuite/score.py [--json OUT] [--no-static] [--no-emu] [--schedules N] [--table] [--cli] [NAME ...]
     python -m suite.score ...        (from tests/)
 
 prints one line per case and a table per class; `--json` writes every result.
