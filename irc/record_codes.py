@@ -1708,13 +1708,25 @@ def _m131():  # <record StaticAssert>
         self.message = message
 
 
-def _m132():  # <record Stmt>
+def _m132():  # <record Step>
+    global __init__
+    def __init__(self, v, d, xs, others, ops, pairs, verdict=_dflt_verdict):
+        self.v = v
+        self.d = d
+        self.xs = xs
+        self.others = others
+        self.ops = ops
+        self.pairs = pairs
+        self.verdict = verdict
+
+
+def _m133():  # <record Stmt>
     global __init__
     def __init__(self, span):
         self.span = span
 
 
-def _m133():  # <record Summary>
+def _m134():  # <record Summary>
     global __eq__, __hash__, __init__
     def __init__(self, barrier=_dflt_barrier, collective=_dflt_collective, unknown=_dflt_unknown, unknown_collective_only=_dflt_unknown_collective_only):
         _set(self, 'barrier', barrier)
@@ -1729,7 +1741,7 @@ def _m133():  # <record Summary>
         return hash((self.barrier,self.collective,self.unknown,self.unknown_collective_only,))
 
 
-def _m134():  # <record Suppressions>
+def _m135():  # <record Suppressions>
     global __eq__, __init__
     def __init__(self, by_line=_MISSING, malformed=_MISSING):
         self.by_line = _make_by_line() if by_line is _MISSING else by_line
@@ -1740,7 +1752,7 @@ def _m134():  # <record Suppressions>
         return NotImplemented
 
 
-def _m135():  # <record Sym>
+def _m136():  # <record Sym>
     global __eq__, __hash__, __init__
     def __init__(self, name):
         _set(self, 'name', name)
@@ -1752,7 +1764,7 @@ def _m135():  # <record Sym>
         return hash((self.name,))
 
 
-def _m136():  # <record Symbol>
+def _m137():  # <record Symbol>
     global __init__
     def __init__(self, name, kind, type, span, value=_dflt_value, values=_dflt_values, decl=_dflt_decl):
         self.name = name
@@ -1764,7 +1776,7 @@ def _m136():  # <record Symbol>
         self.decl = decl
 
 
-def _m137():  # <record TensorMap>
+def _m138():  # <record TensorMap>
     global __eq__, __init__
     def __init__(self, array, box, swizzle=_dflt_swizzle, oob_fill=_dflt_oob_fill):
         self.array = array
@@ -1778,7 +1790,7 @@ def _m137():  # <record TensorMap>
         return NotImplemented
 
 
-def _m138():  # <record TensorMap>
+def _m139():  # <record TensorMap>
     global __eq__, __hash__, __init__
     def __init__(self, elem, box):
         _set(self, 'elem', elem)
@@ -1791,7 +1803,7 @@ def _m138():  # <record TensorMap>
         return hash((self.elem,self.box,))
 
 
-def _m139():  # <record TensorMap>
+def _m140():  # <record TensorMap>
     global __eq__, __init__
     def __init__(self, elem_size, address, rank, oob_nan, dims, strides, box, kind=_dflt_kind):
         self.elem_size = elem_size
@@ -1808,7 +1820,7 @@ def _m139():  # <record TensorMap>
         return NotImplemented
 
 
-def _m140():  # <record TensorMapType>
+def _m141():  # <record TensorMapType>
     global __eq__, __hash__, __init__
     def __init__(self, elem, box):
         _set(self, 'elem', elem)
@@ -1821,7 +1833,7 @@ def _m140():  # <record TensorMapType>
         return hash((self.elem,self.box,))
 
 
-def _m141():  # <record TensorMapType>
+def _m142():  # <record TensorMapType>
     global __init__
     def __init__(self, span, elem, box):
         self.span = span
@@ -1829,7 +1841,7 @@ def _m141():  # <record TensorMapType>
         self.box = box
 
 
-def _m142():  # <record Ternary>
+def _m143():  # <record Ternary>
     global __init__
     def __init__(self, span, cond, then, else_):
         self.span = span
@@ -1838,7 +1850,7 @@ def _m142():  # <record Ternary>
         self.else_ = else_
 
 
-def _m143():  # <record Threads>
+def _m144():  # <record Threads>
     global __eq__, __init__
     def __init__(self, lo, hi, why=_dflt_why):
         self.lo = lo
@@ -1850,13 +1862,13 @@ def _m143():  # <record Threads>
         return NotImplemented
 
 
-def _m144():  # <record TypeExpr>
+def _m145():  # <record TypeExpr>
     global __init__
     def __init__(self, span):
         self.span = span
 
 
-def _m145():  # <record TypedProgram>
+def _m146():  # <record TypedProgram>
     global __eq__, __init__
     def __init__(self, program, arch, types, values, per_copy_const, refs, builtins, decls, calls, const_index_checks, consts, kernels, fns, warnings=_MISSING):
         self.program = program
@@ -1879,7 +1891,7 @@ def _m145():  # <record TypedProgram>
         return NotImplemented
 
 
-def _m146():  # <record Unary>
+def _m147():  # <record Unary>
     global __init__
     def __init__(self, span, op, operand):
         self.span = span
@@ -1887,14 +1899,14 @@ def _m146():  # <record Unary>
         self.operand = operand
 
 
-def _m147():  # <record UnsizedType>
+def _m148():  # <record UnsizedType>
     global __init__
     def __init__(self, span, elem):
         self.span = span
         self.elem = elem
 
 
-def _m148():  # <record UntypedFloat>
+def _m149():  # <record UntypedFloat>
     global __eq__, __hash__, __init__
     def __init__(self, ):
         pass
@@ -1906,7 +1918,7 @@ def _m148():  # <record UntypedFloat>
         return hash(())
 
 
-def _m149():  # <record UntypedInt>
+def _m150():  # <record UntypedInt>
     global __eq__, __hash__, __init__
     def __init__(self, ):
         pass
@@ -1918,7 +1930,7 @@ def _m149():  # <record UntypedInt>
         return hash(())
 
 
-def _m150():  # <record VarDecl>
+def _m151():  # <record VarDecl>
     global __eq__, __init__
     def __init__(self, space, type, name, align=_dflt_align, dims=_MISSING, init=_dflt_init, extern=_dflt_extern, visible=_dflt_visible, line=_dflt_line):
         self.space = space
@@ -1936,7 +1948,7 @@ def _m150():  # <record VarDecl>
         return NotImplemented
 
 
-def _m151():  # <record Variant>
+def _m152():  # <record Variant>
     global __eq__, __hash__, __init__
     def __init__(self, op, fixed, types, captures, attrs, kinds):
         _set(self, 'op', op)
@@ -1953,7 +1965,7 @@ def _m151():  # <record Variant>
         return hash((self.op,self.fixed,self.types,self.captures,self.attrs,self.kinds,))
 
 
-def _m152():  # <record Vec>
+def _m153():  # <record Vec>
     global __eq__, __hash__, __init__
     def __init__(self, items):
         _set(self, 'items', items)
@@ -1965,7 +1977,7 @@ def _m152():  # <record Vec>
         return hash((self.items,))
 
 
-def _m153():  # <record Void>
+def _m154():  # <record Void>
     global __eq__, __hash__, __init__
     def __init__(self, ):
         pass
@@ -1977,7 +1989,7 @@ def _m153():  # <record Void>
         return hash(())
 
 
-def _m154():  # <record WhileStmt>
+def _m155():  # <record WhileStmt>
     global __init__
     def __init__(self, span, cond, body):
         self.span = span
@@ -1985,7 +1997,7 @@ def _m154():  # <record WhileStmt>
         self.body = body
 
 
-def _m155():  # <record WhyStep>
+def _m156():  # <record WhyStep>
     global __eq__, __hash__, __init__
     def __init__(self, value, op, level, text):
         _set(self, 'value', value)
@@ -2000,7 +2012,7 @@ def _m155():  # <record WhyStep>
         return hash((self.value,self.op,self.level,self.text,))
 
 
-def _m156():  # <record Witness>
+def _m157():  # <record Witness>
     global __eq__, __init__
     def __init__(self, a, b, byte, same_warp, start):
         self.a = a
@@ -2014,7 +2026,7 @@ def _m156():  # <record Witness>
         return NotImplemented
 
 
-def _m157():  # <record Witness>
+def _m158():  # <record Witness>
     global __eq__, __init__
     def __init__(self, block_dim, grid_dim, block, threads, params=_MISSING, param_index=_MISSING, iterations=_MISSING, groups=_MISSING, story=_dflt_story, contract=_dflt_contract, confirmed=_dflt_confirmed, refs=_MISSING):
         self.block_dim = block_dim
@@ -2035,7 +2047,7 @@ def _m157():  # <record Witness>
         return NotImplemented
 
 
-def _m158():  # <record _Ann>
+def _m159():  # <record _Ann>
     global __eq__, __init__
     def __init__(self, line, start, end, primary, message):
         self.line = line
@@ -2049,7 +2061,7 @@ def _m158():  # <record _Ann>
         return NotImplemented
 
 
-def _m159():  # <record _Inline>
+def _m160():  # <record _Inline>
     global __eq__, __init__
     def __init__(self, join, n_results, saved_loops=_MISSING):
         self.join = join
@@ -2061,7 +2073,7 @@ def _m159():  # <record _Inline>
         return NotImplemented
 
 
-def _m160():  # <record _Loop>
+def _m161():  # <record _Loop>
     global __eq__, __init__
     def __init__(self, break_block=_dflt_break_block, cont_block=_dflt_cont_block):
         self.break_block = break_block
@@ -2205,33 +2217,34 @@ CODES = {
     "<record Span>\x00def __init__(self, file, line, col, end_line, end_col):\n    _set(self, 'file', file)\n    _set(self, 'line', line)\n    _set(self, 'col', col)\n    _set(self, 'end_line', end_line)\n    _set(self, 'end_col', end_col)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.file,self.line,self.col,self.end_line,self.end_col,) == (other.file,other.line,other.col,other.end_line,other.end_col,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.file,self.line,self.col,self.end_line,self.end_col,))\n": _m129,
     "<record SpecialReg>\x00def __init__(self, name, type, fields, need):\n    _set(self, 'name', name)\n    _set(self, 'type', type)\n    _set(self, 'fields', fields)\n    _set(self, 'need', need)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.name,self.type,self.fields,self.need,) == (other.name,other.type,other.fields,other.need,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.name,self.type,self.fields,self.need,))\n": _m130,
     '<record StaticAssert>\x00def __init__(self, span, cond, message):\n    self.span = span\n    self.cond = cond\n    self.message = message\n': _m131,
-    '<record Stmt>\x00def __init__(self, span):\n    self.span = span\n': _m132,
-    "<record Summary>\x00def __init__(self, barrier=_dflt_barrier, collective=_dflt_collective, unknown=_dflt_unknown, unknown_collective_only=_dflt_unknown_collective_only):\n    _set(self, 'barrier', barrier)\n    _set(self, 'collective', collective)\n    _set(self, 'unknown', unknown)\n    _set(self, 'unknown_collective_only', unknown_collective_only)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.barrier,self.collective,self.unknown,self.unknown_collective_only,) == (other.barrier,other.collective,other.unknown,other.unknown_collective_only,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.barrier,self.collective,self.unknown,self.unknown_collective_only,))\n": _m133,
-    '<record Suppressions>\x00def __init__(self, by_line=_MISSING, malformed=_MISSING):\n    self.by_line = _make_by_line() if by_line is _MISSING else by_line\n    self.malformed = _make_malformed() if malformed is _MISSING else malformed\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.by_line,self.malformed,) == (other.by_line,other.malformed,)\n    return NotImplemented\n': _m134,
-    "<record Sym>\x00def __init__(self, name):\n    _set(self, 'name', name)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.name,) == (other.name,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.name,))\n": _m135,
-    '<record Symbol>\x00def __init__(self, name, kind, type, span, value=_dflt_value, values=_dflt_values, decl=_dflt_decl):\n    self.name = name\n    self.kind = kind\n    self.type = type\n    self.span = span\n    self.value = value\n    self.values = values\n    self.decl = decl\n': _m136,
-    '<record TensorMap>\x00def __init__(self, array, box, swizzle=_dflt_swizzle, oob_fill=_dflt_oob_fill):\n    self.array = array\n    self.box = box\n    self.swizzle = swizzle\n    self.oob_fill = oob_fill\n    self.__post_init__()\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.array,self.box,self.swizzle,self.oob_fill,) == (other.array,other.box,other.swizzle,other.oob_fill,)\n    return NotImplemented\n': _m137,
-    "<record TensorMap>\x00def __init__(self, elem, box):\n    _set(self, 'elem', elem)\n    _set(self, 'box', box)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.elem,self.box,) == (other.elem,other.box,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.elem,self.box,))\n": _m138,
-    '<record TensorMap>\x00def __init__(self, elem_size, address, rank, oob_nan, dims, strides, box, kind=_dflt_kind):\n    self.elem_size = elem_size\n    self.address = address\n    self.rank = rank\n    self.oob_nan = oob_nan\n    self.dims = dims\n    self.strides = strides\n    self.box = box\n    self.kind = kind\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.elem_size,self.address,self.rank,self.oob_nan,self.dims,self.strides,self.box,self.kind,) == (other.elem_size,other.address,other.rank,other.oob_nan,other.dims,other.strides,other.box,other.kind,)\n    return NotImplemented\n': _m139,
-    "<record TensorMapType>\x00def __init__(self, elem, box):\n    _set(self, 'elem', elem)\n    _set(self, 'box', box)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.elem,self.box,) == (other.elem,other.box,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.elem,self.box,))\n": _m140,
-    '<record TensorMapType>\x00def __init__(self, span, elem, box):\n    self.span = span\n    self.elem = elem\n    self.box = box\n': _m141,
-    '<record Ternary>\x00def __init__(self, span, cond, then, else_):\n    self.span = span\n    self.cond = cond\n    self.then = then\n    self.else_ = else_\n': _m142,
-    '<record Threads>\x00def __init__(self, lo, hi, why=_dflt_why):\n    self.lo = lo\n    self.hi = hi\n    self.why = why\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.lo,self.hi,self.why,) == (other.lo,other.hi,other.why,)\n    return NotImplemented\n': _m143,
-    '<record TypeExpr>\x00def __init__(self, span):\n    self.span = span\n': _m144,
-    '<record TypedProgram>\x00def __init__(self, program, arch, types, values, per_copy_const, refs, builtins, decls, calls, const_index_checks, consts, kernels, fns, warnings=_MISSING):\n    self.program = program\n    self.arch = arch\n    self.types = types\n    self.values = values\n    self.per_copy_const = per_copy_const\n    self.refs = refs\n    self.builtins = builtins\n    self.decls = decls\n    self.calls = calls\n    self.const_index_checks = const_index_checks\n    self.consts = consts\n    self.kernels = kernels\n    self.fns = fns\n    self.warnings = _make_warnings() if warnings is _MISSING else warnings\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.program,self.arch,self.types,self.values,self.per_copy_const,self.refs,self.builtins,self.decls,self.calls,self.const_index_checks,self.consts,self.kernels,self.fns,self.warnings,) == (other.program,other.arch,other.types,other.values,other.per_copy_const,other.refs,other.builtins,other.decls,other.calls,other.const_index_checks,other.consts,other.kernels,other.fns,other.warnings,)\n    return NotImplemented\n': _m145,
-    '<record Unary>\x00def __init__(self, span, op, operand):\n    self.span = span\n    self.op = op\n    self.operand = operand\n': _m146,
-    '<record UnsizedType>\x00def __init__(self, span, elem):\n    self.span = span\n    self.elem = elem\n': _m147,
-    '<record UntypedFloat>\x00def __init__(self, ):\n    pass\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return () == ()\n    return NotImplemented\ndef __hash__(self):\n    return hash(())\n': _m148,
-    '<record UntypedInt>\x00def __init__(self, ):\n    pass\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return () == ()\n    return NotImplemented\ndef __hash__(self):\n    return hash(())\n': _m149,
-    '<record VarDecl>\x00def __init__(self, space, type, name, align=_dflt_align, dims=_MISSING, init=_dflt_init, extern=_dflt_extern, visible=_dflt_visible, line=_dflt_line):\n    self.space = space\n    self.type = type\n    self.name = name\n    self.align = align\n    self.dims = _make_dims() if dims is _MISSING else dims\n    self.init = init\n    self.extern = extern\n    self.visible = visible\n    self.line = line\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.space,self.type,self.name,self.align,self.dims,self.init,self.extern,self.visible,self.line,) == (other.space,other.type,other.name,other.align,other.dims,other.init,other.extern,other.visible,other.line,)\n    return NotImplemented\n': _m150,
-    "<record Variant>\x00def __init__(self, op, fixed, types, captures, attrs, kinds):\n    _set(self, 'op', op)\n    _set(self, 'fixed', fixed)\n    _set(self, 'types', types)\n    _set(self, 'captures', captures)\n    _set(self, 'attrs', attrs)\n    _set(self, 'kinds', kinds)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.op,self.fixed,self.types,self.captures,self.attrs,self.kinds,) == (other.op,other.fixed,other.types,other.captures,other.attrs,other.kinds,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.op,self.fixed,self.types,self.captures,self.attrs,self.kinds,))\n": _m151,
-    "<record Vec>\x00def __init__(self, items):\n    _set(self, 'items', items)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.items,) == (other.items,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.items,))\n": _m152,
-    '<record Void>\x00def __init__(self, ):\n    pass\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return () == ()\n    return NotImplemented\ndef __hash__(self):\n    return hash(())\n': _m153,
-    '<record WhileStmt>\x00def __init__(self, span, cond, body):\n    self.span = span\n    self.cond = cond\n    self.body = body\n': _m154,
-    "<record WhyStep>\x00def __init__(self, value, op, level, text):\n    _set(self, 'value', value)\n    _set(self, 'op', op)\n    _set(self, 'level', level)\n    _set(self, 'text', text)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.value,self.op,self.level,self.text,) == (other.value,other.op,other.level,other.text,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.value,self.op,self.level,self.text,))\n": _m155,
-    '<record Witness>\x00def __init__(self, a, b, byte, same_warp, start):\n    self.a = a\n    self.b = b\n    self.byte = byte\n    self.same_warp = same_warp\n    self.start = start\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.a,self.b,self.byte,self.same_warp,self.start,) == (other.a,other.b,other.byte,other.same_warp,other.start,)\n    return NotImplemented\n': _m156,
-    '<record Witness>\x00def __init__(self, block_dim, grid_dim, block, threads, params=_MISSING, param_index=_MISSING, iterations=_MISSING, groups=_MISSING, story=_dflt_story, contract=_dflt_contract, confirmed=_dflt_confirmed, refs=_MISSING):\n    self.block_dim = block_dim\n    self.grid_dim = grid_dim\n    self.block = block\n    self.threads = threads\n    self.params = _make_params() if params is _MISSING else params\n    self.param_index = _make_param_index() if param_index is _MISSING else param_index\n    self.iterations = _make_iterations() if iterations is _MISSING else iterations\n    self.groups = _make_groups() if groups is _MISSING else groups\n    self.story = story\n    self.contract = contract\n    self.confirmed = confirmed\n    self.refs = _make_refs() if refs is _MISSING else refs\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.block_dim,self.grid_dim,self.block,self.threads,self.params,self.param_index,self.iterations,self.groups,self.story,self.contract,self.confirmed,self.refs,) == (other.block_dim,other.grid_dim,other.block,other.threads,other.params,other.param_index,other.iterations,other.groups,other.story,other.contract,other.confirmed,other.refs,)\n    return NotImplemented\n': _m157,
-    '<record _Ann>\x00def __init__(self, line, start, end, primary, message):\n    self.line = line\n    self.start = start\n    self.end = end\n    self.primary = primary\n    self.message = message\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.line,self.start,self.end,self.primary,self.message,) == (other.line,other.start,other.end,other.primary,other.message,)\n    return NotImplemented\n': _m158,
-    '<record _Inline>\x00def __init__(self, join, n_results, saved_loops=_MISSING):\n    self.join = join\n    self.n_results = n_results\n    self.saved_loops = _make_saved_loops() if saved_loops is _MISSING else saved_loops\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.join,self.n_results,self.saved_loops,) == (other.join,other.n_results,other.saved_loops,)\n    return NotImplemented\n': _m159,
-    '<record _Loop>\x00def __init__(self, break_block=_dflt_break_block, cont_block=_dflt_cont_block):\n    self.break_block = break_block\n    self.cont_block = cont_block\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.break_block,self.cont_block,) == (other.break_block,other.cont_block,)\n    return NotImplemented\n': _m160,
+    '<record Step>\x00def __init__(self, v, d, xs, others, ops, pairs, verdict=_dflt_verdict):\n    self.v = v\n    self.d = d\n    self.xs = xs\n    self.others = others\n    self.ops = ops\n    self.pairs = pairs\n    self.verdict = verdict\n': _m132,
+    '<record Stmt>\x00def __init__(self, span):\n    self.span = span\n': _m133,
+    "<record Summary>\x00def __init__(self, barrier=_dflt_barrier, collective=_dflt_collective, unknown=_dflt_unknown, unknown_collective_only=_dflt_unknown_collective_only):\n    _set(self, 'barrier', barrier)\n    _set(self, 'collective', collective)\n    _set(self, 'unknown', unknown)\n    _set(self, 'unknown_collective_only', unknown_collective_only)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.barrier,self.collective,self.unknown,self.unknown_collective_only,) == (other.barrier,other.collective,other.unknown,other.unknown_collective_only,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.barrier,self.collective,self.unknown,self.unknown_collective_only,))\n": _m134,
+    '<record Suppressions>\x00def __init__(self, by_line=_MISSING, malformed=_MISSING):\n    self.by_line = _make_by_line() if by_line is _MISSING else by_line\n    self.malformed = _make_malformed() if malformed is _MISSING else malformed\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.by_line,self.malformed,) == (other.by_line,other.malformed,)\n    return NotImplemented\n': _m135,
+    "<record Sym>\x00def __init__(self, name):\n    _set(self, 'name', name)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.name,) == (other.name,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.name,))\n": _m136,
+    '<record Symbol>\x00def __init__(self, name, kind, type, span, value=_dflt_value, values=_dflt_values, decl=_dflt_decl):\n    self.name = name\n    self.kind = kind\n    self.type = type\n    self.span = span\n    self.value = value\n    self.values = values\n    self.decl = decl\n': _m137,
+    '<record TensorMap>\x00def __init__(self, array, box, swizzle=_dflt_swizzle, oob_fill=_dflt_oob_fill):\n    self.array = array\n    self.box = box\n    self.swizzle = swizzle\n    self.oob_fill = oob_fill\n    self.__post_init__()\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.array,self.box,self.swizzle,self.oob_fill,) == (other.array,other.box,other.swizzle,other.oob_fill,)\n    return NotImplemented\n': _m138,
+    "<record TensorMap>\x00def __init__(self, elem, box):\n    _set(self, 'elem', elem)\n    _set(self, 'box', box)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.elem,self.box,) == (other.elem,other.box,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.elem,self.box,))\n": _m139,
+    '<record TensorMap>\x00def __init__(self, elem_size, address, rank, oob_nan, dims, strides, box, kind=_dflt_kind):\n    self.elem_size = elem_size\n    self.address = address\n    self.rank = rank\n    self.oob_nan = oob_nan\n    self.dims = dims\n    self.strides = strides\n    self.box = box\n    self.kind = kind\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.elem_size,self.address,self.rank,self.oob_nan,self.dims,self.strides,self.box,self.kind,) == (other.elem_size,other.address,other.rank,other.oob_nan,other.dims,other.strides,other.box,other.kind,)\n    return NotImplemented\n': _m140,
+    "<record TensorMapType>\x00def __init__(self, elem, box):\n    _set(self, 'elem', elem)\n    _set(self, 'box', box)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.elem,self.box,) == (other.elem,other.box,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.elem,self.box,))\n": _m141,
+    '<record TensorMapType>\x00def __init__(self, span, elem, box):\n    self.span = span\n    self.elem = elem\n    self.box = box\n': _m142,
+    '<record Ternary>\x00def __init__(self, span, cond, then, else_):\n    self.span = span\n    self.cond = cond\n    self.then = then\n    self.else_ = else_\n': _m143,
+    '<record Threads>\x00def __init__(self, lo, hi, why=_dflt_why):\n    self.lo = lo\n    self.hi = hi\n    self.why = why\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.lo,self.hi,self.why,) == (other.lo,other.hi,other.why,)\n    return NotImplemented\n': _m144,
+    '<record TypeExpr>\x00def __init__(self, span):\n    self.span = span\n': _m145,
+    '<record TypedProgram>\x00def __init__(self, program, arch, types, values, per_copy_const, refs, builtins, decls, calls, const_index_checks, consts, kernels, fns, warnings=_MISSING):\n    self.program = program\n    self.arch = arch\n    self.types = types\n    self.values = values\n    self.per_copy_const = per_copy_const\n    self.refs = refs\n    self.builtins = builtins\n    self.decls = decls\n    self.calls = calls\n    self.const_index_checks = const_index_checks\n    self.consts = consts\n    self.kernels = kernels\n    self.fns = fns\n    self.warnings = _make_warnings() if warnings is _MISSING else warnings\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.program,self.arch,self.types,self.values,self.per_copy_const,self.refs,self.builtins,self.decls,self.calls,self.const_index_checks,self.consts,self.kernels,self.fns,self.warnings,) == (other.program,other.arch,other.types,other.values,other.per_copy_const,other.refs,other.builtins,other.decls,other.calls,other.const_index_checks,other.consts,other.kernels,other.fns,other.warnings,)\n    return NotImplemented\n': _m146,
+    '<record Unary>\x00def __init__(self, span, op, operand):\n    self.span = span\n    self.op = op\n    self.operand = operand\n': _m147,
+    '<record UnsizedType>\x00def __init__(self, span, elem):\n    self.span = span\n    self.elem = elem\n': _m148,
+    '<record UntypedFloat>\x00def __init__(self, ):\n    pass\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return () == ()\n    return NotImplemented\ndef __hash__(self):\n    return hash(())\n': _m149,
+    '<record UntypedInt>\x00def __init__(self, ):\n    pass\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return () == ()\n    return NotImplemented\ndef __hash__(self):\n    return hash(())\n': _m150,
+    '<record VarDecl>\x00def __init__(self, space, type, name, align=_dflt_align, dims=_MISSING, init=_dflt_init, extern=_dflt_extern, visible=_dflt_visible, line=_dflt_line):\n    self.space = space\n    self.type = type\n    self.name = name\n    self.align = align\n    self.dims = _make_dims() if dims is _MISSING else dims\n    self.init = init\n    self.extern = extern\n    self.visible = visible\n    self.line = line\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.space,self.type,self.name,self.align,self.dims,self.init,self.extern,self.visible,self.line,) == (other.space,other.type,other.name,other.align,other.dims,other.init,other.extern,other.visible,other.line,)\n    return NotImplemented\n': _m151,
+    "<record Variant>\x00def __init__(self, op, fixed, types, captures, attrs, kinds):\n    _set(self, 'op', op)\n    _set(self, 'fixed', fixed)\n    _set(self, 'types', types)\n    _set(self, 'captures', captures)\n    _set(self, 'attrs', attrs)\n    _set(self, 'kinds', kinds)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.op,self.fixed,self.types,self.captures,self.attrs,self.kinds,) == (other.op,other.fixed,other.types,other.captures,other.attrs,other.kinds,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.op,self.fixed,self.types,self.captures,self.attrs,self.kinds,))\n": _m152,
+    "<record Vec>\x00def __init__(self, items):\n    _set(self, 'items', items)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.items,) == (other.items,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.items,))\n": _m153,
+    '<record Void>\x00def __init__(self, ):\n    pass\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return () == ()\n    return NotImplemented\ndef __hash__(self):\n    return hash(())\n': _m154,
+    '<record WhileStmt>\x00def __init__(self, span, cond, body):\n    self.span = span\n    self.cond = cond\n    self.body = body\n': _m155,
+    "<record WhyStep>\x00def __init__(self, value, op, level, text):\n    _set(self, 'value', value)\n    _set(self, 'op', op)\n    _set(self, 'level', level)\n    _set(self, 'text', text)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.value,self.op,self.level,self.text,) == (other.value,other.op,other.level,other.text,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.value,self.op,self.level,self.text,))\n": _m156,
+    '<record Witness>\x00def __init__(self, a, b, byte, same_warp, start):\n    self.a = a\n    self.b = b\n    self.byte = byte\n    self.same_warp = same_warp\n    self.start = start\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.a,self.b,self.byte,self.same_warp,self.start,) == (other.a,other.b,other.byte,other.same_warp,other.start,)\n    return NotImplemented\n': _m157,
+    '<record Witness>\x00def __init__(self, block_dim, grid_dim, block, threads, params=_MISSING, param_index=_MISSING, iterations=_MISSING, groups=_MISSING, story=_dflt_story, contract=_dflt_contract, confirmed=_dflt_confirmed, refs=_MISSING):\n    self.block_dim = block_dim\n    self.grid_dim = grid_dim\n    self.block = block\n    self.threads = threads\n    self.params = _make_params() if params is _MISSING else params\n    self.param_index = _make_param_index() if param_index is _MISSING else param_index\n    self.iterations = _make_iterations() if iterations is _MISSING else iterations\n    self.groups = _make_groups() if groups is _MISSING else groups\n    self.story = story\n    self.contract = contract\n    self.confirmed = confirmed\n    self.refs = _make_refs() if refs is _MISSING else refs\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.block_dim,self.grid_dim,self.block,self.threads,self.params,self.param_index,self.iterations,self.groups,self.story,self.contract,self.confirmed,self.refs,) == (other.block_dim,other.grid_dim,other.block,other.threads,other.params,other.param_index,other.iterations,other.groups,other.story,other.contract,other.confirmed,other.refs,)\n    return NotImplemented\n': _m158,
+    '<record _Ann>\x00def __init__(self, line, start, end, primary, message):\n    self.line = line\n    self.start = start\n    self.end = end\n    self.primary = primary\n    self.message = message\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.line,self.start,self.end,self.primary,self.message,) == (other.line,other.start,other.end,other.primary,other.message,)\n    return NotImplemented\n': _m159,
+    '<record _Inline>\x00def __init__(self, join, n_results, saved_loops=_MISSING):\n    self.join = join\n    self.n_results = n_results\n    self.saved_loops = _make_saved_loops() if saved_loops is _MISSING else saved_loops\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.join,self.n_results,self.saved_loops,) == (other.join,other.n_results,other.saved_loops,)\n    return NotImplemented\n': _m160,
+    '<record _Loop>\x00def __init__(self, break_block=_dflt_break_block, cont_block=_dflt_cont_block):\n    self.break_block = break_block\n    self.cont_block = cont_block\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.break_block,self.cont_block,) == (other.break_block,other.cont_block,)\n    return NotImplemented\n': _m161,
 }

@@ -45,10 +45,7 @@ STATIC_MISSES = {
     "tma_dyn_smem_misaligned": "a destination in `.extern .shared` (dynamic) memory is not judged",
     "warp_shfl_partial_warp": "block size only bounded (.maxntid 80): the partial last warp is not considered",
 }
-TWIN_FALSE_POSITIVES = {
-    "mbar_tma_mma_alternate": "warp-sync-divergence on tcgen05.alloc/dealloc after nvcc's jump-threaded `tid.x == 0` branch, async-unwaited on tcgen05.ld after the loop's commit wait",
-    "race_flag_handoff": "st.release/ld.acquire lift as plain store/load (the ordering qualifiers are dropped), so the payload hand-off reads as unordered",
-}
+TWIN_FALSE_POSITIVES: dict[str, str] = {}
 EMU_MISSES = {
     "mbar_release_wrong_stage": "every order tried completes the refill after the readers: output right, no error",
     "mbar_tma_mma_alternate": "reported as DeadlockError/MbarrierOverflowError (the schedule decides), not the expected AsyncRaceError",

@@ -211,7 +211,9 @@ def _access(op: Op, b: Block, i: int) -> Access | None:
     except (TypeError, AttributeError):
         return None
     write = n != "load" and n != "load_vec"
-    return Access(op, b, i, write, n.startswith("atomic"), p, off, max(size, 1))
+    # a strong (.relaxed/.acquire/.release) scalar load or store is an atomic access: a flag, not data
+    atomic = n.startswith("atomic") or bool(op.attrs.get("strong"))
+    return Access(op, b, i, write, atomic, p, off, max(size, 1))
 
 
 # ---------------------------------------------------------------------------------------- reachability

@@ -394,8 +394,8 @@ _op(
 )
 _op("shared_addr", "", "decl", "pure", attrs="sym", doc="address of a kernel's shared allocation",
     ptx="mov.u32 %0, @sym")  # fmt: skip
-_op("load", "ptr", "decl", effect="read", opt="offset volatile nc", uniformity="load")
-_op("store", "ptr any", "", effect="write", opt="offset volatile", imm="1", shared_write=0,
+_op("load", "ptr", "decl", effect="read", opt="offset volatile nc strong", uniformity="load")
+_op("store", "ptr any", "", effect="write", opt="offset volatile strong", imm="1", shared_write=0,
     ptx={"volatile=True|1": "st.volatile.{sp0}.{m1} [$0+offset], $1", "*": "st.{sp0}.{m1} [$0+offset], $1"})  # fmt: skip
 _op("load_vec", "ptr", "decl", effect="read", opt="offset nc", uniformity="load")
 _op("store_vec", "ptr any any ...", "", effect="write", opt="offset", shared_write=0)
@@ -705,7 +705,8 @@ CUSTOM_PTX: dict[str, str] = {
     "cvt": "rounding and saturation modifiers depend on the type pair; same-width pointer casts are movs",
     "unpack_half2": "legalized into cvt of the halves before selection",
     "smem_desc": "legalized into shifts and ors before selection",
-    "load": "state space from the pointer type, optional volatile / nc / offset attributes",
+    "load": "state space from the pointer type, optional volatile / nc / offset / strong attributes (strong: a "
+    "PTX .relaxed/.acquire access, an atomic for the memory model)",
     "load_vec": "vector width from the result count, state space from the pointer",
     "store_vec": "vector width from the operand count, state space from the pointer",
     "atomic": "the type suffix depends on the kind (b for bitwise, u32 for inc/dec, u64 for 64-bit add)",

@@ -216,6 +216,12 @@ def divergence(
     q += same_iterations(sym, d, ta, tb)
     if scope == "warp":
         q.append(enc.warp_of(ta) == enc.warp_of(tb))
+        if not ctx.cfg.loops_containing(target):
+            # lanes that split at `d` but all arrive at the collective (nvcc's jump threading sends lane 0
+            # through `if (tid == 0)` and the others around it, both into `if (warp == 0)`) run it
+            # together: only a lane that never gets there makes it divergent (in a loop, "never" would
+            # also drop a lane that left in a later iteration, so loops keep the plain question)
+            q.append(z.Not(enc.reach(target, tb)))
     if extra is not None:
         q += extra(enc, ta, tb)
     out = sym.solve(q)

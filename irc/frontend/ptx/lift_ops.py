@@ -281,6 +281,8 @@ def _h_ld(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> boo
         attrs["volatile"] = True
     if "nc" in mods:
         attrs["nc"] = True
+    if _STRONG & set(mods):
+        attrs["strong"] = True  # a scalar .relaxed/.acquire load is an atomic read in the memory model
     if isinstance(d, P.Reg):
         dt = L.dest_type(d, t, sc)
         p, off = L.addr(a, space, dt, sc)
@@ -321,8 +323,39 @@ def _h_st(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> boo
     p, off = L.addr(a, space, v.type, sc)
     if off:
         attrs["offset"] = off
+    if _STRONG & set(mods):
+        attrs["strong"] = True  # a .relaxed/.release store is an atomic write in the memory model
     L.b.create("store", [p, v], [], attrs)
     return True
+
+
+_STRONG = frozenset({"relaxed", "acquire", "release"})
+
+
+def _ordered(h):  # type: ignore[no-untyped-def]
+    """A memory access with `.release` / `.acquire` / `.acq_rel` is, in the PTX memory model, a fence
+    and a relaxed access: `st.release` = `fence.acq_rel; st.relaxed`, `ld.acquire` = `ld.relaxed;
+    fence.acq_rel` (atomics both ways for `.acq_rel`). The fences are lifted as such, so the analyses
+    that end an interval at a fence see a flag hand-off's ordering; a `.relaxed` or plain access orders
+    nothing."""
+
+    def lift(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
+        before = "release" in mods or "acq_rel" in mods
+        after = "acquire" in mods or "acq_rel" in mods
+        if before:
+            _order_fence(L, i, mods)
+        done = h(L, i, sc, mods)
+        if done and after:
+            _order_fence(L, i, mods)
+        return done
+
+    return lift
+
+
+def _order_fence(L: FnLifter, i: P.Instr, mods: list[str]) -> None:
+    scope = next(({"cta": "block", "gpu": "gpu", "sys": "sys", "cluster": "cluster"}[x] for x in mods
+                  if x in ("cta", "gpu", "sys", "cluster")), "gpu")  # fmt: skip
+    L.b.create("fence", [], [], {"scope": scope, "text": f"{i.opcode} (its ordering)"})
 
 
 def _h_atom(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
@@ -552,10 +585,10 @@ HANDLERS: dict[str, Any] = {
     "selp": _h_selp,
     "cvt": _h_cvt,
     "cvta": _h_cvta,
-    "ld": _h_ld,
-    "st": _h_st,
-    "atom": _h_atom,
-    "red": _h_atom,
+    "ld": _ordered(_h_ld),
+    "st": _ordered(_h_st),
+    "atom": _ordered(_h_atom),
+    "red": _ordered(_h_atom),
     "bar": _h_bar,
     "barrier": _h_bar,
     "shfl": _h_shfl,
