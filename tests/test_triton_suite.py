@@ -50,7 +50,6 @@ CLEAN_XFAIL: dict[str, str] = {
         for k, archs in (
             ("layernorm_bwd_dwdb", ("sm_80", "sm_90a", "sm_100a")),
             ("topk_rows", ("sm_80", "sm_90a", "sm_100a")),
-            ("attn_bwd_delta", ("sm_100a",)),
         )
         for a in archs
     },

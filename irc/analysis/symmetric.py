@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from irc.analysis.collectives import bfly_step
+from irc.analysis.collectives import COMMUTATIVE, bfly_step
 from irc.analysis.collectives import strip_copies as _strip
 from irc.ir.core import OpResult, Value
 from irc.records import record
@@ -275,6 +275,11 @@ class _Enc:
                 return d.sem(self.D, args, r.type, op.attrs, [o.type for o in op.operands])
             except Unknown:
                 pass
+        base = str(op.attrs.get("text", "")).split(".")[0] if op.name == "ptx_pure" else op.name
+        if base in COMMUTATIVE and len(args) == 2 and args[0].size() == args[1].size():
+            # no semantics here (a packed `add.f32x2`), but the op commutes: canonical operand order
+            le = self.m.ULE(args[0], args[1])
+            args = [self.m.If(le, args[0], args[1]), self.m.If(le, args[1], args[0])]
         key = (op.name, tuple(sorted((k, repr(x)) for k, x in op.attrs.items())), str(r.type),
                tuple(a.size() for a in args))  # fmt: skip
         f = self.ufs.get(key)
