@@ -110,3 +110,48 @@ def test_near_misses_stay_races(name: str, edit) -> None:  # type: ignore[no-unt
     x = np.arange(64, dtype=np.float32) % 7  # many ties
     with pytest.raises(RaceError):
         emulate(text, x)
+
+
+# a 64-bit value crosses lanes as two 32-bit halves: `pack(shfl(lo(x), d), shfl(hi(x), d))` is x's value in
+# lane ^ d, so `x + that` is a symmetric step (Triton's packed f32x2 and f64 reductions)
+F64 = """
+.shared .align 8 .b8 slot[64];
+.visible .entry k(.param .u64 x, .param .u64 out) .reqntid 64, 1, 1
+{{
+  .reg .pred %p<4>;
+  .reg .b32 %r<40>;
+  .reg .f64 %fd<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [x];
+  ld.param.u64 %rd2, [out];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 8;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.f64 %fd1, [%rd4];
+{steps}
+  shr.u32 %r10, %r1, 5;
+  shl.b32 %r11, %r10, 3;
+  mov.u32 %r12, slot;
+  add.s32 %r13, %r12, %r11;
+  st.shared.f64 [%r13], %fd1;
+  bar.sync 0;
+  ld.shared.f64 %fd3, [%r12];
+  st.global.f64 [%rd2], %fd3;
+  ret;
+}}
+"""
+F64_STEP = """  mov.b64 {{%r2, %r3}}, %fd1;
+  shfl.sync.bfly.b32 %r4, %r2, {d}, 31, -1;
+  shfl.sync.bfly.b32 %r5, %r3, {e}, 31, -1;
+  mov.b64 %fd2, {{%r4, %r5}};
+  add.f64 %fd1, %fd1, %fd2;
+"""
+
+
+@pytest.mark.parametrize(("skew", "racy"), [(False, False), (True, True)])
+def test_packed_64_bit_butterfly(skew: bool, racy: bool) -> None:
+    """The halves shuffled by one offset: one value per warp; the near miss shuffles the high half by
+    another offset in the first step (lanes then hold different sums)."""
+    steps = "".join(F64_STEP.format(d=d, e=(8 if skew and d == 16 else d)) for d in (16, 8, 4, 2, 1))
+    text = HEAD + F64.format(steps=steps)
+    assert ("shared-race" in races(text)) == racy

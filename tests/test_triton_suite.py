@@ -48,7 +48,6 @@ CLEAN_XFAIL: dict[str, str] = {
     **{
         f"{k}.{a}.ptx": _RACE
         for k, archs in (
-            ("layernorm_bwd_dwdb", ("sm_80", "sm_90a", "sm_100a")),
             ("topk_rows", ("sm_80", "sm_90a", "sm_100a")),
         )
         for a in archs

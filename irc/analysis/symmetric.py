@@ -45,8 +45,22 @@ def _pure(v: Value) -> bool:
 
 
 def _bfly(v: Value) -> tuple[int, Value] | None:
-    """(d, source) when `v` (through copies) is a whole-warp `shfl.bfly` by a constant power of two."""
+    """(d, source) when `v` (through copies) is a whole-warp `shfl.bfly` by a constant power of two, or a
+    64-bit value shuffled as its two halves (`pack_b64(shfl(lo(w), d), shfl(hi(w), d))`, how 64-bit and
+    packed `f32x2` values cross lanes): (d, w)."""
     s = _strip(v)
+    if isinstance(s, OpResult) and s.op.name == "pack_b64" and len(s.op.operands) == 2:
+        halves = [_bfly(o) for o in s.op.operands]
+        srcs = [h[1] if h is not None else None for h in halves]
+        if (
+            all(h is not None for h in halves)
+            and halves[0][0] == halves[1][0]  # type: ignore[index]
+            and all(isinstance(x, OpResult) and x.op.name == "unpack_b64" for x in srcs)
+            and srcs[0].op is srcs[1].op  # type: ignore[union-attr]
+            and [srcs[0].op.results.index(srcs[0]), srcs[1].op.results.index(srcs[1])] == [0, 1]  # type: ignore[union-attr]
+        ):
+            return halves[0][0], _strip(srcs[0].op.operands[0])  # type: ignore[index, union-attr]
+        return None
     if not (isinstance(s, OpResult) and s.op.name == "shfl" and s.op.operands):
         return None
     step = bfly_step(s.op.operands[0], s)

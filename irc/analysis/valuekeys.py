@@ -9,7 +9,8 @@ it from one address (Triton's replicated layouts). The lattice cannot see either
 the evaluation runs, in the loop-iteration context `ctx`) such that equal keys mean equal values:
 - an integer the per-thread evaluation decides: its number;
 - a constant: itself;
-- a load (not volatile) at an address: the load and the address's key (one address, one value, in one
+- a load (not volatile; of a vector load, one element) at an address: the load, the element and the
+  address's key (one address, one value, in one
   barrier interval: a write between the two reads would itself be the race reported);
 - `shfl.bfly(x, d)` over the whole warp: x's key in lane `t ^ d`;
 - a pure op: the op, its attributes and its operands' keys (sorted for a commutative op); a bitcast or
@@ -91,10 +92,11 @@ class ValueKeys:
                 if 0 <= src < self.ev.n:
                     return self.key(op.operands[0], src, ctx)
             return ("u", id(v), t)
-        if n == "load" and not op.attrs.get("volatile") and op.operands and len(op.results) == 1:
+        if n in ("load", "load_vec") and not op.attrs.get("volatile") and op.operands:
             if self.groups.facts.level(v) < self.groups.facts.level(op.operands[0]):
                 return ("u", id(v), t)  # the lattice saw a store that can race this load
-            return ("ld", id(op), self.key(op.operands[0], t, ctx))
+            # element k of one load instruction at one address: one value
+            return ("ld", id(op), op.results.index(v), self.key(op.operands[0], t, ctx))
         if len(op.results) == 1 and op.has_trait("pure") and n != "sreg":
             ks = [self.key(o, t, ctx) for o in op.operands]
             if n in COMMUTATIVE and len(ks) == 2:
