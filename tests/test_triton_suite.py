@@ -45,13 +45,7 @@ _PHASE = (
     "analysis sees as constant across iterations"
 )
 CLEAN_XFAIL: dict[str, str] = {
-    **{
-        f"{k}.{a}.ptx": _RACE
-        for k, archs in (
-            ("topk_rows", ("sm_80", "sm_90a", "sm_100a")),
-        )
-        for a in archs
-    },
+    **{f"{k}.{a}.ptx": _RACE for k, archs in (("topk_rows", ("sm_80", "sm_90a", "sm_100a")),) for a in archs},
     "attn_fwd_causal.sm_80.ptx": "not-analysed (note): the unrolled online-softmax loop needs more than 100 "
     "steps per block (IRC_LIMIT)",
     "matmul_int8.sm_80.ptx": "not-analysed (note): the int8 mma.sync K loop needs more than 100 steps per block",
