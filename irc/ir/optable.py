@@ -314,6 +314,8 @@ _op(
     sem=S.prmt,
     doc="prmt.b32{.mode} (a, b, selector): a byte permutation of {b, a}; mode: f4e b4e rc8 ecl ecr rc16",
 )
+_op("bfe", "u32 u32 u32", "u32", "pure", ptx="bfe.u32", imm=None, sem=S.bfe,
+    doc="bfe.u32 (a, pos, len): len bits of a from bit pos, zero-extended (Triton's lane and warp bit tests)")  # fmt: skip
 
 #: The unary float math ops and their PTX spelling (one list: the intrinsics, legalization's half
 #: widening and the lifter all derive theirs from it).

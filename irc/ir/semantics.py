@@ -401,6 +401,19 @@ def prmt(D, xs, rt, attrs, ots):  # type: ignore[no-untyped-def]
     return out
 
 
+@_sem()
+def bfe(D, xs, rt, attrs, ots):  # type: ignore[no-untyped-def]
+    """`bfe.u32 d, a, b, c` (and .u64): the field of `a` at bit `b & 0xff`, `c & 0xff` bits long,
+    zero-extended; bits past the top are 0 (a position past the top, or a length of 0, gives 0). The
+    signed forms replicate the field's top bit and are not modelled here (lifted as `ptx_pure`)."""
+    a, b, c = xs
+    w = width(rt)
+    pos = _resize(D, D.and_(b, D.const(0xFF, 32), 32), ots[1], w)
+    n = _resize(D, D.and_(c, D.const(0xFF, 32), 32), ots[2], w)
+    mask = D.sub(D.shl(D.const(1, w), n, w), D.const(1, w), w)  # shl by >= w gives 0: all ones
+    return D.and_(D.lshr(a, pos, w), mask, w)
+
+
 # ---------------------------------------------------------------------------------------- collectives
 @_sem(kind=("add", "min", "max", "and", "or", "xor"))
 def redux(D, xs, rt, attrs, ots):  # type: ignore[no-untyped-def]
