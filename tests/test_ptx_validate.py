@@ -77,6 +77,12 @@ BAD = [
      "sm_100a-family", 12),
     ("cp.async on sm_75", kernel("  cp.async.ca.shared.global [%r1], [%rd1], 4;", "sm_75", "7.0"),
      "unsupported-target", "needs sm_80", 12),
+    ("pragma newer than the module", kernel('  .pragma "used_bytes_mask 0xfff";', "sm_80", "8.2"), "invalid-ptx",
+     "requires PTX ISA .version 8.3", 12),
+    ("mixed-precision add before sm_100", kernel("  .reg .b16 %h<2>;\n  add.rn.f32.f16 %f1, %h1, %f2;", "sm_90", "8.6"),
+     "unsupported-target", "sm_100", 13),
+    ("vector red to shared", kernel("  red.shared.add.v2.f32 [%r1], {%f1, %f2};", "sm_90", "8.1"), "invalid-ptx",
+     "`.v2` not allowed here", 12),
 ]  # fmt: skip
 
 # near misses ptxas accepts: the validator must stay silent
@@ -98,6 +104,12 @@ GOOD = [
     ("WARP_SZ", kernel("  mov.u32 %r1, WARP_SZ;")),
     ("an unmodeled instruction", kernel("  tex.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [tx, {%f0, %f1}];").replace(
         ".visible", ".global .texref tx;\n.visible")),
+    ("pragma at its version", kernel('  .pragma "used_bytes_mask 0xfff";', "sm_80", "8.3")),
+    ("mixed-precision add and fma", kernel("  .reg .b16 %h<2>;\n  add.rn.f32.f16 %f1, %h1, %f2;\n"
+                                           "  fma.rn.sat.f32.bf16 %f1, %h1, %h1, %f2;", "sm_100a", "8.6")),
+    ("vector red", kernel("  red.global.gpu.relaxed.add.v4.f32 [%rd1], {%f0, %f1, %f2, %f3};\n"
+                          "  red.global.add.noftz.v8.bf16 [%rd1], {%h0, %h1, %h0, %h1, %h0, %h1, %h0, %h1};".replace(
+                              "  red.global.add.noftz", "  .reg .b16 %h<2>;\n  red.global.add.noftz"), "sm_90", "8.1")),
 ]  # fmt: skip
 
 

@@ -11,6 +11,7 @@ from irc.frontend.ptx.validate_ctx import INVALID, Ctx
 
 def text_checks(ctx: Ctx, text: str) -> None:
     file_numbers(ctx, text)
+    pragma_versions(ctx, text)
     labels = section_labels(ctx, text)
     loc_labels(ctx, text, labels)
 
@@ -28,6 +29,24 @@ def file_numbers(ctx: Ctx, text: str) -> None:
             line = text.count("\n", 0, m.start(1)) + 1
             ctx.err(INVALID, f"duplicate file index `{m.group(1)}`", ctx.span(line, m.group(1)))
         seen.add(m.group(1))
+
+
+#: `.pragma` strings and the PTX ISA version that introduced them (measured with ptxas 13.5: "Feature
+#: 'used_bytes_mask' requires PTX ISA .version 8.3 or later")
+PRAGMA_VERSIONS = {"used_bytes_mask": (8, 3), "enable_smem_spilling": (8, 7)}
+_PRAGMA = re.compile(r'\.pragma\s+"(\w+)')
+
+
+def pragma_versions(ctx: Ctx, text: str) -> None:
+    """A pragma newer than the module's `.version`."""
+    if ctx.version is None:
+        return
+    for m in _PRAGMA.finditer(text):
+        need = PRAGMA_VERSIONS.get(m.group(1))
+        if need is not None and ctx.version < need:
+            line = text.count("\n", 0, m.start(1)) + 1
+            ctx.err(INVALID, f"`.pragma \"{m.group(1)}\"` requires PTX ISA .version {need[0]}.{need[1]} or later",
+                    ctx.span(line, m.group(1)))  # fmt: skip
 
 
 _LABEL_DEF = re.compile(r"^[ \t]*([$\w]+)[ \t]*:", re.M)
