@@ -292,7 +292,7 @@ def _stderr(text: str) -> None:
 
 def _read(path: str) -> str:
     """A file named on the command line, or a usage error (exit 2) saying why it cannot be read."""
-    from irc.tooling.run import RunUsageError, read_text
+    from irc.tooling.inputs import RunUsageError, read_text
 
     try:
         return read_text(path)
@@ -886,7 +886,7 @@ def cmd_run(a: argparse.Namespace) -> int:
             raise _UsageError(f"no CUDA driver: {why} (the emulator needs none: --device emu)")
 
     from irc.emu.errors import EmuLaunchError
-    from irc.tooling.run import RunUsageError
+    from irc.tooling.inputs import RunUsageError
 
     try:
         return run_cli(a, _emit_diags)

@@ -19,10 +19,7 @@ import numpy as np
 from irc.api import compile, load_ptx
 from irc.diagnostics import CompileError, show_path
 from irc.runtime.args import LaunchError, UnknownKernelError, describe, parse_arg_specs, value_from_text
-
-
-class RunUsageError(Exception):
-    """A mistake in the `irc run` command line (exit 2)."""
+from irc.tooling.inputs import RunUsageError, read_text
 
 
 def parse_dims(raw: Any, flag: str) -> tuple[int, ...]:
@@ -34,21 +31,6 @@ def parse_dims(raw: Any, flag: str) -> tuple[int, ...]:
     if not 1 <= len(dims) <= 3:
         raise LaunchError(f"{flag} expects up to three positive integers like 4 or 4,2,1, got `{raw}`")
     return dims
-
-
-def read_text(path: str) -> str:
-    """The source file, or a RunUsageError saying why it cannot be read."""
-    shown = show_path(path)
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise RunUsageError(f"no such file: {shown}") from None
-    except IsADirectoryError:
-        raise RunUsageError(f"{shown} is a directory") from None
-    except UnicodeDecodeError:
-        raise RunUsageError(f"{shown} is not UTF-8 text") from None
-    except OSError as e:
-        raise RunUsageError(f"cannot read {shown}: {e.strerror}") from None
 
 
 def _load(a: argparse.Namespace, text: str, emit_diags: Callable[..., object]) -> Any:

@@ -96,6 +96,8 @@ class Encoder:
         self._fresh = 0
         self._origin: dict[str, Block | None] = {}  # fresh unknown -> the block defining its value
         self.determined: set[str] = set()  # join symbols that are functions of the path (see `pure`)
+        self._undet_memo: dict[tuple[int, int], bool] = {}
+        self._exists_memo: dict[tuple[int, str], Any] = {}
         self._pure_memo: dict[int, bool] = {}
         self._ufs: dict[tuple, Any] = {}
         self._layout: tuple[dict[str, int], dict[str, int]] | None = None
@@ -169,6 +171,13 @@ class Encoder:
         taken in iteration k-1 (its condition with the loop's counter one lower). Only added when that
         condition is a function of the counters, coordinates and parameters (a fresh unknown in it would
         stand for its value in iteration k, not k-1): else just True."""
+        key = (id(lp), th.name)
+        hit = self._exists_memo.get(key)
+        if hit is None:
+            hit = self._exists_memo[key] = self._exists(lp, th)
+        return hit
+
+    def _exists(self, lp: Loop, th: Thread) -> Any:
         z = self.z
         k = self.iteration(lp, th)
         conts = []
@@ -428,7 +437,11 @@ class Encoder:
     def undetermined(self, term: Any, lp: Loop) -> bool:
         """`pure`'s question for `exists`: besides determined joins, an unknown whose value is defined
         outside `lp` is the same in iteration k-1, so it does not spoil the substitution."""
-        return self._unknown_in(term, lp)
+        key = (term.get_id(), id(lp))
+        hit = self._undet_memo.get(key)
+        if hit is None:
+            hit = self._undet_memo[key] = self._unknown_in(term, lp)
+        return hit
 
     def _unknown_in(self, term: Any, lp: Loop | None) -> bool:
         z = self.z
@@ -436,9 +449,10 @@ class Encoder:
         work = [term]
         while work:
             t = work.pop()
-            if t.get_id() in seen:
-                continue
-            seen.add(t.get_id())
+            tid = t.get_id()
+            if tid in seen or self._pure_memo.get(tid):
+                continue  # (a subterm known pure has no unknown for any loop)
+            seen.add(tid)
             if z.is_app(t) and t.decl().kind() == z.Z3_OP_UNINTERPRETED:
                 n = t.decl().name()
                 if ("#" in n and "#u" not in n and not n.startswith("elect#")) or n.startswith(
