@@ -213,6 +213,7 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
         if key in done or tk in tried_sym or sym_budget[0] <= 0:
             continue
         tried_sym.add(tk)
+        tried_sym.add(("sym", id(c), dc, id(a), da))  # the same question with the threads' names swapped
         sym_budget[0] -= 1
         d = _symbolic_pair(ctx, ev, a, da, c, dc, b, same_warp, sop, loop_index)
         if d is None:
