@@ -25,7 +25,7 @@ from irc.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 VECTOR_ADD = ROOT / "examples" / "vector_add.kdsl"
 PTX = ROOT / "tests" / "data" / "ptx" / "run" / "kernels.sm_80.ptx"
-FILES = ("irc/cli.py", "irc/tooling/run.py", "irc/runtime/args.py")
+FILES = ("irc/cli.py", "irc/tooling/run.py", "irc/tooling/inputs.py", "irc/runtime/args.py")
 ERRORS = {"_UsageError", "RunUsageError", "LaunchError", "UnknownKernelError", "argparse.ArgumentTypeError"}
 STATUSES = {"EXIT_USAGE", "EXIT_ERRORS", "1", "2"}
 
@@ -186,6 +186,7 @@ def _spec(kind: str, value: object, **kw) -> Callable[[], object]:
 
 
 R = "irc/tooling/run.py"
+IN = "irc/tooling/inputs.py"
 C = "irc/cli.py"
 A = "irc/runtime/args.py"
 
@@ -339,10 +340,10 @@ CASES: dict[str, tuple[object, int, str]] = {
         2,
         "--grid expects up to three positive integers like 4 or 4,2,1, got `8.0`",
     ),
-    f"{R}:read_text:no such file: {{}}": (["run", "nosuch.kdsl", *VA[1:]], 2, "no such file: nosuch.kdsl"),
-    f"{R}:read_text:{{}} is a directory": (["run", "empty", *VA[1:]], 2, "empty is a directory"),
-    f"{R}:read_text:{{}} is not UTF-8 text": (["run", "latin1.kdsl", *VA[1:]], 2, "is not UTF-8 text"),
-    f"{R}:read_text:cannot read {{}}: {{}}": (["run", "loop.kdsl", *VA[1:]], 2, "cannot read loop.kdsl"),
+    f"{IN}:read_text:no such file: {{}}": (["run", "nosuch.kdsl", *VA[1:]], 2, "no such file: nosuch.kdsl"),
+    f"{IN}:read_text:{{}} is a directory": (["run", "empty", *VA[1:]], 2, "empty is a directory"),
+    f"{IN}:read_text:{{}} is not UTF-8 text": (["run", "latin1.kdsl", *VA[1:]], 2, "is not UTF-8 text"),
+    f"{IN}:read_text:cannot read {{}}: {{}}": (["run", "loop.kdsl", *VA[1:]], 2, "cannot read loop.kdsl"),
     f"{R}:_load:-D overrides .kdsl params; a .ptx file has none": (
         ["run", *SAXPY, "-D", "N=1"],
         2,
