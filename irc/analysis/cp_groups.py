@@ -34,6 +34,8 @@ uncommitted.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from irc.analysis.cfg import CFG, Loop
 from irc.ir.core import Block, Op
 from irc.records import record
@@ -362,17 +364,18 @@ class Groups:
 
 
 def pending_reads(
-    cfg: CFG, cache: dict | None = None, kind: Kind = CP_ASYNC, facts: object = None
+    cfg: CFG, cache: dict | None = None, kind: Kind = CP_ASYNC, facts: Callable[[], object] | None = None
 ) -> Groups | None:
     """The group facts of a function for `kind`, or None when it issues no such copy (kept in `cache`, the
-    check context's, when given: `async-unwaited` and `shared-race` both ask). `facts` (uniformity) tell
-    which merges are of block-uniform branches."""
+    check context's, when given: `async-unwaited` and `shared-race` both ask). `facts` gives the uniformity
+    facts, which tell which merges are of block-uniform branches; it is called only for a function that
+    issues such copies (the facts are the costly part, and most kernels copy nothing)."""
     key = f"groups:{kind.issue[0]}"
     if cache is not None and key in cache:
         return cache[key]  # type: ignore[return-value]
     g: Groups | None = None
     if any(op.name in kind.issue for b in cfg.rpo for op in b.ops):
-        g = Groups(cfg, kind, facts)
+        g = Groups(cfg, kind, facts() if facts is not None else None)
         g.run()
     if cache is not None:
         cache[key] = g

@@ -35,9 +35,9 @@ def _line(op: Op) -> str:
 
 def check_cp_pending(ctx: FunctionContext) -> list[Diagnostic]:
     fn, cfg = ctx.fn, ctx.cfg
-    if not fn.is_kernel or not any(op.name == "cp_async" for b in cfg.rpo for op in b.ops):
-        return []  # (the uniformity facts are computed only for kernels that copy)
-    g = pending_reads(cfg, ctx.cache, facts=ctx.facts)
+    if not fn.is_kernel:
+        return []
+    g = pending_reads(cfg, ctx.cache, facts=lambda: ctx.facts)
     if g is None:
         return []
     from irc.analysis.symbolic.asyncq import pending_read

@@ -106,9 +106,9 @@ def check_bulk_size(ctx: FunctionContext) -> list[Diagnostic]:
 # ------------------------------------------------------------------------------------------ async-overwrite
 def check_bulk_wait(ctx: FunctionContext) -> list[Diagnostic]:
     fn, cfg = ctx.fn, ctx.cfg
-    if not fn.is_kernel or not any(op.name in BULK_STORES.issue for b in cfg.rpo for op in b.ops):
-        return []  # (the uniformity facts are computed only for kernels that have bulk stores)
-    g = pending_reads(cfg, ctx.cache, BULK_STORES, ctx.facts)
+    if not fn.is_kernel:
+        return []
+    g = pending_reads(cfg, ctx.cache, BULK_STORES, lambda: ctx.facts)
     if g is None:
         return []
     from irc.analysis.symbolic.asyncq import pending_read

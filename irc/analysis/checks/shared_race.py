@@ -137,7 +137,7 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
     budget = [MAX_PAIRS]
     from irc.analysis.cp_groups import pending_reads
 
-    pending = pending_reads(cfg, ctx.cache, facts=ctx.facts)
+    pending = pending_reads(cfg, ctx.cache, facts=lambda: ctx.facts)
     sym_budget = [MAX_SOLVER_PAIRS]
     sym_cands: list[tuple] = []  # pairs for the solver, asked once every interval has been walked
     tried_sym: set[tuple] = set()
