@@ -352,10 +352,16 @@ def _ordered(h):  # type: ignore[no-untyped-def]
     return lift
 
 
+_SCOPES = {"cta": "block", "gpu": "gpu", "sys": "sys", "cluster": "cluster"}  # PTX scope -> fence scope
+
+
+def _scope(mods: list[str], default: str) -> str:
+    """The IR fence scope a PTX `.cta`/`.gpu`/`.sys`/`.cluster` modifier names (`default` without one)."""
+    return next((_SCOPES[x] for x in mods if x in _SCOPES), default)
+
+
 def _order_fence(L: FnLifter, i: P.Instr, mods: list[str]) -> None:
-    scope = next(({"cta": "block", "gpu": "gpu", "sys": "sys", "cluster": "cluster"}[x] for x in mods
-                  if x in ("cta", "gpu", "sys", "cluster")), "gpu")  # fmt: skip
-    L.b.create("fence", [], [], {"scope": scope, "text": f"{i.opcode} (its ordering)"})
+    L.b.create("fence", [], [], {"scope": _scope(mods, "gpu"), "text": f"{i.opcode} (its ordering)"})
 
 
 def _h_atom(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
@@ -537,8 +543,7 @@ def _h_fence(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> 
     elif mods[:1] == ["proxy"]:
         scope = "proxy"
     else:
-        scope = next(({"cta": "block", "gpu": "gpu", "sys": "sys", "cluster": "cluster"}[x] for x in mods
-                      if x in ("cta", "gpu", "sys", "cluster")), "sys")  # fmt: skip
+        scope = _scope(mods, "sys")
     L.b.create("fence", [], [], {"scope": scope, "text": i.opcode})
     return True
 
