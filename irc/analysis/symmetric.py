@@ -28,6 +28,7 @@ from typing import Any
 from irc.analysis.collectives import COMMUTATIVE, bfly_step
 from irc.analysis.collectives import strip_copies as _strip
 from irc.ir.core import OpResult, Value
+from irc.ir.semantics import width
 from irc.records import record
 
 MAX_SLICE = 96  # ops in the backward slice searched for a step's shuffles
@@ -245,14 +246,13 @@ class _Enc:
         self.m = m
         self.ctx = ctx
         self.D = Z3Domain(m, ctx, ordered=True)
-        self.ufs: dict[tuple, Any] = {}
 
     @property
     def assume(self) -> list[Any]:
         return self.D.assumptions
 
     def var(self, name: str, v: Value) -> Any:
-        return self.m.BitVec(name, _bits(v), ctx=self.ctx)
+        return self.m.BitVec(name, width(v.type), ctx=self.ctx)
 
     def run(self, v: Value, ops: list[OpResult], env: dict[int, Any]) -> Any:
         env = dict(env)
@@ -276,7 +276,7 @@ class _Enc:
             val = int(val)
         if not isinstance(val, int):
             raise ValueError("constant")
-        return self.D.const(val, _bits(r))
+        return self.D.const(val, width(r.type))
 
     def op(self, r: OpResult, args: list[Any]) -> Any:
         from irc.ir.optable import OPS
@@ -289,23 +289,9 @@ class _Enc:
                 return d.sem(self.D, args, r.type, op.attrs, [o.type for o in op.operands])
             except Unknown:
                 pass
+        # no semantics here: a function of the operands; one that commutes (a packed `add.f32x2`) with
+        # its operands in a canonical order
         base = str(op.attrs.get("text", "")).split(".")[0] if op.name == "ptx_pure" else op.name
-        if base in COMMUTATIVE and len(args) == 2 and args[0].size() == args[1].size():
-            # no semantics here (a packed `add.f32x2`), but the op commutes: canonical operand order
-            le = self.m.ULE(args[0], args[1])
-            args = [self.m.If(le, args[0], args[1]), self.m.If(le, args[1], args[0])]
         key = (op.name, tuple(sorted((k, repr(x)) for k, x in op.attrs.items())), str(r.type),
                tuple(a.size() for a in args))  # fmt: skip
-        f = self.ufs.get(key)
-        if f is None:
-            sorts = [self.m.BitVecSort(a.size(), ctx=self.ctx) for a in args]
-            f = self.ufs[key] = self.m.Function(
-                f"uf{len(self.ufs)}", *sorts, self.m.BitVecSort(_bits(r), ctx=self.ctx)
-            )
-        return f(*args)
-
-
-def _bits(v: Value) -> int:
-    from irc.ir.types import bit_width
-
-    return 1 if getattr(v.type, "is_bool", False) else bit_width(v.type)
+        return self.D.uf(key, args, width(r.type), commutative=base in COMMUTATIVE)

@@ -124,16 +124,22 @@ class Z3Domain:
         raw = int.from_bytes(struct.pack(fmt, x), "little")
         return self.m.BitVecVal(raw, _FW[t], ctx=self.ctx)
 
-    def _uf(self, name: str, t: str, args: list[Any], commutative: bool = False) -> Any:
-        if commutative and len(args) == 2:
+    def uf(self, key: tuple, args: list[Any], bits: int, commutative: bool = False) -> Any:
+        """An uninterpreted function (one per `key`) of `args` with a `bits`-wide result; the operands of a
+        `commutative` one in a canonical order, so f(a, b) and f(b, a) are one term."""
+        if commutative and len(args) == 2 and args[0].size() == args[1].size():
             a, b = args
             le = self.m.ULE(a, b)
             args = [self.m.If(le, a, b), self.m.If(le, b, a)]
-        f = self._ufs.get((name, t))
+        f = self._ufs.get(key)
         if f is None:
-            s = self.m.BitVecSort(_FW[t], ctx=self.ctx)
-            f = self._ufs[(name, t)] = self.m.Function(f"{name}.{t}", *[s] * len(args), s)
+            sorts = [self.m.BitVecSort(x.size(), ctx=self.ctx) for x in args]
+            res = self.m.BitVecSort(bits, ctx=self.ctx)
+            f = self._ufs[key] = self.m.Function(f"uf{len(self._ufs)}", *sorts, res)
         return f(*args)
+
+    def _uf(self, name: str, t: str, args: list[Any], commutative: bool = False) -> Any:
+        return self.uf((name, t), args, _FW[t], commutative)
 
     def fadd(self, a: Any, b: Any, t: str) -> Any:
         return self._uf("fadd", t, [a, b], True)
