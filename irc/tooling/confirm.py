@@ -14,6 +14,7 @@ runs clean does not withdraw the finding; it tells the reader how much to trust 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from irc.diagnostics import Diagnostic
@@ -53,13 +54,9 @@ def _args(fn: Any, w: dict) -> list | str:
     import numpy as np
 
     rng = np.random.default_rng(0)
-    threads = 1
-    for x in w["block_dim"] + w["grid_dim"]:
-        threads *= int(x)
+    block = math.prod(int(x) for x in w["block_dim"])
+    threads = block * math.prod(int(x) for x in w["grid_dim"])
     values = list(w.get("params", {}).values())
-    block = 1
-    for x in w["block_dim"]:
-        block *= int(x)
     biggest = max([abs(int(v)) for v in values] + [threads])
     # room for a square matrix of the largest size the launch names (a GEMM's n x n operands)
     nbytes = min(MAX_BUFFER_BYTES, max(biggest * 16, biggest * biggest * 4) + 4096)
