@@ -169,7 +169,7 @@ def _two_waits_one_phase(ctx: FunctionContext, o: BarrierObject, seqs: dict, rpo
         lp = iteration_loop(cfg, w.block)
         if lp is None:
             continue
-        pos = (rpo.get(w.block, -1), w.block.ops.index(w))
+        pos = _pos(rpo, w)
         for k, off, p in seq:
             by_loop.setdefault(id(lp), []).append((k, pos, off, p, w))
     for events in by_loop.values():
@@ -202,12 +202,17 @@ def _two_waits_one_phase(ctx: FunctionContext, o: BarrierObject, seqs: dict, rpo
     return None
 
 
+def _pos(rpo: dict, op: Op) -> tuple[int, int]:
+    """`op`'s place in execution order: its block's reverse-postorder index, then its index in the block."""
+    return (rpo.get(op.block, -1), op.block.ops.index(op))  # type: ignore[union-attr]
+
+
 def _arrive_between(ctx: FunctionContext, o: BarrierObject, rpo: dict, a: tuple, b: tuple) -> Op | None:
     """An arrival (or a copy completing bytes) on the object strictly between positions `a` and `b`."""
     for x in o.arrives + o.copies:
         if x.block is None:
             continue
-        pos = (rpo.get(x.block, -1), x.block.ops.index(x))
+        pos = _pos(rpo, x)
         if a < pos < b:
             return x
     return None
@@ -243,11 +248,11 @@ def _flipped_between(
     sequence), so all of them run on the threads that run `w`."""
     assert w.block is not None
     lp = iteration_loop(ctx.cfg, w.block)
-    here = (rpo.get(w.block, -1), w.block.ops.index(w))
+    here = _pos(rpo, w)
     for w2, seq2 in seqs.items():
         if w2 is w or not seq2 or w2.block is None or iteration_loop(ctx.cfg, w2.block) is not lp:
             continue
-        there = (rpo.get(w2.block, -1), w2.block.ops.index(w2))
+        there = _pos(rpo, w2)
         for k2, off2, p2 in seq2:
             if off2 == off and p2 != p and (k0, *here) < (k2, *there) < (k1, *here):
                 return True
