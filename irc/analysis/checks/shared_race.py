@@ -346,12 +346,7 @@ def _same_copy(ctx: FunctionContext, a: Access, c: Access) -> bool:
     but the thread's own mbarrier handle): the threads that issue it write the same bytes."""
     if a.op is not c.op or a.op.name not in ASYNC_WRITERS:
         return False
-    from irc.analysis.uniformity import Level
-
-    try:
-        return all(ctx.facts.level(v) >= Level.BLOCK for v in a.op.operands)
-    except Exception:  # noqa: BLE001 - no facts: not provably the same
-        return False
+    return all(_same_uniform(ctx, v, v) for v in a.op.operands)
 
 
 def _same_value_writes(ctx: FunctionContext, a: Access, c: Access, same_warp: bool = False) -> bool:
