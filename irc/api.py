@@ -136,7 +136,7 @@ class Kernel:
             g,
             b,
             conv,
-            self.param_types,
+            self.params,
             dynamic_shared_bytes=dyn,
             cluster=cluster,
         )
@@ -351,12 +351,28 @@ class PtxKernel:
         dynamic_shared_bytes: int | None = None,
         **emu_options: Any,
     ) -> Any:
-        """Run the kernel in the emulator (arrays written back in place); returns `EmuStats`."""
-        if device != "emu":
-            raise LaunchError(f'PTX kernels run in the emulator (device="emu"), not device={device!r}')
+        """Run the kernel (arrays written back in place): in the emulator, returning `EmuStats`, or with
+        `device="cuda"` on the GPU (portable PTX is assembled for the GPU's own target; None)."""
+        if device not in ("emu", "cuda"):
+            raise LaunchError(f'unknown device `{device}` (use "emu" or "cuda")')
         g, b = launch_geometry(grid, block, self.module.arch)
         conv = self.check_args(list(args))
         dyn = check_dynamic_shared(dynamic_shared_bytes)
+        if device == "cuda":
+            if emu_options:
+                raise LaunchError(f'emulator options {sorted(emu_options)} do not apply to device="cuda"')
+            from irc.runtime.cuda import launch as cuda_launch
+
+            return cuda_launch(
+                self.module.text,
+                self.module.arch,
+                self.name,
+                g,
+                b,
+                conv,
+                self.params,
+                dynamic_shared_bytes=dyn,
+            )
         emulated_size(g, b)
         from irc.emu import run_kernel
 
@@ -369,8 +385,9 @@ class PtxModule:
     """PTX text parsed for the emulator: `kernels` (the `.entry` names as written, mangled or not) and
     `module[name]`, which also finds a mangled kernel by its demangled name when that is unambiguous."""
 
-    def __init__(self, model: Any):
+    def __init__(self, model: Any, text: str = ""):
         self.model = model
+        self.text = text  # the PTX as given: what device="cuda" assembles
         self.arch = str(model.target).split(",")[0].strip()
         self._kernels = {
             f.name: PtxKernel(f.name, self, [ptx_param_spec(f.name, p) for p in f.params])
@@ -393,7 +410,7 @@ def load_ptx(source: str, *, path: str = "<string>") -> PtxModule:
     """Parse PTX text for `launch` in the emulator. Raises irc.CompileError for PTX that does not parse."""
     from irc.frontend.ptx.parser import parse_ptx
 
-    return PtxModule(parse_ptx(source, path))
+    return PtxModule(parse_ptx(source, path), source)
 
 
 def load_ptx_file(path: str | Path) -> PtxModule:

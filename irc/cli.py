@@ -877,7 +877,7 @@ def _progress(on: bool, i: int, n: int) -> None:
 def cmd_run(a: argparse.Namespace) -> int:
     from irc.tooling.run import run_cli
 
-    if a.device == "cuda" and not a.file.endswith(".ptx"):  # an environment problem: exit 2 before compiling
+    if a.device == "cuda":  # an environment problem: exit 2 before compiling
         from irc.runtime.cuda import driver_available
 
         ok, why = driver_available()

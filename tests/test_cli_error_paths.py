@@ -354,11 +354,6 @@ CASES: dict[str, tuple[object, int, str]] = {
         2,
         "--arch does not apply",
     ),
-    f"{R}:_load:a .ptx file runs in the emulator only (--device emu)": (
-        ["run", *SAXPY, "--device", "cuda"],
-        2,
-        "emulator only",
-    ),
     f"{R}:_load:{{}}": (
         ["run", "arch999.kdsl", "--grid", "1", "--block", "1"],
         2,
@@ -715,6 +710,8 @@ ELSEWHERE = {
     f"{C}:_emit_cfg_lifted:{{}}": "test_compile_cu_cfg_errors_are_located",
     f"{C}:_emit_cfg_lifted:return EXIT_ERRORS": "test_compile_cu_cfg_errors_are_located",
     f"{C}:_emit_cfg_lifted:return EXIT_USAGE": "test_compile_cu_cfg_errors_are_located",
+    f"{R}:run_cli:return 1#3": "test_runtime_cuda.py::test_cli_run_ptx_on_gpu_and_its_errors (needs a GPU)",
+    f"{R}:run_cli:return 2#3": "test_runtime_cuda.py::test_cli_run_ptx_on_gpu_and_its_errors (needs a GPU)",
 }
 
 

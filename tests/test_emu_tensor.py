@@ -95,3 +95,86 @@ def test_tensormap_layout():
     assert len(b) == 128
     d = decode_tensormap(b)
     assert d.dims == [8, 4, 2] and d.strides == [4, 32, 128] and d.box == [8, 2, 1] and d.address == 0x10000
+
+
+# --- the same kernels on a GPU, where one is present: what the emulator assumes (mma/ldmatrix/wmma fragment
+# layouts, the tensor-map tile copy with its out-of-bounds fill) checked against the hardware --------------
+
+
+def _gpu_ok() -> tuple[bool, str]:
+    from irc.runtime.cuda import driver_available
+
+    return driver_available()
+
+
+_GPU_OK, _GPU_WHY = _gpu_ok()
+needs_gpu = pytest.mark.skipif(not _GPU_OK, reason=f"no CUDA GPU: {_GPU_WHY}")
+
+
+def _both(ptx: str, kernel: str, grid, block, args: list) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Run `kernel` on the GPU and in the emulator on copies of `args`; the (gpu, emu) pairs of arrays."""
+    import irc
+
+    mod = irc.load_ptx_file(DATA / ptx)
+    emu = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    mod[kernel].launch(grid, block, args, device="cuda")
+    mod[kernel].launch(grid, block, emu)
+    return [(g, e) for g, e in zip(args, emu) if isinstance(g, np.ndarray)]
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("kernel", ["mma_f16", "mma_bf16", "wmma_gemm", "warp_misc"])
+def test_tensor_kernels_on_gpu_match_the_emulator(kernel: str) -> None:
+    rng = np.random.default_rng(7)
+    if kernel in ("mma_f16", "mma_bf16"):
+        t = 3
+        mk = (
+            (lambda *s: rng.standard_normal(s).astype(np.float16))
+            if kernel == "mma_f16"
+            else (lambda *s: f32_to_bf16(rng.standard_normal(s).astype(np.float32)))
+        )
+        args, grid, block = (
+            [mk(t, 16, 16), mk(t, 8, 16), rng.standard_normal((t, 16, 8)).astype(np.float32), 0],
+            t,
+            32,
+        )
+    elif kernel == "wmma_gemm":
+        m, n, k = 32, 48, 64
+        a = rng.standard_normal((m, k)).astype(np.float16)
+        bt = rng.standard_normal((n, k)).astype(np.float16)
+        args, grid, block = [a, bt, np.zeros((m, n), np.float32), m, n, k], (n // 16, m // 16), 32
+    else:
+        x = rng.integers(0, 1000, 64).astype(np.uint32)
+        args, grid, block = [x, np.zeros(64 * 6, np.uint32)], 1, 64
+    for g, e in _both("tensor.ptx", kernel, grid, block, args):
+        if g.dtype.kind == "f":  # the tensor cores' f32 accumulation order is theirs: a few ulps
+            np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-5)
+        else:
+            np.testing.assert_array_equal(g, e)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_tma_tile_on_gpu_matches_the_emulator() -> None:
+    """nvcc's TMA load/store (sm_90) with a box that does not divide the array: the out-of-bounds fill and
+    the clipped store, on the hardware and in the emulator (the emulator's descriptor is re-encoded by the
+    driver for the GPU)."""
+    from irc.runtime.cuda import CudaError
+
+    rows, cols = 70, 40
+    x = np.random.default_rng(4).standard_normal((rows, cols)).astype(np.float32)
+    y = np.full((rows, cols), -5.0, np.float32)
+    tin = encode_tensormap(x, shape=(cols, rows), strides_bytes=(cols * 4,), box=(16, 32), dtype=np.float32)
+    tout = encode_tensormap(y, shape=(cols, rows), strides_bytes=(cols * 4,), box=(16, 32), dtype=np.float32)
+    import irc
+
+    try:
+        irc.load_ptx_file(DATA / "tma.ptx")["tma_tile"].launch(
+            ((cols + 15) // 16, (rows + 31) // 32), 128, [tin, tout], device="cuda"
+        )
+    except CudaError as e:
+        if "an older one" in str(e):
+            pytest.skip(str(e))
+        raise
+    np.testing.assert_array_equal(y, x + 1)

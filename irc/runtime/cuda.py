@@ -1,8 +1,11 @@
 """Launch compiled kernels on a real GPU through cuda-python's driver API.
 
-The same `Kernel.launch(..., device="cuda")` as the emulator: numpy arrays are copied to the device and
-back, scalars are packed by the parameter types, `irc.TensorMap` arguments are encoded with
-`cuTensorMapEncodeTiled`, dynamic shared memory above 48 KB is requested with
+The same `launch(..., device="cuda")` as the emulator, for irc's kernels and for PTX from anywhere (nvcc,
+Triton): numpy arrays are copied to the device and back (an array passed twice is one allocation), pointer
+tables (`arrays`) become device tables, scalars are packed by the parameter specs (`irc.runtime.args`),
+`irc.TensorMap` arguments and the emulator's own tensor-map descriptors (`irc.emu.encode_tensormap` bytes
+that name an array) are encoded with `cuTensorMapEncodeTiled`, portable PTX is assembled for the device's
+own target (`cubin_arch`), dynamic shared memory above 48 KB is requested with
 `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`, and kernels with `@cluster` launch through
 `cuLaunchKernelEx` with the cluster-dimension attribute. Tests of this module are marked `gpu` and skip
 with a reason when no driver is present (`driver_available()`).
@@ -15,11 +18,16 @@ from typing import Any
 
 import numpy as np
 
-from irc.ir.types import PtrType, ScalarType, TensorMapType, Type
+from irc.runtime.args import ParamSpec, TensorMap
 
 
 class CudaError(RuntimeError):
-    pass
+    """The GPU path cannot run: no driver, a target the GPU cannot run, a driver call that failed."""
+
+
+class KernelFault(CudaError):
+    """The kernel itself failed on the GPU (an illegal address, a trap, a misaligned access): the kernel's
+    bug, reported like the emulator's errors."""
 
 
 def driver_available() -> tuple[bool, str]:
@@ -52,19 +60,7 @@ def _check(res: Any) -> Any:
     return rest[0] if len(rest) == 1 else tuple(rest)
 
 
-_CTYPES = {
-    "i8": ctypes.c_int8,
-    "u8": ctypes.c_uint8,
-    "i16": ctypes.c_int16,
-    "u16": ctypes.c_uint16,
-    "i32": ctypes.c_int32,
-    "u32": ctypes.c_uint32,
-    "i64": ctypes.c_int64,
-    "u64": ctypes.c_uint64,
-    "f32": ctypes.c_float,
-    "f64": ctypes.c_double,
-    "bool": ctypes.c_uint8,
-}
+_UINT = {8: ctypes.c_uint8, 16: ctypes.c_uint16, 32: ctypes.c_uint32, 64: ctypes.c_uint64}
 
 _TMAP_DTYPE = {
     "u8": 0,
@@ -81,14 +77,22 @@ _TMAP_DTYPE = {
 _SWIZZLE = {"none": 0, "32B": 1, "64B": 2, "128B": 3}
 
 
-def _encode_tensormap(drv: Any, tm: Any, dptr: int) -> Any:
-    a = tm.array
-    rank = a.ndim
-    elem = a.dtype.itemsize
-    # CUDA wants innermost-first dimensions and byte strides of dims 1..rank-1.
-    dims = [drv.cuuint64_t(int(d)) for d in reversed(a.shape)]
-    strides = [drv.cuuint64_t(int(s)) for s in list(reversed(a.strides))[1:]]
-    box = [drv.cuuint32_t(int(b)) for b in reversed(tm.box)]
+def _encode_tensormap(
+    drv: Any,
+    a: np.ndarray,
+    dptr: int,
+    dims_in: list[int],
+    strides_in: list[int],
+    box_in: list[int],
+    swizzle: str = "none",
+    oob_fill: str = "zero",
+) -> Any:
+    """`cuTensorMapEncodeTiled` of `a`'s device copy at `dptr`; dims, byte strides of dims 1.. and box are
+    innermost first (CUDA's order)."""
+    rank = len(dims_in)
+    dims = [drv.cuuint64_t(int(d)) for d in dims_in]
+    strides = [drv.cuuint64_t(int(s)) for s in strides_in]
+    box = [drv.cuuint32_t(int(b)) for b in box_in]
     estr = [drv.cuuint32_t(1)] * rank
     dtype_key = {
         np.dtype(np.float16): "f16",
@@ -101,7 +105,6 @@ def _encode_tensormap(drv: Any, tm: Any, dptr: int) -> Any:
         np.dtype(np.int64): "i64",
         np.dtype(np.uint64): "u64",
     }[a.dtype]
-    del elem
     return _check(
         drv.cuTensorMapEncodeTiled(
             drv.CUtensorMapDataType(_TMAP_DTYPE[dtype_key]),
@@ -112,13 +115,130 @@ def _encode_tensormap(drv: Any, tm: Any, dptr: int) -> Any:
             box,
             estr,
             drv.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
-            drv.CUtensorMapSwizzle(_SWIZZLE[tm.swizzle]),
+            drv.CUtensorMapSwizzle(_SWIZZLE[swizzle]),
             drv.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_NONE,
             drv.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE
-            if tm.oob_fill == "zero"
+            if oob_fill == "zero"
             else drv.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA,
         )
     )
+
+
+def device_arch() -> str:
+    """The `sm_XY` of device 0 (its compute capability)."""
+    from cuda.bindings import driver as drv
+
+    dev = _check(drv.cuDeviceGet(0))
+    a = drv.CUdevice_attribute
+    major = _check(drv.cuDeviceGetAttribute(a.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev))
+    minor = _check(drv.cuDeviceGetAttribute(a.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev))
+    return f"sm_{major}{minor}"
+
+
+def cubin_arch(ptx_arch: str, dev_arch: str) -> str:
+    """The target to assemble PTX of `.target ptx_arch` for on a `dev_arch` device. A cubin runs only on its
+    own major version, so portable PTX (`sm_80`) is assembled for the device itself (ptxas takes PTX of an
+    older target); arch-specific PTX (`sm_90a`, `sm_100f`) runs only on its own chip."""
+    base = ptx_arch.rstrip("af")
+    if base != ptx_arch:  # sm_90a, sm_100a, sm_100f: features of that chip alone
+        if base != dev_arch:
+            raise CudaError(f"the PTX targets {ptx_arch}; this GPU is {dev_arch}: it cannot run it")
+        return ptx_arch
+    if int(base[3:]) > int(dev_arch[3:]):
+        raise CudaError(f"the PTX targets {ptx_arch}; this GPU is {dev_arch}, an older one")
+    return dev_arch
+
+
+def _float_bits(spec: ParamSpec, v: float) -> int:
+    """A 16-bit float parameter's bits (f16, or bf16 rounded to nearest even)."""
+    if "bf16" in spec.type:
+        b = int(np.array(v, np.float32).view(np.uint32))
+        return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) & 0xFFFF
+    return int(np.array(v, np.float16).view(np.uint16))
+
+
+def _scalar(spec: ParamSpec, v: Any) -> Any:
+    """The ctypes value of a scalar parameter: its bits at its width (PTX does not care about C's sign)."""
+    if spec.kind == "float":
+        if spec.bits == 32:
+            return ctypes.c_float(v)
+        if spec.bits == 64:
+            return ctypes.c_double(v)
+        return ctypes.c_uint16(_float_bits(spec, v))
+    bits = spec.bits or 8
+    return _UINT[bits](int(v) & ((1 << bits) - 1))
+
+
+class _Device:
+    """The device copies of one launch: one allocation per distinct host array, copied back at the end."""
+
+    def __init__(self, drv: Any):
+        self.drv = drv
+        self.allocs: dict[int, tuple[int, np.ndarray]] = {}
+        self.tables: list[int] = []
+
+    def array(self, a: np.ndarray) -> int:
+        if id(a) not in self.allocs:
+            d = int(_check(self.drv.cuMemAlloc(max(a.nbytes, 1))))
+            self.allocs[id(a)] = (d, a)
+            _check(self.drv.cuMemcpyHtoD(d, a.ctypes.data, a.nbytes))
+        return self.allocs[id(a)][0]
+
+    def table(self, arrays: list[np.ndarray]) -> int:
+        ptrs = np.array([self.array(a) for a in arrays], np.uint64)
+        d = int(_check(self.drv.cuMemAlloc(ptrs.nbytes)))
+        self.tables.append(d)
+        _check(self.drv.cuMemcpyHtoD(d, ptrs.ctypes.data, ptrs.nbytes))
+        return d
+
+    def copy_back(self) -> None:
+        for d, a in self.allocs.values():
+            _check(self.drv.cuMemcpyDtoH(a.ctypes.data, d, a.nbytes))
+
+    def free(self) -> None:
+        for d in [d for d, _ in self.allocs.values()] + self.tables:
+            self.drv.cuMemFree(d)
+
+
+def _tensormap_value(dev: _Device, a: Any, keep: list[Any]) -> Any:
+    """The 128 descriptor bytes of an `irc.TensorMap`, or of an emulator descriptor that names an array
+    (`irc.emu.encode_tensormap(array, ...)`), encoded by the driver for the array's device copy."""
+    from irc.emu.tensormap import decode_tensormap, token_array
+
+    if isinstance(a, TensorMap):
+        arr = a.array
+        dims = list(reversed(arr.shape))
+        strides = [int(s) for s in list(reversed(arr.strides))[1:]]
+        box, swizzle, oob = list(reversed(a.box)), a.swizzle, a.oob_fill
+    else:
+        arr = token_array(a)
+        if arr is None:
+            return None
+        d = decode_tensormap(a)
+        dims, strides, box, swizzle = d.dims, d.strides[1:], d.box, "none"
+        oob = "nan" if d.oob_nan else "zero"
+    tmap = _encode_tensormap(dev.drv, arr, dev.array(arr), dims, strides, box, swizzle, oob)
+    keep.append(tmap)
+    return (ctypes.c_ubyte * 128).from_address(int(tmap.getPtr()))
+
+
+def _param_value(dev: _Device, spec: ParamSpec, a: Any, keep: list[Any]) -> Any:
+    if spec.kind in ("int", "float", "bool"):
+        return _scalar(spec, a)
+    if spec.kind in ("array", "array-or-int"):
+        return ctypes.c_uint64(dev.array(a) if isinstance(a, np.ndarray) else int(a) & (2**64 - 1))
+    if spec.kind == "arrays":
+        return ctypes.c_uint64(dev.table(list(a)))
+    if spec.kind == "tensormap":
+        return _tensormap_value(dev, a, keep)
+    if spec.kind == "bytes":
+        tm = _tensormap_value(dev, a, keep) if spec.bits == 1024 else None
+        if tm is not None:
+            return tm
+        buf = (ctypes.c_ubyte * (spec.bits // 8))()
+        ctypes.memmove(buf, bytes(a), len(a))
+        return buf
+    raise CudaError(f"unsupported parameter `{spec.name}` of type {spec.type}")
 
 
 def launch(
@@ -128,11 +248,14 @@ def launch(
     grid: tuple[int, int, int],
     block: tuple[int, int, int],
     args: list[Any],
-    param_types: list[Type],
+    params: list[ParamSpec],
     *,
     dynamic_shared_bytes: int = 0,
     cluster: tuple[int, int, int] | None = None,
 ) -> None:
+    """Assemble `ptx_text` for device 0, copy `args` (already checked by `convert_args` against `params`) to
+    it, run kernel `name` and copy every array back. Blocks until the kernel ends: a kernel that hangs hangs
+    the caller (run it in a process of its own to put a time limit on it, as tests/asyncsuite/gpu.py does)."""
     ok, why = driver_available()
     if not ok:
         raise CudaError(f'device="cuda" is not available here: {why}')
@@ -140,12 +263,12 @@ def launch(
 
     from irc.ptxas import ptx_to_cubin
 
-    dev = _check(drv.cuDeviceGet(0))
-    ctx = _check(drv.cuDevicePrimaryCtxRetain(dev))
+    dev_id = _check(drv.cuDeviceGet(0))
+    ctx = _check(drv.cuDevicePrimaryCtxRetain(dev_id))
     _check(drv.cuCtxSetCurrent(ctx))
-    cubin = ptx_to_cubin(ptx_text, arch)
+    cubin = ptx_to_cubin(ptx_text, cubin_arch(arch, device_arch()))
     mod = _check(drv.cuModuleLoadData(cubin))
-    allocs: list[tuple[int, np.ndarray]] = []
+    dev = _Device(drv)
     keep: list[Any] = []
     try:
         fn = _check(drv.cuModuleGetFunction(mod, name.encode()))
@@ -158,23 +281,8 @@ def launch(
                 )
             )
         ptrs = []
-        for t, a in zip(param_types, args):
-            if isinstance(t, PtrType):
-                d = _check(drv.cuMemAlloc(a.nbytes))
-                _check(drv.cuMemcpyHtoD(d, a.ctypes.data, a.nbytes))
-                allocs.append((int(d), a))
-                v = ctypes.c_uint64(int(d))
-            elif isinstance(t, TensorMapType):
-                d = _check(drv.cuMemAlloc(t_nbytes := a.array.nbytes))
-                _check(drv.cuMemcpyHtoD(d, a.array.ctypes.data, t_nbytes))
-                allocs.append((int(d), a.array))
-                tmap = _encode_tensormap(drv, a, int(d))
-                v = (ctypes.c_ubyte * 128).from_address(int(tmap.getPtr()))
-                keep.append(tmap)
-            elif isinstance(t, ScalarType):
-                v = _CTYPES[str(t)](a) if str(t) in _CTYPES else ctypes.c_uint16(int(a))
-            else:
-                raise CudaError(f"unsupported parameter type {t}")
+        for spec, a in zip(params, args):
+            v = _param_value(dev, spec, a, keep)
             keep.append(v)
             ptrs.append(ctypes.addressof(v))
         arr = (ctypes.c_void_p * len(ptrs))(*ptrs)
@@ -192,10 +300,11 @@ def launch(
         cfg.attrs = attrs
         cfg.numAttrs = len(attrs)
         _check(drv.cuLaunchKernelEx(cfg, fn, ctypes.addressof(arr), 0))
-        _check(drv.cuCtxSynchronize())
-        for d, a in allocs:
-            _check(drv.cuMemcpyDtoH(a.ctypes.data, d, a.nbytes))
+        try:
+            _check(drv.cuCtxSynchronize())
+        except CudaError as e:
+            raise KernelFault(f"kernel `{name}` failed on the GPU: {e}") from None
+        dev.copy_back()
     finally:
-        for d, _ in allocs:
-            drv.cuMemFree(d)
+        dev.free()
         drv.cuModuleUnload(mod)

@@ -41,8 +41,6 @@ def _load(a: argparse.Namespace, text: str, emit_diags: Callable[..., object]) -
             raise RunUsageError("-D overrides .kdsl params; a .ptx file has none")
         if a.arch is not None:
             raise RunUsageError("--arch does not apply to a .ptx file (it runs as its own `.target`)")
-        if a.device != "emu":
-            raise RunUsageError("a .ptx file runs in the emulator only (--device emu)")
         try:
             return load_ptx(text, path=a.file)
         except CompileError as e:
@@ -128,6 +126,14 @@ def run_cli(a: argparse.Namespace, emit_diags: Callable[..., object]) -> int:
         if isinstance(e, EmuError):
             sys.stderr.write(f"irc: error: the kernel failed in the emulator: {e}\n")
             return 1
+        from irc.runtime.cuda import CudaError, KernelFault
+
+        if isinstance(e, KernelFault):
+            sys.stderr.write(f"irc: error: {e}\n")
+            return 1
+        if isinstance(e, CudaError):  # the GPU cannot run it (its target, the driver): not the kernel's bug
+            sys.stderr.write(f"irc: error: {e}\n")
+            return 2
         raise
     for n, raw in given.items():
         if raw.endswith(".npy"):
