@@ -67,6 +67,7 @@ def run_variant(name: str, variant: str, repeats: int, seed: int = 0, device: st
     for r in range(repeats):
         launch = make(np.random.default_rng(seed + r))
         before = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in launch.host.items()}
+        print(f"LAUNCH {r}", flush=True)  # the parent's clock for a hang starts here
         try:
             kernel.launch(
                 case.grid, case.block, launch.args, device=device, dynamic_shared_bytes=case.dynamic_smem
@@ -133,16 +134,25 @@ def _kill(p: subprocess.Popen) -> None:
 
 
 def _readline(p: subprocess.Popen, until: float) -> str | None:
-    """A line of the worker's output, or None when `until` passes first (or the worker died)."""
+    """A line of the worker's output, or None when `until` passes first (or the worker died). Reads the
+    pipe's file descriptor itself: a buffered reader would hold lines that `select` no longer sees."""
     assert p.stdout is not None
-    while True:
+    buf: bytearray = p.__dict__.setdefault("_irc_buf", bytearray())
+    fd = p.stdout.fileno()
+    while b"\n" not in buf:
         left = until - time.monotonic()
         if left <= 0:
             return None
-        ready, _, _ = select.select([p.stdout], [], [], left)
+        ready, _, _ = select.select([fd], [], [], left)
         if ready:
-            line = p.stdout.readline()
-            return line if line else None
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return None
+            buf += chunk
+    i = buf.index(b"\n")
+    line = bytes(buf[: i + 1]).decode()
+    del buf[: i + 1]
+    return line
 
 
 def run_jobs(
@@ -160,18 +170,24 @@ def run_jobs(
         assert p.stdin is not None
         p.stdin.write(f"{job[0]} {job[1]}\n")
         p.stdin.flush()
-        start = _readline(p, time.monotonic() + 120)  # imports, the CUDA context, a .kdsl compile
-        res = None
-        if start and start.startswith("START"):
-            line = _readline(p, time.monotonic() + 60 + timeout * repeats)
-            if line and line.startswith("RESULT "):
+        res, launched, wait = None, False, 120.0  # imports, the CUDA context, a .kdsl compile
+        while res is None:
+            line = _readline(p, time.monotonic() + wait)
+            if line is None:
+                break
+            if line.startswith("LAUNCH"):
+                launched, wait = True, timeout
+            elif line.startswith("RESULT "):
                 res = json.loads(line[7:])
+            else:
+                wait = 120.0  # START, or the work between launches (the numpy reference)
         if res is None:
             _kill(p)
             err = (p.stderr.read() if p.stderr else "")[-300:]
+            why = f"no result after {timeout:g} s" if launched else "the worker died"
             res = {
-                "outcomes": ["hang"] if start else ["skipped"],
-                "why": "no result" + (f": {err}" if err else ""),
+                "outcomes": ["hang"] if launched else ["skipped"],
+                "why": why + (f": {err}" if err else ""),
             }
             p = None
         out[job] = res
