@@ -126,7 +126,7 @@ def _arrays(args: list) -> list[np.ndarray]:
     return out
 
 
-def _launch(device: str, kernel, grid, block, args: list) -> None:
+def _launch(device: str, kernel, grid, block, args: list, tol: dict | None = None) -> None:
     """`kernel.launch` on `device`; on "cuda" the emulator runs too, on copies of the inputs, and every array
     must end the same on both."""
     if device == "emu":
@@ -142,7 +142,7 @@ def _launch(device: str, kernel, grid, block, args: list) -> None:
     kernel.launch(grid=grid, block=block, args=emu_args)
     for g, e in zip(_arrays(args), _arrays(emu_args)):
         if g.dtype.kind == "f":
-            np.testing.assert_allclose(g, e, **GPU_VS_EMU)
+            np.testing.assert_allclose(g, e, **(tol or GPU_VS_EMU))
         else:
             np.testing.assert_array_equal(g, e)
 
@@ -309,6 +309,9 @@ def test_flash_attention_tc(seq_len: int, causal: bool, device: str) -> None:
         grid=((seq_len + 15) // 16, heads + 1),
         block=32,
         args=[o, q, k, v, seq_len, heads, scale],
+        # P = ex2.approx(...) is rounded to f16 for P·V: the GPU's approximation and the emulator's exact
+        # exp2 round a few P elements to neighbouring f16 values (measured on an H100: 2.8e-5 at most)
+        tol={"rtol": 2e-3, "atol": 1e-4},
     )
     qf, kf, vf = q.astype(np.float64), k.astype(np.float64), v.astype(np.float64)
     s = np.einsum("hqd,hkd->hqk", qf, kf) * scale

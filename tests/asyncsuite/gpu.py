@@ -190,6 +190,9 @@ def run_jobs(
                 "why": why + (f": {err}" if err else ""),
             }
             p = None
+        if "fault" in res["outcomes"]:  # a fault is sticky: the worker's CUDA context cannot launch again
+            _kill(p)
+            p = None
         out[job] = res
         print(
             f"{job[0]:<34} {job[1]:<4} {' '.join(res['outcomes']):<20} {res.get('why', '')[:90]}", flush=True
