@@ -275,11 +275,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"device {dev}: {len(jobs)} variants of {len(cases)} cases", flush=True)
     for (name, variant), res in run_jobs(jobs, a.repeats, a.timeout, t_end, a.device).items():
         results[name][variant] = res
-    for tool in [t for t in a.sanitizer.split(",") if t]:
-        for job in jobs:
-            if time.monotonic() > t_end:
+    tools = [t for t in a.sanitizer.split(",") if t]
+    for job in [j for j in jobs if j[1] == "bug"] + [j for j in jobs if j[1] == "ok"]:  # bugs first
+        for tool in tools:
+            if time.monotonic() > t_end or verdict(results[job[0]].get(job[1])) == "hang":
                 break
-            r = sanitize(job, tool, 60)
+            r = sanitize(job, tool, 30)
             results[job[0]].setdefault("sanitizer", {}).setdefault(tool, {})[job[1]] = r
             print(f"{tool:<10} {job[0]:<34} {job[1]:<4} {r}", flush=True)
     print()
