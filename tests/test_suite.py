@@ -46,14 +46,8 @@ STATIC_MISSES = {
     "warp_shfl_partial_warp": "block size only bounded (.maxntid 80): the partial last warp is not considered",
 }
 TWIN_FALSE_POSITIVES: dict[str, str] = {}
-EMU_MISSES = {
-    "mbar_release_wrong_stage": "every order tried completes the refill after the readers: output right, no error",
-    "mbar_tma_mma_alternate": "reported as DeadlockError/MbarrierOverflowError (the schedule decides), not the expected AsyncRaceError",
-    "release_stage": "every order tried completes the refill after the readers: output right, no error",
-}
-EMU_TWIN_FAILURES = {
-    "mbar_tma_mma_alternate": "hangs under interleaved warps: one mbarrier completes two phases per step, so a warp two phases behind waits on a parity that has come round (a latent bug of the twin; see docs/emulator.md)",
-}
+EMU_MISSES: dict[str, str] = {}
+EMU_TWIN_FAILURES: dict[str, str] = {}
 
 
 def _params(names: list[str], known: dict[str, str], what: str) -> list:
@@ -106,7 +100,8 @@ def test_case_files_and_markers(case) -> None:
         for n in dir(emu)
         if isinstance(getattr(emu, n), type) and hasattr(getattr(emu, n), "kind")
     }
-    assert case.error in set(dir(emu.errors)) | kinds | {"mbarrier-uninit"} | set(mod.NEW_ERRORS), case.error
+    known = set(dir(emu.errors)) | kinds | {"mbarrier-uninit", mod.CLEAN} | set(mod.NEW_ERRORS)
+    assert case.error in known, case.error
     if case.lang == "cuda":
         src = case.source_path.read_text()
         assert src.startswith(f"// arch: {case.arch}\n") and "#ifdef IRC_BUG" in src

@@ -16,7 +16,9 @@ How (kept out of the hot path when off: `Machine.asyncq` is None unless `run_ker
     `cp.async.wait_group N` requires it, or, when no thread can run, one at a time in a seeded order (the
     latest possible point). Completion order respects dependencies (`tcgen05.commit` after the MMAs).
   * tcgen05.mma computes at issue (after the CTA's earlier MMAs complete, as one thread's MMAs run in
-    order) but its tensor-memory write is deferred; `tcgen05.ld` of a CTA with a pending MMA raises.
+    order) but its tensor-memory write is deferred; `tcgen05.ld` of a CTA with a pending MMA raises, and
+    its shared-memory operands stay read-poisoned until it completes: a store, or a copy *issued* into
+    them (it may land at any point until its wait), is an `AsyncOverwriteError`.
   * A hang reports the mbarrier state (`mbarrier_hang`): phase, pending arrivals, tx-count, and who is
     left that could arrive, instead of a barrier divergence at an unrelated `bar.sync`.
 """
@@ -119,6 +121,9 @@ class Engine:
             self.capture, self.cap_smem, self.cap_rsmem = None, [], []
         if acts:
             ids = np.array(self.m.ids(idx), copy=True)
+            if smem:  # a copy into bytes an asynchronous reader still uses: wherever it lands, it races
+                dst = np.unique(np.concatenate(smem))
+                self.check_write(dst, 1, np.repeat(ids[:1], len(dst)))
             p = self._new(kind, ins, ids, acts, np.concatenate(smem) if smem else None)
             if kind == "cp":
                 p.grp = self.commits[ids].copy()
@@ -128,6 +133,17 @@ class Engine:
                     p.rsmem = np.unique(np.concatenate(rsmem))
                     self.rpoison[p.rsmem] = p.pid
         return r
+
+    def reading(self, h: Callable, idx) -> np.ndarray | None:
+        """Run handler `h` (one that writes no memory: tcgen05.mma) and return the shared bytes it read, which
+        an asynchronous reader keeps in use until it completes (None when it read none)."""
+        self.capture, self.cap_rsmem = [], []
+        try:
+            h(idx)
+        finally:
+            rsmem = self.cap_rsmem
+            self.capture, self.cap_rsmem = None, []
+        return np.unique(np.concatenate(rsmem)) if rsmem else None
 
     def note_read(self, bidx: np.ndarray, nbytes: int) -> None:
         """A shared-memory read inside a captured handler (the source of a bulk store)."""
@@ -225,6 +241,10 @@ class Engine:
         writer = m.cur_instr
         wtxt = f"`{writer.opcode}` at line {writer.line}" if writer is not None else "a write"
         who, hint = "", ""
+        fix = (
+            "before the source is reused, the issuing thread must wait with `cp.async.bulk.wait_group.read 0` "
+            "(`cp_async_bulk_wait_group_read(0)`), then a barrier"
+        )
         if p is not None:
             _, th = m.coords(p.ids[:1])
             who = f" (issued by thread {th[0]})" if th else ""
@@ -234,13 +254,17 @@ class Engine:
                     f"; the issuing thread waited with `{ww.opcode}` at line {ww.line}, which waits for "
                     "cp.async groups, not for bulk async-groups"
                 )
+            if p.kind == "mma":
+                fix = (
+                    "an MMA reads its shared-memory operands until it completes: wait on the mbarrier its "
+                    "`tcgen05.commit` arrives on (the phase that commit completes) before the operands are reused"
+                )
         what = f"`{p.ins.opcode}` at line {p.ins.line}{who}" if p is not None else "a bulk store"
         off = int(bidx[k] % m.shsize)
         raise m.error(
             AsyncOverwriteError,
             f"{wtxt} overwrites shared memory at offset {off:#x} that {what} has not finished reading "
-            f"(schedule seed {self.seed}){hint}: before the source is reused, the issuing thread must wait "
-            "with `cp.async.bulk.wait_group.read 0` (`cp_async_bulk_wait_group_read(0)`), then a barrier",
+            f"(schedule seed {self.seed}){hint}: {fix}",
             ids[bad],
         )
 
@@ -385,7 +409,7 @@ def _wrap_tcgen05(orig: Callable) -> Callable:
                     e.complete(q)  # one thread's MMAs execute in order
                 tm = tmem_array(m)
                 before = tm.copy()
-                h(idx)
+                reads = e.reading(h, idx)  # the operands are read now, and stay in use until it completes
                 after = tm.copy()
                 tm[...] = before
 
@@ -394,7 +418,10 @@ def _wrap_tcgen05(orig: Callable) -> Callable:
                     diff = after != before
                     cur[diff] = after[diff]
 
-                e._new("mma", ins, ids, [write])
+                p = e._new("mma", ins, ids, [write])
+                if reads is not None:
+                    p.rsmem = reads
+                    e.rpoison[reads] = p.pid
 
             return mma
         if kind == "commit":

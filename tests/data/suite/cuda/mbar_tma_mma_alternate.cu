@@ -6,6 +6,9 @@
 // the copies and 1 for the MMA in every step.
 // Operands are K-major with no swizzle: TMA brings [rows][8] slabs of 8 K values (16 bytes per row), two per
 // operand and step; LBO is the distance between the two slabs, SBO the 128 bytes of one 8-row core matrix.
+// A parity wait only tells the current phase from the one before it, so no phase may complete twice while a
+// thread has not yet waited for it: a __syncthreads() after each wait keeps every warp within one phase (the
+// emulator's interleaved schedules showed a starved warp waiting for a phase that never comes without them).
 // Bug: the author reasoned "one phase per step" and waits for the MMA with the step's parity kt & 1, like
 // the copy wait: in step 0 the MMA wait returns at once (phase 0 is the copies' phase).
 #include <cuda.h>
@@ -78,6 +81,7 @@ __global__ void __launch_bounds__(128) gemm_tcgen05(const __grid_constant__ CUte
         wait_phase(sbar, phase);  // the copies have landed
         phase ^= 1;
 #endif
+        __syncthreads();  // every thread has seen the copies' phase before the MMA's can complete
         if (threadIdx.x == 0) {
             asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory");
             const uint64_t adesc = smem_desc(sptr(a_s), M * 16, 128), bdesc = smem_desc(sptr(b_s), N * 16, 128);
@@ -95,6 +99,7 @@ __global__ void __launch_bounds__(128) gemm_tcgen05(const __grid_constant__ CUte
         wait_phase(sbar, phase);  // the MMA is done with a_s / b_s (and D holds the partial sum)
         phase ^= 1;
 #endif
+        __syncthreads();  // every thread has seen the MMA's phase before the next copies' can complete
     }
     asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory");
     const uint32_t row = warp * 32 + threadIdx.x % 32;
