@@ -612,6 +612,66 @@ class ThreadEval:
             mask &= ex
         return mask
 
+    def single_issuer(self, b: Block) -> Block | None:
+        """The block, entered only from an `elect` branch's true side, through which at most one thread of
+        the CTA reaches `b`, or None. Why it is one thread: the branch sits outside every loop (each thread
+        passes it at most once), and every thread that reaches it is in one warp, whose `elect` is true in
+        exactly one lane. Two accesses under the same such block are made by one and the same thread."""
+        key = ("issuer", id(b))
+        if key not in self.gmemo:
+            self.gmemo[key] = self._single_issuer(b)
+        return self.gmemo[key]
+
+    def _single_issuer(self, b: Block) -> Block | None:
+        cfg = self.cfg
+        s, d = b, cfg.idom.get(b)
+        while d is not None:
+            t = d.terminator
+            if (
+                t is not None
+                and t.name == "cbr"
+                and len(t.successors) == 2
+                and t.successors[0] is s
+                and t.successors[1] is not s
+                and self._entry_preds(s) == [d]
+                and not cfg.loops_containing(d)
+            ):
+                e = self._elect_block(t.operands[0])
+                if e is None or cfg.loops_containing(e):
+                    return None
+                g = self.guard(e, {})  # the threads that run the `elect`
+                if g is None or not g.any():
+                    return None
+                warps = self.lin[self.xp.flatnonzero(g)] // 32
+                return s if int(warps.min()) == int(warps.max()) else None
+            s, d = d, cfg.idom.get(d)
+        return None
+
+    def _elect_block(self, v: Value) -> Block | None:
+        """The block of the one `elect` whose result `v` is, directly or through the block argument of an
+        `a && elect_one()` (whose other incoming values are `false`); None otherwise."""
+        if isinstance(v, OpResult):
+            return v.op.block if v.op.name == "elect" else None
+        if not isinstance(v, BlockArg) or v.block is self.fn.entry:
+            return None
+        found: set[int] = set()
+        out: Block | None = None
+        for pr in self.cfg.preds.get(v.block, []):
+            t = pr.terminator
+            if t is None:
+                return None
+            for k, sc in enumerate(t.successors):
+                if sc is not v.block:
+                    continue
+                x = t.succ_args[k][v.index] if v.index < len(t.succ_args[k]) else None
+                if isinstance(x, OpResult) and x.op.name == "const" and x.op.attrs.get("value") is False:
+                    continue
+                if not (isinstance(x, OpResult) and x.op.name == "elect"):
+                    return None
+                found.add(id(x.op))
+                out = x.op.block
+        return out if len(found) == 1 else None
+
     def _entry_preds(self, s: Block) -> list[Block]:
         """Predecessors of `s`, without the back edges when `s` is a loop header (a loop entered only from
         the branch `d` is reached only when `d` takes that edge)."""

@@ -202,6 +202,7 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
                     for c, dc in pool
                     if _may_conflict(a, c, pending, da, dc)
                     and not _same_copy(ctx, a, c)
+                    and not _one_thread(ev, a, c)
                     and not incompatible(lambda: ctx.facts, a, da, c, dc, loop_index)
                 ]
     # The solver's pairs, over all intervals: a read against a write first (two asynchronous copies of a
@@ -339,6 +340,14 @@ def _root(a: Access) -> str | None:
         r = shared_root(a.ptr)
         a._root = r  # type: ignore[attr-defined]
     return r  # type: ignore[return-value]
+
+
+def _one_thread(ev: ThreadEval, a: Access, c: Access) -> bool:
+    """Both accesses are made by the one thread an `elect` picks (`if warp == 0 && elect_one()`: a
+    producer's TMA copies): no second thread to race with. Asked before the solver, whose question is
+    about two distinct threads and which takes milliseconds to say no."""
+    s = ev.single_issuer(a.block)
+    return s is not None and s is ev.single_issuer(c.block)
 
 
 def _same_copy(ctx: FunctionContext, a: Access, c: Access) -> bool:
