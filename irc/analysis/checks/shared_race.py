@@ -31,7 +31,7 @@ from irc.analysis.races import (
 )
 from irc.analysis.valuekeys import same_stored_values
 from irc.diagnostics import Diagnostic, Label, error
-from irc.ir.core import Op
+from irc.ir.core import Op, OpResult
 
 CHECK = "shared-race"
 MAX_SOLVER_PAIRS = 48  # pairs per kernel the solver is asked about (the evaluation could not decide them)
@@ -327,9 +327,51 @@ def _may_conflict(a: Access, c: Access, pending=None, da=(), dc=()) -> bool:  # 
                     return False
     if a.atomic and c.atomic:
         return False
-    if (a.atomic and not c.write) or (c.atomic and not a.write):
-        return False  # a plain read racing an atomic sees a stale value: the CAS-loop idiom
+    if (a.atomic and not c.write and cas_validated(c)) or (c.atomic and not a.write and cas_validated(a)):
+        return False  # the CAS-loop idiom: a stale value of the plain read only makes the CAS retry
     return True
+
+
+def cas_validated(r: Access) -> bool:
+    """A plain load whose value reaches the compare operand of an `atomic_cas` on the same address
+    (through copies, casts and the loop's block arguments): `old = s[i]; do { seen = atomicCAS(&s[i], old,
+    f(old)); ... }`. A stale value only fails the compare and is retried, so the read does not race the
+    atomics; any other plain read next to atomics (a histogram merged with no barrier) does."""
+    memo = getattr(r, "_cas", None)
+    if memo is None:
+        memo = r._cas = _reaches_cas(r.op)  # type: ignore[attr-defined]
+    return memo
+
+
+def _strip(v):  # type: ignore[no-untyped-def]
+    while isinstance(v, OpResult) and v.op.name in ("bitcast", "copy", "cvt") and v.op.operands:
+        v = v.op.operands[0]
+    return v
+
+
+def _reaches_cas(load: Op) -> bool:
+    if load.name != "load" or not load.results:
+        return False
+    addr = _strip(load.operands[0])
+    seen: set[int] = set()
+    work = [load.results[0]]
+    while work:
+        v = work.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        for u in v.users:
+            if u.name == "atomic_cas" and len(u.operands) > 1 and u.operands[1] is v:
+                if _strip(u.operands[0]) is addr:
+                    return True
+            elif u.name in ("bitcast", "copy", "cvt"):
+                work += list(u.results)
+            elif u.name in ("br", "cbr"):  # into a block argument (the loop-carried `old`)
+                for k, args in enumerate(u.succ_args):
+                    for j, x in enumerate(args):
+                        if x is v:
+                            work.append(u.successors[k].args[j])
+    return False
 
 
 def _root(a: Access) -> str | None:
