@@ -516,3 +516,43 @@ def test_one_elected_thread_is_not_asked_of_the_solver_and_two_are(
     assert bool(asked) == racy
     if racy:
         assert ds[0].witness is not None
+
+
+# --- plain reads next to atomics -----------------------------------------------------------------------------
+_HIST = """
+@launch(block = 128)
+kernel hist(out: *global u32, data: *global u32, n: u32) {
+    shared bins: [u32; 32];
+    if tid.x < 32 { bins[tid.x] = 0u32; }
+    barrier();
+    for i in tid.x..n step 128u32 {
+        atomic_add(&bins[data[i] % 32u32], 1u32);
+    }
+    MERGE
+}
+"""
+_MERGE_PLAIN = "if tid.x < 32 { out[tid.x] = bins[tid.x]; }"
+_MERGE_CAS = """if tid.x < 32 {
+        var old = bins[(tid.x + 1u32) % 32u32];
+        while true {
+            let seen = atomic_cas(&bins[(tid.x + 1u32) % 32u32], old, old + 7u32);
+            if seen == old { break; }
+            old = seen;
+        }
+    }"""
+
+
+@pytest.mark.parametrize(
+    "merge,racy",
+    [(_MERGE_PLAIN, True), ("barrier();\n    " + _MERGE_PLAIN, False), (_MERGE_CAS, False)],
+    ids=["plain-read-no-barrier", "barrier", "cas-loop"],
+)
+def test_plain_read_next_to_atomics(merge: str, racy: bool) -> None:
+    """A histogram read back with no barrier after its data-dependent atomics: the atomics say the bins
+    collide, so any bin is fair game and the plain read races them. With the barrier it does not (near
+    miss), nor does a CAS loop whose plain read only feeds the compare of a CAS on its own address (a
+    stale value only makes the CAS retry)."""
+    ds = _static_src(_HIST.replace("MERGE", merge))
+    assert bool(ds) == racy, [d.message for d in ds]
+    if racy:
+        assert "atomically updates" in ds[0].message and ds[0].witness is not None

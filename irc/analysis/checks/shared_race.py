@@ -32,6 +32,7 @@ from irc.analysis.races import (
 from irc.analysis.valuekeys import same_stored_values
 from irc.diagnostics import Diagnostic, Label, error
 from irc.ir.core import Op, OpResult
+from irc.ir.optable import OPS
 
 CHECK = "shared-race"
 MAX_SOLVER_PAIRS = 48  # pairs per kernel the solver is asked about (the evaluation could not decide them)
@@ -349,6 +350,21 @@ def _strip(v):  # type: ignore[no-untyped-def]
     return v
 
 
+def _same_expr(x, y, depth: int = 16) -> bool:  # type: ignore[no-untyped-def]
+    """One value, or one pure expression of the same operands (`&s[(t + 1) % 32]` written twice, before
+    value numbering merges the two): the same address in every thread."""
+    if x is y:
+        return True
+    if depth == 0 or not (isinstance(x, OpResult) and isinstance(y, OpResult)):
+        return False
+    ox, oy = x.op, y.op
+    if ox.name != oy.name or ox.attrs != oy.attrs or len(ox.operands) != len(oy.operands):
+        return False
+    if x.index != y.index or not OPS[ox.name].has("pure"):
+        return False
+    return all(_same_expr(a, b, depth - 1) for a, b in zip(ox.operands, oy.operands))
+
+
 def _reaches_cas(load: Op) -> bool:
     if load.name != "load" or not load.results:
         return False
@@ -362,7 +378,7 @@ def _reaches_cas(load: Op) -> bool:
         seen.add(id(v))
         for u in v.users:
             if u.name == "atomic_cas" and len(u.operands) > 1 and u.operands[1] is v:
-                if _strip(u.operands[0]) is addr:
+                if _same_expr(_strip(u.operands[0]), addr):
                     return True
             elif u.name in ("bitcast", "copy", "cvt"):
                 work += list(u.results)
