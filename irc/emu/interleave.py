@@ -65,7 +65,10 @@ class Relief:
         if not stuck.any():
             return None
         blk = int(cur[stuck].max())  # the one lockstep puts off longest
-        return np.flatnonzero(stuck & (cur == blk))
+        # every lane of those warps that is at that block, also the ones that arrived since the last
+        # snapshot: a warp's lanes run a block together, or a collective in it would miss them
+        warps = np.unique(m.gwarp[stuck & (cur == blk)])
+        return np.flatnonzero((cur == blk) & (cur == wm[m.gwarp]) & np.isin(m.gwarp, warps))
 
 
 class Interleaver:
