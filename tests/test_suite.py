@@ -22,7 +22,6 @@ SUITE = score.SUITE
 
 # -- what irc misses today (name -> why, a guess) -----------------------------------------------------
 STATIC_MISSES = {
-    "bar_named_wrong_count": "no check compares a named barrier's count with the threads that reach it",
     "bulk_size_not16": "no rule for the size of a non-tensor cp.async.bulk (multiple of 16)",
     "cpa_read_filling_stage": "cuda::pipeline's wait_group switch; the read (127 - t) is not provably the copy's bytes",
     "mbar_cuda_barrier_no_tx": "cuda::barrier token waits (wait(arrive())) are not judged",
@@ -32,7 +31,6 @@ STATIC_MISSES = {
     "mbar_release_wrong_stage": "no check compares the ring element released with the one acquired",
     "mbar_stale_token": "waits on a state token (test_wait with the arrive's result) are not judged",
     "mbar_tx_too_few": "a CUtensorMap's box is host-side: the bytes per copy are unknown in the PTX",
-    "named_count": "no check compares a named barrier's count with the threads that reach it",
     "race_cas_max": "the store's guard depends on a shared load (`local > smax`): not analysed",
     "race_persistent_reset": "a plain access to a location atomics update is exempt, also thread 0's store",
     "race_reduce_noinline": "shared accesses through a pointer parameter of a __noinline__ .func are not analysed",

@@ -163,7 +163,7 @@ def async_bytes(op: Op) -> int:
     if n == "cp_async":
         return int(op.attrs.get("bytes", 0) or 0) or 4
     if n == "bulk_load" and len(op.operands) > 2:
-        c = _const(op.operands[2])
+        c = const_int(op.operands[2])
         return c if c is not None and c > 0 else MIN_ASYNC_BYTES
     m = op.operands[1] if len(op.operands) > 1 else None
     box = getattr(getattr(m, "type", None), "box", None)
@@ -178,7 +178,7 @@ def async_bytes(op: Op) -> int:
     return MIN_ASYNC_BYTES
 
 
-def _const(v: Value) -> int | None:
+def const_int(v: Value) -> int | None:
     while isinstance(v, OpResult) and v.op.name in ("bitcast", "copy", "cvt") and v.op.operands:
         v = v.op.operands[0]
     if isinstance(v, OpResult) and v.op.name == "const":
@@ -612,6 +612,11 @@ class ThreadEval:
             mask &= ex
         return mask
 
+    def warps(self, mask: Vector) -> set[int]:
+        """The warps (of the block, by linear thread id) with a thread in `mask`."""
+        sel = self.lin[self.xp.flatnonzero(mask)] // 32
+        return {int(w) for w in (sel.v if hasattr(sel, "v") else sel.tolist())}
+
     def single_issuer(self, b: Block) -> Block | None:
         """The block, entered only from an `elect` branch's true side, through which at most one thread of
         the CTA reaches `b`, or None. Why it is one thread: the branch sits outside every loop (each thread
@@ -642,8 +647,7 @@ class ThreadEval:
                 g = self.guard(e, {})  # the threads that run the `elect`
                 if g is None or not g.any():
                     return None
-                warps = self.lin[self.xp.flatnonzero(g)] // 32
-                return s if int(warps.min()) == int(warps.max()) else None
+                return s if len(self.warps(g)) == 1 else None
             s, d = d, cfg.idom.get(d)
         return None
 

@@ -131,6 +131,13 @@ CHECKS: dict[str, CheckInfo] = {
             "analyzer.md",
         ),
         _c(
+            "barrier-count",
+            "error",
+            "A named barrier whose thread count differs from the threads that reach it (a hang, or a phase "
+            "that completes early).",
+            "analyzer.md",
+        ),
+        _c(
             "mbarrier-reuse",
             "error",
             "An mbarrier re-initialised, or its memory written, while it is still valid (no mbarrier.inval).",
@@ -179,6 +186,7 @@ CHECK_DESCRIPTIONS: dict[str, str] = {
     "async-unwaited": "Memory an async copy or MMA writes is read before a wait that covers it.",
     "async-proxy-fence": "Generic-proxy writes (stores, mbarrier.init) seen by TMA/bulk/tcgen05 without a proxy fence.",
     "async-overwrite": "Shared memory a bulk/TMA store still reads is overwritten before cp.async.bulk.wait_group.read.",
+    "barrier-count": "A named barrier whose thread count differs from the threads that reach it.",
     "mbarrier-reuse": "An mbarrier re-initialised, or its memory written, while it is still valid (no mbarrier.inval).",
     "shared-overflow": "Shared memory beyond what the target allows per block.",
     "register-pressure": "The allocation needs more registers than allowed.",

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from irc.analysis.checks.async_protocol import CHECKS as ASYNC_CHECKS
 from irc.analysis.checks.barrier import check_barrier_divergence
+from irc.analysis.checks.barrier_count import check_barrier_count
 from irc.analysis.checks.bulk import check_bulk_size, check_bulk_tx, check_bulk_wait
 from irc.analysis.checks.calls import NOTE_CHECK, check_calls
 from irc.analysis.checks.common import FunctionContext
@@ -32,6 +33,7 @@ CHECKS: dict[str, CheckFn] = {
     "warp-sync-divergence": lambda ctx: (
         check_warp_sync_divergence(ctx) + check_calls(ctx, "warp-sync-divergence")
     ),
+    "barrier-count": check_barrier_count,
     "self-cancel": check_self_cancel,
     "uninitialized": check_uninitialized,
     # TMA / bulk addresses and box limits (tma.py), bulk copy sizes (bulk.py)
@@ -57,7 +59,9 @@ def _tx(ctx: FunctionContext) -> list[Diagnostic]:
 
 #: Checks that need the launch context, so they run on kernels only: the divergence checks need the
 #: uniformity facts; the TMA checks follow a kernel's barriers and tensormap parameters.
-UNIFORMITY_CHECKS = frozenset({"barrier-divergence", "warp-sync-divergence", "shared-race", NOTE_CHECK})
+UNIFORMITY_CHECKS = frozenset(
+    {"barrier-divergence", "warp-sync-divergence", "shared-race", "barrier-count", NOTE_CHECK}
+)
 KERNEL_ONLY_CHECKS = UNIFORMITY_CHECKS | {"tma-misaligned", "mbarrier-tx-mismatch"}
 #: Checks about what the source says: the .kdsl driver runs them on the IR before the optimization passes
 #: (`irc.compiler`), because value numbering makes operands equal that the source wrote differently

@@ -33,10 +33,6 @@ CLASSES = ("cp.async", "mbarrier", "tma", "shared-race", "warp", "barrier")
 NEW_CHECKS = {
     "mbarrier-stage-mismatch": "a consumer releases (arrives on) a different ring element than the one it "
     "acquired (waited on) in the same step",
-    "mbarrier-reuse": "mbarrier memory reinitialised or used as data with no mbarrier.inval after its last use",
-    "async-overwrite": "shared memory an asynchronous copy still reads (a bulk/TMA store's source) is "
-    "overwritten before a wait that covers the copy (cp.async.bulk.wait_group.read)",
-    "barrier-count": "a named barrier whose thread count differs from the number of threads that reach it",
     "tensormap-stride": "host code: a tensor map whose global strides are not multiples of 16 bytes (not in the "
     "PTX: for a checker of host code, or `irc.TensorMap` / `Kernel.launch` for .kdsl)",
 }
