@@ -34,7 +34,7 @@ def test_counts_that_match_the_warps_are_clean() -> None:
     assert _findings() == []
 
 
-@pytest.mark.parametrize("c2,words", [(128, "only 96 threads (warps 1..3) ever arrive"), (64, "96 threads")])
+@pytest.mark.parametrize("c2,words", [(128, "only 96 threads (warps 1..3) ever arrive"), (64, "the last 32 threads wait for a phase that never completes")])
 def test_a_count_other_than_the_arriving_warps_is_reported(c2: int, words: str) -> None:
     (d,) = _findings(c2=c2)
     assert f"named barrier 2 expects {c2} threads" in d.message and words in d.message
@@ -44,9 +44,11 @@ def test_a_count_other_than_the_arriving_warps_is_reported(c2: int, words: str) 
 
 
 def test_producer_arrive_and_consumer_sync_are_summed() -> None:
-    """Barrier 1 is `bar.arrive` by warp 0 and `bar.sync` by warps 1..3: 128. Near miss: 96 is wrong."""
+    """Barrier 1 is `bar.arrive` by warp 0 and `bar.sync` by warps 1..3: 128. Near miss: 96 is wrong
+    (one phase of 96, then 32 threads wait forever); 64 divides 128 (two whole phases, nothing hangs)."""
     (d,) = _findings(c1=96)
     assert "named barrier 1 expects 96 threads, but 128 threads (warps 0..3) arrive" in d.message
+    assert _findings(c1=64) == []
 
 
 def test_a_block_uniform_guard_is_taken_and_a_per_thread_one_is_not_judged() -> None:

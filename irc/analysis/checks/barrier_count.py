@@ -3,8 +3,9 @@
 `bar.sync id, count` / `bar.arrive id, count` (`barrier(id, count)` in .kdsl) complete a phase of barrier
 `id` when `count` threads have arrived, counted by whole warps: a warp that executes the instruction counts
 32 (PTX ISA, `bar`). Warp-specialised kernels give each role's barrier the count of the roles that use it
-(producer `bar.arrive` + consumer `bar.sync`). A count larger than what arrives hangs the block; a smaller
-one releases it before the last warps have arrived, so what they wrote is not ordered.
+(producer `bar.arrive` + consumer `bar.sync`). A count larger than what arrives hangs the block; so does a
+smaller one that does not divide it (the last threads wait for a phase that never completes). A count that
+divides it completes whole phases of `count` threads, which nothing hangs on, and is not reported.
 
 How: with the block shape known (`@launch`, `.reqntid`, `.maxntid`, a contract), the per-thread evaluation
 (`irc.analysis.races.ThreadEval`) gives the threads that reach each barrier instruction (in the first
@@ -15,7 +16,7 @@ phase) and every guard is decided. Anything else is not analysed, never guessed.
 
 from __future__ import annotations
 
-from irc.analysis.checks.common import FunctionContext
+from irc.analysis.checks.common import FunctionContext, launch_dims
 from irc.analysis.races import ThreadEval, const_int
 from irc.diagnostics import Diagnostic, Label, error
 from irc.ir.core import Op
@@ -36,8 +37,6 @@ def _id_count(op: Op) -> tuple[int | None, int | None]:
 
 
 def check_barrier_count(ctx: FunctionContext) -> list[Diagnostic]:
-    from irc.analysis.checks.shared_race import _dims
-
     fn = ctx.fn
     if not fn.is_kernel:
         return []
@@ -53,7 +52,7 @@ def check_barrier_count(ctx: FunctionContext) -> list[Diagnostic]:
                 by_id.setdefault(bid, []).append((op, cnt))
     if not by_id:
         return []
-    dims, known = _dims(fn, ctx.cache.get("contract"))
+    dims, known = launch_dims(fn, ctx.cache.get("contract"))
     if not known or dims[0] * dims[1] * dims[2] > 1024:
         return []
     ev = ThreadEval(fn, ctx.cfg, lambda: ctx.facts, dims, True)
@@ -74,8 +73,8 @@ def check_barrier_count(ctx: FunctionContext) -> list[Diagnostic]:
                 continue  # a warp reaches two of its instructions: more than one phase
             arrive = 32 * len(seen)
             for op, cnt in ops:
-                if cnt == arrive or not seen:
-                    continue
+                if not seen or cnt <= 0 or (cnt <= arrive and arrive % cnt == 0):
+                    continue  # whole phases: `count` threads at a time (unusual, but nothing hangs)
                 d = _finding(op, bid, cnt, arrive, sorted(seen), ops)
                 d.witness = _witness(ev, dims, bid, ops, masks)
                 out.append(d)
@@ -117,13 +116,12 @@ def _finding(op: Op, bid: int, cnt: int, arrive: int, warps: list[int], ops) -> 
     who = f"warp {warps[0]}" if len(warps) == 1 else f"warps {_ranges(warps)}"
     if cnt > arrive:
         what = f"only {arrive} threads ({who}) ever arrive: the block hangs at it"
-        fix = f"give barrier {bid} the count of the threads that use it ({arrive})"
     else:
         what = (
-            f"{arrive} threads ({who}) arrive: a phase completes before the last warps have arrived, "
-            "so their writes are not ordered"
+            f"{arrive} threads ({who}) arrive: after {arrive // cnt} phase(s) of {cnt} the last "
+            f"{arrive % cnt} threads wait for a phase that never completes"
         )
-        fix = f"give barrier {bid} the count of the threads that use it ({arrive})"
+    fix = f"give barrier {bid} the count of the threads that use it ({arrive})"
     labels = [
         Label(o.span, f"barrier {bid} ({o.attrs.get('kind', 'sync')}) for {c} threads")
         for o, c in ops

@@ -223,3 +223,21 @@ __all__ = [
     "op_span",
     "value_span",
 ]
+
+
+def launch_dims(fn, contract=None) -> tuple[tuple[int, int, int], bool]:  # type: ignore[no-untyped-def]
+    """The block shape a kernel runs with (a contract, `@launch`/`.reqntid`, else `.maxntid`: a launch at the
+    bound is legal, so a witness there is a real one), and whether it is known (else `DEFAULT_BLOCK`)."""
+    if contract is not None and getattr(contract, "block", None) is not None:
+        return tuple(contract.block), True  # type: ignore[return-value]
+    la = fn.attrs.get("launch")
+    if la:
+        d = (list(la) + [1, 1])[:3]
+        return (int(d[0]), int(d[1]), int(d[2])), True
+    mx = fn.attrs.get("max_threads")
+    if mx:  # a launch at the bound is legal, so a witness there is a real one
+        d = (list(mx) + [1, 1])[:3]
+        return (int(d[0]), int(d[1]), int(d[2])), True
+    from irc.analysis.races import DEFAULT_BLOCK
+
+    return DEFAULT_BLOCK, False

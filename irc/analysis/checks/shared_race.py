@@ -11,10 +11,9 @@ same block-uniform value. Anything the evaluation cannot decide is silent.
 
 from __future__ import annotations
 
-from irc.analysis.checks.common import FunctionContext
+from irc.analysis.checks.common import FunctionContext, launch_dims
 from irc.analysis.races import (
     ASYNC_WRITERS,
-    DEFAULT_BLOCK,
     MAX_ACCESSES,
     MAX_BLOCKS,
     MAX_PAIRS,
@@ -72,20 +71,6 @@ def _stop_warp(op: Op) -> bool:
     return _stop_kind(op) >= 1
 
 
-def _dims(fn, contract=None) -> tuple[tuple[int, int, int], bool]:  # type: ignore[no-untyped-def]
-    if contract is not None and getattr(contract, "block", None) is not None:
-        return tuple(contract.block), True  # type: ignore[return-value]
-    la = fn.attrs.get("launch")
-    if la:
-        d = (list(la) + [1, 1])[:3]
-        return (int(d[0]), int(d[1]), int(d[2])), True
-    mx = fn.attrs.get("max_threads")
-    if mx:  # a launch at the bound is legal, so a witness there is a real one
-        d = (list(mx) + [1, 1])[:3]
-        return (int(d[0]), int(d[1]), int(d[2])), True
-    return DEFAULT_BLOCK, False
-
-
 def _arch_num(arch: str) -> int:
     digits = "".join(c for c in arch if c.isdigit())
     return int(digits) if digits else 80
@@ -101,7 +86,7 @@ def check_shared_race(ctx: FunctionContext) -> list[Diagnostic]:
         return []
     if len(accs) > MAX_ACCESSES or len(cfg.rpo) > MAX_BLOCKS:
         return []  # not analysed: too large for the per-thread evaluation budget
-    dims, known = _dims(fn, ctx.cache.get("contract"))
+    dims, known = launch_dims(fn, ctx.cache.get("contract"))
     if known:
         return _check_block(ctx, accs, dims, True) if dims[0] * dims[1] * dims[2] <= 1024 else []
     # No launch bound (`.reqntid`/`.maxntid`, `@launch`): whether threads collide depends on the block
