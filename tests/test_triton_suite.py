@@ -70,8 +70,6 @@ TWIN_XFAIL: dict[str, str] = {
     "attn_fwd.no-wgmma-wait.sm_90a.ptx": "wgmma accumulators are registers: async-unwaited tracks memory only",
     "attn_fwd.no-tcgen05-wait.sm_100a.ptx": "tcgen05.ld destinations are registers: tcgen05.wait::ld is not "
     "tracked",
-    "tma_matmul.no-proxy-fence.sm_90a.ptx": "the epilogue writes shared memory with stmatrix, which the "
-    "proxy-fence check does not count as a generic-proxy store",
     "tma_matmul.no-mbar-init.sm_90a.ptx": "the other stages' mbarrier.init in the same `global_smem` buffer "
     "count as initialising the dropped one",
     "tma_matmul.tx-bytes.sm_100a.ptx": "the box size is in a descriptor built at run time "

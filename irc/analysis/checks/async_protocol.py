@@ -893,6 +893,10 @@ def _unwaited_diag(ctx: FunctionContext, site: Op, kind: str, rd: Op, wrong: Op 
 
 # ------------------------------------------------------------------------------------ async-proxy-fence
 def _store_sym(op: Op) -> str | None:
+    from irc.analysis.races import is_stmatrix
+
+    if is_stmatrix(op) and op.operands:  # a warp's matrix store (Triton's and CUTLASS's epilogues)
+        return shared_root(op.operands[0])
     if op.name in ("store", "store_vec", "atomic", "atomic_cas") and op.operands:
         p = op.operands[0]
         if getattr(p.type, "space", None) == "shared" or op.attrs.get("space") == "shared":
