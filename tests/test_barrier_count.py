@@ -34,7 +34,13 @@ def test_counts_that_match_the_warps_are_clean() -> None:
     assert _findings() == []
 
 
-@pytest.mark.parametrize("c2,words", [(128, "only 96 threads (warps 1..3) ever arrive"), (64, "the last 32 threads wait for a phase that never completes")])
+@pytest.mark.parametrize(
+    "c2,words",
+    [
+        (128, "only 96 threads (warps 1..3) ever arrive"),
+        (64, "the last 32 threads wait for a phase that never completes"),
+    ],
+)
 def test_a_count_other_than_the_arriving_warps_is_reported(c2: int, words: str) -> None:
     (d,) = _findings(c2=c2)
     assert f"named barrier 2 expects {c2} threads" in d.message and words in d.message
