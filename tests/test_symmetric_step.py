@@ -155,3 +155,22 @@ def test_packed_64_bit_butterfly(skew: bool, racy: bool) -> None:
     steps = "".join(F64_STEP.format(d=d, e=(8 if skew and d == 16 else d)) for d in (16, 8, 4, 2, 1))
     text = HEAD + F64.format(steps=steps)
     assert ("shared-race" in races(text)) == racy
+
+
+def test_one_verdict_per_combine_shape(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The five steps of the argmax butterfly repeat one combine with different offsets: the solver decides
+    each shape once (the value's and the index's, and the first step's index, which is `u32` before the
+    selects make it `b32`: 4 shapes) and the other steps reuse the verdict (`_VERDICTS`). Near miss: the
+    no-tiebreak combine has another shape, so it is decided on its own (and still fails)."""
+    import irc.analysis.symmetric as sym
+
+    monkeypatch.setattr(sym, "_VERDICTS", {})
+    decided: list[bool] = []
+    real = sym._decide
+    monkeypatch.setattr(sym, "_decide", lambda *a: decided.append(real(*a)) or decided[-1])
+    assert races(ptx(ARGMAX)) == []
+    assert decided.count(True) == 4 and len(sym._VERDICTS) == len(decided)
+    before = len(decided)
+    text = ptx(ARGMAX.replace("or.pred %p5, %p4, %p3;", "or.pred %p5, %p4, %p1;"))
+    assert "shared-race" in races(text)
+    assert len(decided) > before and not decided[-1]

@@ -194,8 +194,58 @@ def _refuted(m: Any, ctx: Any, vars_: list[tuple[Any, Value]], differ: Any) -> b
     return False
 
 
+#: verdicts by the combine's shape (`_shape`): a reduction repeats one combine per butterfly step, and a
+#: corpus of Triton kernels repeats a handful of combines in every file. Data only (booleans), per process.
+_VERDICTS: dict[tuple, bool] = {}
+MAX_VERDICTS = 4096
+
+
+def _shape(
+    v: Value, ops: list[OpResult], pairs: list[tuple[Value, Value]], others: list[Value]
+) -> tuple | None:
+    """The combine up to the names of its values: each op's name, attributes, result type and operands as
+    positions (the pair's two sides, the other inputs, earlier ops, constants by value). Two combines with
+    one shape are one formula, so one verdict. None when an operand is none of these (not cached)."""
+    tok: dict[int, str] = {}
+    for i, (x, y) in enumerate(pairs):
+        if id(x) not in tok:
+            tok[id(x)] = f"a{i}:{x.type}"
+            tok[id(y)] = f"b{i}:{x.type}"
+        else:
+            tok[id(y)] = "b" + tok[id(x)][1:]
+    for i, o in enumerate(others):
+        tok[id(o)] = f"l{i}:{o.type}"
+    items: list[tuple] = []
+    for j, r in enumerate(ops):
+        args = []
+        for o in r.op.operands:
+            c = _strip(o)
+            t = tok.get(id(c))
+            if t is None and isinstance(c, OpResult) and c.op.name == "const":
+                t = f"k{c.op.attrs.get('value')!r}:{c.type}"
+            if t is None:
+                return None
+            args.append(t)
+        attrs = tuple(sorted((k, repr(x)) for k, x in r.op.attrs.items()))
+        items.append((r.op.name, attrs, str(r.type), r.index, tuple(args)))
+        tok[id(r)] = f"o{j}"
+    top = tok.get(id(_strip(v)))
+    return None if top is None else (top, tuple(items))
+
+
 def _symmetric(v: Value, ops: list[OpResult], pairs: list[tuple[Value, Value]], others: list[Value],
                ctx: Any) -> bool:  # fmt: skip
+    key = _shape(v, ops, pairs, others)
+    if key is not None and key in _VERDICTS:
+        return _VERDICTS[key]
+    out = _decide(v, ops, pairs, others, ctx)
+    if key is not None and len(_VERDICTS) < MAX_VERDICTS:
+        _VERDICTS[key] = out
+    return out
+
+
+def _decide(v: Value, ops: list[OpResult], pairs: list[tuple[Value, Value]], others: list[Value],
+            ctx: Any) -> bool:  # fmt: skip
     from irc.analysis.symbolic.solver import z3
 
     m = z3()
