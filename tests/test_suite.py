@@ -38,7 +38,6 @@ STATIC_MISSES = {
     "release_stage": "no check compares the ring element released with the one acquired",
     "tma_all_threads_issue": "the box bytes are host-side, and an unguarded issue is not counted per thread",
     "tma_dyn_smem_misaligned": "a destination in `.extern .shared` (dynamic) memory is not judged",
-    "warp_shfl_partial_warp": "block size only bounded (.maxntid 80): the partial last warp is not considered",
 }
 TWIN_FALSE_POSITIVES: dict[str, str] = {}
 EMU_MISSES: dict[str, str] = {}

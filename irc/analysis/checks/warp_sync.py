@@ -71,6 +71,9 @@ def check_warp_sync_divergence(ctx: FunctionContext) -> list[Diagnostic]:
             if not full:
                 out.extend(_partial_mask(ctx, op, b, mask, branchy))  # type: ignore[arg-type]
                 continue
+            if not named and (d := _partial_last_warp(ctx, op, b)) is not None:
+                out.append(d)
+                continue
             if not branchy or ctx.facts.block_level(b) >= Level.WARP:
                 continue
             ds = ctx.facts.controlling_branches(b, Level.WARP)
@@ -78,6 +81,49 @@ def check_warp_sync_divergence(ctx: FunctionContext) -> list[Diagnostic]:
                 continue
             out.extend(_decide(ctx, op, b, ds, named, None))
     return out
+
+
+def _partial_last_warp(ctx: FunctionContext, op: Op, b) -> Diagnostic | None:  # type: ignore[no-untyped-def]
+    """A full-mask collective that lanes of the block's last warp reach when the block size is not a
+    multiple of 32 (`.reqntid 80`, or a launch at `.maxntid 80`): that warp has fewer lanes than the mask
+    names, and lanes that do not exist never arrive (undefined: values from absent lanes, or a hang).
+    Judged only when the block shape is known and the threads that reach the collective are decided."""
+    from irc.analysis.checks.common import launch_dims
+
+    fn = ctx.fn
+    if not fn.is_kernel:
+        return None
+    dims, known = launch_dims(fn, ctx.cache.get("contract"))
+    n = dims[0] * dims[1] * dims[2]
+    if not known or n % 32 == 0 or n > 1024:
+        return None
+    from irc.analysis.races import ThreadEval
+    from irc.analysis.symbolic.witness import Witness
+
+    ev = ctx.cache.get(("thread-eval", dims))
+    if ev is None:
+        ev = ctx.cache[("thread-eval", dims)] = ThreadEval(fn, ctx.cfg, lambda: ctx.facts, dims, True)
+    g = ev.guard(b, {lp: 0 for lp in ctx.cfg.loops_containing(b)})
+    last = n // 32
+    if g is None or last not in ev.warps(g):
+        return None
+    lanes = n % 32
+    what = op.attrs.get("text") if op.name == "ptx_collective" else None
+    d = error(
+        CHECK,
+        f"`{what or op.name}` with a full mask runs in the block's last warp, which has only {lanes} lanes "
+        f"(a block of {n} threads): lanes {lanes}..31 do not exist and never take part",
+        op.span,
+        help=f"pass the mask of the lanes that exist in that warp (0x{(1 << lanes) - 1:08x} for warp {last}), "
+        "and ignore what a shuffle returns from beyond it; or make the block a multiple of 32 threads",
+    )
+    base = 32 * last
+    w = Witness(
+        dims, (1, 1, 1), (0, 0, 0), [(base % dims[0], base // dims[0] % dims[1], base // (dims[0] * dims[1]))]
+    )
+    w.story = f"lanes 0..{lanes - 1} of warp {last} of {{block}} execute it, lanes {lanes}..31 do not exist"
+    d.witness = w.to_json()
+    return d
 
 
 def _what(op: Op) -> str:
