@@ -176,7 +176,7 @@ def async_bytes(op: Op) -> int:
     if n == "cp_async":
         return int(op.attrs.get("bytes", 0) or 0) or 4
     if n == "bulk_load" and len(op.operands) > 2:
-        c = const_int(op.operands[2])
+        c = _const(op.operands[2])
         return c if c is not None and c > 0 else MIN_ASYNC_BYTES
     m = op.operands[1] if len(op.operands) > 1 else None
     box = getattr(getattr(m, "type", None), "box", None)
@@ -191,7 +191,7 @@ def async_bytes(op: Op) -> int:
     return MIN_ASYNC_BYTES
 
 
-def const_int(v: Value) -> int | None:
+def _const(v: Value) -> int | None:
     while isinstance(v, OpResult) and v.op.name in ("bitcast", "copy", "cvt") and v.op.operands:
         v = v.op.operands[0]
     if isinstance(v, OpResult) and v.op.name == "const":

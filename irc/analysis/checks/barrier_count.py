@@ -17,7 +17,8 @@ phase) and every guard is decided. Anything else is not analysed, never guessed.
 from __future__ import annotations
 
 from irc.analysis.checks.common import FunctionContext, launch_dims
-from irc.analysis.races import ThreadEval, const_int
+from irc.analysis.races import ThreadEval
+from irc.analysis.tma_facts import const_int
 from irc.diagnostics import Diagnostic, Label, error
 from irc.ir.core import Op
 
