@@ -37,7 +37,6 @@ STATIC_MISSES = {
     "race_wmma_epilogue": "wmma.store.d is not a shared-memory write for shared-race",
     "release_stage": "no check compares the ring element released with the one acquired",
     "tma_all_threads_issue": "the box bytes are host-side, and an unguarded issue is not counted per thread",
-    "tma_dyn_smem_misaligned": "a destination in `.extern .shared` (dynamic) memory is not judged",
 }
 TWIN_FALSE_POSITIVES: dict[str, str] = {}
 EMU_MISSES: dict[str, str] = {}

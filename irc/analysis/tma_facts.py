@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from irc.ir.core import BlockArg, Function, Op, OpResult, SharedDecl, Value
 from irc.ir.optable import OPS
-from irc.ir.types import ScalarType, TensorMapType, size_of
+from irc.ir.types import U8, ArrayType, ScalarType, TensorMapType, size_of
 from irc.records import record
 
 TMA_ALIGN = 128  # bytes: PTX ISA, cp.async.bulk.tensor shared::cluster operand alignment
@@ -198,6 +198,11 @@ def pointer_origin(fn: Function, v: Value, divs: dict[Value, Divisor]) -> Pointe
         op = v.op
         if op.name == "shared_addr":
             decl = shared_decl(fn, op.attrs.get("sym"))
+            if decl is None and op.attrs.get("extern_align"):
+                # a PTX `.extern .shared .align N` array: sized at launch, based at the declared alignment
+                decl = SharedDecl(
+                    str(op.attrs["sym"]), ArrayType(U8, (1,)), int(op.attrs["extern_align"]), dynamic=True
+                )
             if decl is None:
                 return None
             return PointerOrigin(decl, offset, off_div)

@@ -338,8 +338,9 @@ def h_tcgen05(L: Any, i: P.Instr, sc: Any, mods: list[str]) -> bool:
 def declare_shared(fn: Any, gvars: dict[str, P.VarDecl], local_vars: dict[str, P.VarDecl]) -> None:
     """Give the lifted function a `SharedDecl` (bytes, alignment) for every sized `.shared` variable it
     names, so that the TMA checks know what the PTX guarantees (`.align 16` is all a TMA destination
-    gets unless the declaration says more). Unsized `.extern` arrays get none: their base alignment
-    depends on the launch, so nothing is reported about them."""
+    gets unless the declaration says more). Unsized `.extern` arrays get none, only their declared
+    alignment on the `shared_addr` (`extern_align`): an offset into one is judged against it, its base
+    is not (the declaration is what the author relies on)."""
     from irc.ir.core import SharedDecl
     from irc.ir.types import U8, ArrayType
 
@@ -349,6 +350,9 @@ def declare_shared(fn: Any, gvars: dict[str, P.VarDecl], local_vars: dict[str, P
             continue
         name = str(op.attrs.get("sym"))
         v = local_vars.get(name) or gvars.get(name)
+        if v is not None and v.extern and v.space == "shared" and v.align:
+            # the dynamic array's declared alignment: offsets into it are judged against it (tma_facts)
+            op.attrs["extern_align"] = int(v.align)
         if name in have or v is None or v.extern or v.space != "shared":
             continue
         size = v.size_bytes()

@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(128) colsum_dynsmem(const __grid_constant__ CU
             asm volatile(
                 "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(  // EXPECT: tma-misaligned
                     saddr(tiles + s * TILE_FLOATS)),
-                "l"(&map), "r"(int(blockIdx.x) * COLS), "r"(t * ROWS), "r"(saddr(&bars[s]))
+                "l"(&map), "r"(int(blockIdx.x) * COLS), "r"(t * ROWS), "r"(saddr(&bars[s]))  // EXPECT: tma-misaligned (nvcc's .loc names this line of the asm)
                 : "memory");
         }
         asm volatile("{\n.reg .pred p;\nW:\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n@!p bra W;\n}" ::"r"(
