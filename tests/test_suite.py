@@ -34,7 +34,6 @@ STATIC_MISSES = {
     "race_cas_max": "the store's guard depends on a shared load (`local > smax`): not analysed",
     "race_persistent_reset": "a plain access to a location atomics update is exempt, also thread 0's store",
     "race_reduce_noinline": "shared accesses through a pointer parameter of a __noinline__ .func are not analysed",
-    "race_wmma_epilogue": "wmma.store.d is not a shared-memory write for shared-race",
     "release_stage": "no check compares the ring element released with the one acquired",
     "tma_all_threads_issue": "the box bytes are host-side, and an unguarded issue is not counted per thread",
 }

@@ -89,6 +89,10 @@ class Access:
     ptr: Value
     offset: int
     size: int
+    # `wmma.store.d` m16n16k16: the row stride (elements) and element bytes. The warp writes a 16 x 16
+    # tile at `ptr`; which lane stores which element is the hardware's, so each lane is given one 8-element
+    # half-row ((lane / 2) * ld + (lane % 2) * 8): the lanes together write exactly the tile, one byte each
+    wmma: tuple[Value, int] | None = None
 
     @property
     def kind(self) -> str:
@@ -215,8 +219,22 @@ def _stmatrix_x4(op: Op) -> bool:
     return is_stmatrix(op) and ".x4" in str(op.attrs.get("text", ""))
 
 
+def _wmma_store(op: Op) -> tuple[Value, int] | None:
+    """(row stride, element bytes) of a shared `wmma.store.d...m16n16k16` (a lifted collective), else None."""
+    t = str(op.attrs.get("text", ""))
+    if op.name != "ptx_collective" or not t.startswith("wmma.store.d.") or "m16n16k16" not in t:
+        return None
+    if ".shared" not in t or len(op.operands) < 3:
+        return None
+    esize = {"f32": 4, "s32": 4, "f16": 2}.get(t.rsplit(".", 1)[-1])
+    return (op.operands[-1], esize) if esize else None
+
+
 def _access(op: Op, b: Block, i: int) -> Access | None:
     n = op.name
+    wm = _wmma_store(op)
+    if wm is not None and _shared_u32(op.operands[0], 12):
+        return Access(op, b, i, True, False, op.operands[0], 0, 8 * wm[1], wm)
     if _stmatrix_x4(op) and op.operands:
         p = op.operands[0]
         return Access(op, b, i, True, False, p, 0, 16) if _shared_u32(p, 12) else None
@@ -827,6 +845,12 @@ def entries(ev: ThreadEval, a: Access, delta: Delta, loop_index: dict[Loop, int]
         p = ev.value(a.ptr, ctx)
         if p is None:
             return None
+        if a.wmma is not None:  # each lane's half-row of the warp's tile
+            ld = ev.value(a.wmma[0], ctx)
+            if ld is None:
+                return None
+            lane = ev.lin % 32
+            p = p + ((lane // 2) * ld + (lane % 2) * 8) * a.wmma[1]
         sel = xp.flatnonzero(g)
         ts.append(sel)
         ads.append(p[sel] + a.offset)

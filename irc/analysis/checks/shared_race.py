@@ -142,7 +142,7 @@ def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: 
                     e = _entries(memo, ev, a, d, loop_index)
                     if e is not None and len(e[0]):
                         items.append((a, d, e, int(e[1].min()), int(e[1].max()) + a.size))
-                    elif e is None:
+                    elif e is None and a.wmma is None:  # the solver has no lane layout for a wmma store
                         undecided.append((a, d))
             items.sort(key=lambda it: it[3])
             for i in range(len(items)):
