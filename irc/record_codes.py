@@ -9,7 +9,7 @@ compiled at run time. Nothing here is read from or written to the user cache dir
 
 def _m0():  # <record Access>
     global __init__
-    def __init__(self, op, block, index, write, atomic, ptr, offset, size):
+    def __init__(self, op, block, index, write, atomic, ptr, offset, size, wmma=_dflt_wmma):
         self.op = op
         self.block = block
         self.index = index
@@ -18,6 +18,7 @@ def _m0():  # <record Access>
         self.ptr = ptr
         self.offset = offset
         self.size = size
+        self.wmma = wmma
 
 
 def _m1():  # <record Addr>
@@ -2085,7 +2086,7 @@ def _m161():  # <record _Loop>
 
 
 CODES = {
-    '<record Access>\x00def __init__(self, op, block, index, write, atomic, ptr, offset, size):\n    self.op = op\n    self.block = block\n    self.index = index\n    self.write = write\n    self.atomic = atomic\n    self.ptr = ptr\n    self.offset = offset\n    self.size = size\n': _m0,
+    '<record Access>\x00def __init__(self, op, block, index, write, atomic, ptr, offset, size, wmma=_dflt_wmma):\n    self.op = op\n    self.block = block\n    self.index = index\n    self.write = write\n    self.atomic = atomic\n    self.ptr = ptr\n    self.offset = offset\n    self.size = size\n    self.wmma = wmma\n': _m0,
     "<record Addr>\x00def __init__(self, base, offset=_dflt_offset, index=_dflt_index):\n    _set(self, 'base', base)\n    _set(self, 'offset', offset)\n    _set(self, 'index', index)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.base,self.offset,self.index,) == (other.base,other.offset,other.index,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.base,self.offset,self.index,))\n": _m1,
     '<record AddrOf>\x00def __init__(self, span, operand):\n    self.span = span\n    self.operand = operand\n': _m2,
     '<record Allocation>\x00def __init__(self, fn, liveness, colour=_MISSING, cls=_MISSING, max_live=_MISSING, dom_order=_MISSING):\n    self.fn = fn\n    self.liveness = liveness\n    self.colour = _make_colour() if colour is _MISSING else colour\n    self.cls = _make_cls() if cls is _MISSING else cls\n    self.max_live = _make_max_live() if max_live is _MISSING else max_live\n    self.dom_order = _make_dom_order() if dom_order is _MISSING else dom_order\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.fn,self.liveness,self.colour,self.cls,self.max_live,self.dom_order,) == (other.fn,other.liveness,other.colour,other.cls,other.max_live,other.dom_order,)\n    return NotImplemented\n': _m3,
