@@ -181,3 +181,24 @@ def test_lifting_odd_async_forms_never_crashes(head: str, ops: list[str]) -> Non
     except CompileError:
         return  # a parse error is reported as a diagnostic, not a crash
     assert verify(mod) == []
+
+
+def test_uninitialized_skips_the_initialising_threads_own_use() -> None:
+    """`if tid.x == 0 { init }` then `if tid.x == 0 { arrive }`: the path that skips the init and reaches
+    the arrive is taken by no thread (the solver: a thread reaching the arrive always ran the init), so the
+    finding is at the first use by other threads, the wait, with thread 1 as its witness (the suite's
+    `mbar_init_visible`). Near miss: the twin's barrier after the init makes every use clean."""
+    from pathlib import Path
+
+    from irc.compiler import check_kdsl
+
+    kd = Path(__file__).parent / "data" / "suite" / "kdsl"
+    src = (kd / "mbar_init_visible.bug.kdsl").read_text()
+    (d,) = [
+        x
+        for x in check_kdsl(src, "mbar_init_visible.bug.kdsl", arch="sm_90a")
+        if x.check == "mbarrier-uninitialized"
+    ]
+    assert d.span.line == 19 and "thread (1, 0, 0)" in d.witness["text"]
+    ok = (kd / "mbar_init_visible.ok.kdsl").read_text()
+    assert [x for x in check_kdsl(ok, "ok.kdsl", arch="sm_90a") if x.check == "mbarrier-uninitialized"] == []

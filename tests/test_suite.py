@@ -27,7 +27,6 @@ STATIC_MISSES = {
     "mbar_cuda_barrier_no_tx": "cuda::barrier token waits (wait(arrive())) are not judged",
     "mbar_exit_without_drop": "a role's early return is not counted against the barrier's arrivals per phase",
     "mbar_init_off_by_one": "barriers at byte offsets of an extern `global_smem` are not barrier objects",
-    "mbar_init_visible": "reported at thread 0's own arrive (an infeasible path: `tid.x == 0` false, then true)",
     "mbar_release_wrong_stage": "no check compares the ring element released with the one acquired",
     "mbar_stale_token": "waits on a state token (test_wait with the arrive's result) are not judged",
     "mbar_tx_too_few": "a CUtensorMap's box is host-side: the bytes per copy are unknown in the PTX",

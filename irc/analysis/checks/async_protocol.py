@@ -522,23 +522,57 @@ def check_uninit(ctx: FunctionContext) -> list[Diagnostic]:
             continue
         init_ops = {id(i) for i in o.inits}
         for u in uses:
-            if _unsynced_path(cfg, u, init_ops):
+            if not _unsynced_path(cfg, u, init_ops):
+                continue
+            own, witness = _own_init(ctx, u, o.inits, where)
+            if not own:
                 i = o.inits[0]
                 labels = _lab(i, "initialised here, only by the threads that take this path")
                 labels += _lab(u, "reached by other threads with no barrier after the init")
-                out.append(
-                    error(
-                        UNINIT,
-                        f"mbarrier `{o.sym}` may be used before its initialisation is visible: a path from "
-                        f"the kernel entry reaches this use without passing the `mbarrier.init` or a barrier",
-                        u.span,
-                        labels=labels,
-                        help="put `fence.mbarrier_init` and a CTA barrier (`__syncthreads()` / `barrier()`) "
-                        "between the init and every other thread's first use",
-                    )
+                d = error(
+                    UNINIT,
+                    f"mbarrier `{o.sym}` may be used before its initialisation is visible: a path from "
+                    f"the kernel entry reaches this use without passing the `mbarrier.init` or a barrier",
+                    u.span,
+                    labels=labels,
+                    help="put `fence.mbarrier_init` and a CTA barrier (`__syncthreads()` / `barrier()`) "
+                    "between the init and every other thread's first use",
                 )
+                d.witness = witness
+                out.append(d)
                 break
     return out
+
+
+def _own_init(ctx: FunctionContext, u: Op, inits: list[Op], where) -> tuple[bool, dict | None]:  # type: ignore[no-untyped-def]
+    """(whether every thread that executes `u` has executed an init before it, a witness otherwise).
+    `if tid.x == 0 { init }` ... `if tid.x == 0 { arrive }`: the thread's own write is visible to itself,
+    so the path that skips the init and then reaches `u` is one no thread takes. Asked of the solver: a
+    thread that reaches `u` and none of the init blocks placed before it; its model is the witness (a
+    thread that uses the barrier without having initialised it). No answer keeps the finding."""
+    from irc.analysis.symbolic.queries import symbolic
+    from irc.analysis.symbolic.witness import from_model
+
+    before = [i for i in inits if i.block is not None and where(i) < where(u)]
+    if not before or any(ctx.cfg.loops_containing(i.block) for i in before):
+        return False, None
+    sym = symbolic(ctx)
+    if sym is None:
+        return False, None
+    enc = sym.enc
+    t = enc.thread("a")
+    q = [enc.reach(u.block, t)] + [enc.z.Not(enc.reach(i.block, t)) for i in before]
+    out = sym.solve(q, ("a",))
+    if out.unsat:
+        return True, None
+    if not out.sat:
+        return False, None
+    w = from_model(out.model, enc, ["a"], sym.contract_text)
+    w.story = (
+        f"thread ({w.threads[0][0]}, {w.threads[0][1]}, {w.threads[0][2]}) of {{block}} reaches it without "
+        f"having run the `mbarrier.init` at {w.ref(before[0].span)}, with no barrier in between"
+    )
+    return False, w.to_json()
 
 
 def _unsynced_path(cfg, u: Op, init_ops: set[int]) -> bool:
