@@ -101,13 +101,9 @@ def test_tensormap_layout():
 # layouts, the tensor-map tile copy with its out-of-bounds fill) checked against the hardware --------------
 
 
-def _gpu_ok() -> tuple[bool, str]:
-    from irc.runtime.cuda import driver_available
+from irc.runtime.cuda import driver_available  # noqa: E402 - beside the tests that need it
 
-    return driver_available()
-
-
-_GPU_OK, _GPU_WHY = _gpu_ok()
+_GPU_OK, _GPU_WHY = driver_available()
 needs_gpu = pytest.mark.skipif(not _GPU_OK, reason=f"no CUDA GPU: {_GPU_WHY}")
 
 

@@ -661,10 +661,14 @@ class ThreadEval:
             mask &= ex
         return mask
 
+    def threads(self, mask: Vector) -> list[int]:
+        """The linear thread ids (of the block) in `mask`, in order, on either vector backend."""
+        sel = self.xp.flatnonzero(mask)
+        return [int(i) for i in (sel.v if hasattr(sel, "v") else sel.tolist())]
+
     def warps(self, mask: Vector) -> set[int]:
         """The warps (of the block, by linear thread id) with a thread in `mask`."""
-        sel = self.lin[self.xp.flatnonzero(mask)] // 32
-        return {int(w) for w in (sel.v if hasattr(sel, "v") else sel.tolist())}
+        return {t // 32 for t in self.threads(mask)}
 
     def single_issuer(self, b: Block) -> Block | None:
         """The block, entered only from an `elect` branch's true side, through which at most one thread of

@@ -16,7 +16,7 @@ phase) and every guard is decided. Anything else is not analysed, never guessed.
 
 from __future__ import annotations
 
-from irc.analysis.checks.common import FunctionContext, launch_dims
+from irc.analysis.checks.common import FunctionContext, launch_eval
 from irc.analysis.races import ThreadEval
 from irc.analysis.tma_facts import const_int
 from irc.diagnostics import Diagnostic, Label, error
@@ -53,10 +53,10 @@ def check_barrier_count(ctx: FunctionContext) -> list[Diagnostic]:
                 by_id.setdefault(bid, []).append((op, cnt))
     if not by_id:
         return []
-    dims, known = launch_dims(fn, ctx.cache.get("contract"))
-    if not known or dims[0] * dims[1] * dims[2] > 1024:
+    ev = launch_eval(ctx)
+    if ev is None:
         return []
-    ev = ThreadEval(fn, ctx.cfg, lambda: ctx.facts, dims, True)
+    dims = ev.dims
     out: list[Diagnostic] = []
     for bid, ops in sorted(by_id.items()):
         warps: list[set[int]] = []
@@ -88,14 +88,10 @@ def _witness(ev: ThreadEval, dims: tuple[int, int, int], bid: int, ops, masks) -
     reach none of them."""
     from irc.analysis.symbolic.witness import Witness, ranges
 
-    def ids(m) -> list[int]:  # type: ignore[no-untyped-def]
-        sel = ev.xp.flatnonzero(m)
-        return [int(i) for i in (sel.v if hasattr(sel, "v") else sel.tolist())]
-
     w = Witness(dims, (1, 1, 1), (0, 0, 0), [])
     reached: set[int] = set()
     for (op, cnt), m in zip(ops, masks):
-        got = ids(m)
+        got = ev.threads(m)
         reached.update(got)
         kind = op.attrs.get("kind", "sync")
         w.groups.append(

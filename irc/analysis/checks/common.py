@@ -241,3 +241,21 @@ def launch_dims(fn, contract=None) -> tuple[tuple[int, int, int], bool]:  # type
     from irc.analysis.races import DEFAULT_BLOCK
 
     return DEFAULT_BLOCK, False
+
+
+def launch_eval(ctx: FunctionContext):  # type: ignore[no-untyped-def]
+    """The per-thread evaluation (`irc.analysis.races.ThreadEval`) of a kernel whose block shape is known
+    and at most 1,024 threads, shared by the checks that ask which threads reach what (`shared-race`,
+    `barrier-count`, the partial-warp rule of `warp-sync-divergence`) with its memos; else None."""
+    fn = ctx.fn
+    if not fn.is_kernel:
+        return None
+    dims, known = launch_dims(fn, ctx.cache.get("contract"))
+    if not known or dims[0] * dims[1] * dims[2] > 1024:
+        return None
+    key = ("thread-eval", dims)
+    if key not in ctx.cache:
+        from irc.analysis.races import ThreadEval
+
+        ctx.cache[key] = ThreadEval(fn, ctx.cfg, lambda: ctx.facts, dims, True)
+    return ctx.cache[key]

@@ -11,7 +11,7 @@ same block-uniform value. Anything the evaluation cannot decide is silent.
 
 from __future__ import annotations
 
-from irc.analysis.checks.common import FunctionContext, launch_dims
+from irc.analysis.checks.common import FunctionContext, launch_eval
 from irc.analysis.races import (
     ASYNC_WRITERS,
     MAX_ACCESSES,
@@ -86,21 +86,18 @@ def check_shared_race(ctx: FunctionContext) -> list[Diagnostic]:
         return []
     if len(accs) > MAX_ACCESSES or len(cfg.rpo) > MAX_BLOCKS:
         return []  # not analysed: too large for the per-thread evaluation budget
-    dims, known = launch_dims(fn, ctx.cache.get("contract"))
-    if known:
-        return _check_block(ctx, accs, dims, True) if dims[0] * dims[1] * dims[2] <= 1024 else []
+    ev = launch_eval(ctx)
     # No launch bound (`.reqntid`/`.maxntid`, `@launch`): whether threads collide depends on the block
     # shape (`s[ty][tx + 16 * i]` is race-free for 16x4 blocks and racy for 64x1), which the PTX does not
     # say. Measured on NVIDIA's samples, guessing shapes reported correct kernels (dct8x8, reduction,
     # marchingCubes): the check cannot decide, so it stays silent (docs/analyzer.md).
-    return []
+    return _check_block(ctx, accs, ev) if ev is not None else []
 
 
-def _check_block(ctx: FunctionContext, accs, dims: tuple[int, int, int], known: bool) -> list[Diagnostic]:
-    """The findings for one block shape (`known`: the kernel fixes it; else `ntid` stays unknown)."""
+def _check_block(ctx: FunctionContext, accs, ev: ThreadEval) -> list[Diagnostic]:
+    """The findings for the kernel's block shape (`ev`: its per-thread evaluation)."""
     fn = ctx.fn
     cfg = ctx.cfg
-    ev = ThreadEval(fn, cfg, lambda: ctx.facts, dims, known)
     loop_index = {lp: i for i, lp in enumerate(cfg.loops)}
     ranges = sorted((ev.bases[n], ev.bases[n] + ev.sizes.get(n, 0)) for n in ev.bases)
 

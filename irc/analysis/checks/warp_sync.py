@@ -88,21 +88,17 @@ def _partial_last_warp(ctx: FunctionContext, op: Op, b) -> Diagnostic | None:  #
     multiple of 32 (`.reqntid 80`, or a launch at `.maxntid 80`): that warp has fewer lanes than the mask
     names, and lanes that do not exist never arrive (undefined: values from absent lanes, or a hang).
     Judged only when the block shape is known and the threads that reach the collective are decided."""
-    from irc.analysis.checks.common import launch_dims
+    from irc.analysis.checks.common import launch_eval
 
-    fn = ctx.fn
-    if not fn.is_kernel:
+    ev = launch_eval(ctx)
+    if ev is None:
         return None
-    dims, known = launch_dims(fn, ctx.cache.get("contract"))
+    dims = ev.dims
     n = dims[0] * dims[1] * dims[2]
-    if not known or n % 32 == 0 or n > 1024:
+    if n % 32 == 0:
         return None
-    from irc.analysis.races import ThreadEval
     from irc.analysis.symbolic.witness import Witness
 
-    ev = ctx.cache.get(("thread-eval", dims))
-    if ev is None:
-        ev = ctx.cache[("thread-eval", dims)] = ThreadEval(fn, ctx.cfg, lambda: ctx.facts, dims, True)
     g = ev.guard(b, {lp: 0 for lp in ctx.cfg.loops_containing(b)})
     last = n // 32
     if g is None or last not in ev.warps(g):
