@@ -153,19 +153,6 @@ def _from_cvta_shared(v: Value, depth: int) -> bool:
     return False
 
 
-def _shared_u32(v: Value, depth: int) -> bool:
-    """A 32-bit `.shared` window address (what `[p]` of a `.shared` instruction takes): computed from a
-    shared variable's address (`mov.u32 %r, smem`) or from `cvta.to.shared`."""
-    if depth <= 0 or not isinstance(v, OpResult):
-        return False
-    op = v.op
-    if op.name == "shared_addr" or (op.name == "cvt" and op.attrs.get("cvta") == "shared"):
-        return True
-    if op.name in ("bitcast", "copy", "cvt", "add", "sub", "ptradd", "mul", "shl", "or"):
-        return any(_shared_u32(o, depth - 1) for o in op.operands)
-    return False
-
-
 # Asynchronous copies into shared memory are writes of their destination, at the point they are issued
 # (they land at some point before the wait that covers them; a read of another thread's destination needs
 # a barrier after that wait). Bytes: cp.async's size, a bulk copy's constant size, a tensor copy's box when
@@ -211,6 +198,13 @@ def is_stmatrix(op: Op) -> bool:
     return op.name == "ptx_collective" and t.startswith("stmatrix.") and ".shared" in t
 
 
+def _in_shared_symbol(v: Value) -> bool:
+    """A `.shared` window address into a shared variable (`mov.u32 %r, smem` plus offsets)."""
+    from irc.analysis.mbarrier import shared_root
+
+    return shared_root(v) is not None
+
+
 def _stmatrix_x4(op: Op) -> bool:
     """`stmatrix.sync.aligned.m8n8.x4[.trans].shared.b16 [p], {...}` (lifted as an opaque collective): each
     of the 32 lanes gives the address of one 16-byte row and the warp writes it, so per thread it is a
@@ -233,11 +227,11 @@ def _wmma_store(op: Op) -> tuple[Value, int] | None:
 def _access(op: Op, b: Block, i: int) -> Access | None:
     n = op.name
     wm = _wmma_store(op)
-    if wm is not None and _shared_u32(op.operands[0], 12):
+    if wm is not None and _in_shared_symbol(op.operands[0]):
         return Access(op, b, i, True, False, op.operands[0], 0, 8 * wm[1], wm)
     if _stmatrix_x4(op) and op.operands:
         p = op.operands[0]
-        return Access(op, b, i, True, False, p, 0, 16) if _shared_u32(p, 12) else None
+        return Access(op, b, i, True, False, p, 0, 16) if _in_shared_symbol(p) else None
     if n in ASYNC_WRITERS and op.operands:
         if op.attrs.get("multicast"):
             return None  # lands in other CTAs of the cluster too: not a per-block write
