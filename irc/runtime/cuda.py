@@ -150,10 +150,12 @@ def cubin_arch(ptx_arch: str, dev_arch: str) -> str:
 
 
 def _float_bits(spec: ParamSpec, v: float) -> int:
-    """A 16-bit float parameter's bits (f16, or bf16 rounded to nearest even)."""
+    """A 16-bit float parameter's bits: f16, or bf16 packed exactly as the emulator packs it
+    (`irc.emu.dtypes.f32_to_bf16` of the float32 value)."""
     if "bf16" in spec.type:
-        b = int(np.array(v, np.float32).view(np.uint32))
-        return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) & 0xFFFF
+        from irc.emu.dtypes import f32_to_bf16
+
+        return int(f32_to_bf16(np.float32(v)))
     return int(np.array(v, np.float16).view(np.uint16))
 
 
