@@ -51,9 +51,6 @@ CLEAN_XFAIL: dict[str, str] = {
     "attn_fwd_causal.sm_80.ptx": "not-analysed (note): the unrolled online-softmax loop needs more than 100 "
     "steps per block (IRC_LIMIT)",
     "matmul_int8.sm_80.ptx": "not-analysed (note): the int8 mma.sync K loop needs more than 100 steps per block",
-    "attn_fwd_ws.sm_100a.ptx": "async-unwaited: a shared byte flag read by the default partition is taken for "
-    "a read of the TMA destination before its mbarrier wait",
-    "attn_fwd_ws_causal.sm_100a.ptx": "async-unwaited: as attn_fwd_ws",
     "tma_matmul_persistent_ws.sm_100a.ptx": _WS_BAR,
     "mxfp8_matmul.sm_100a.ptx": _WS_BAR + "; " + _PHASE,
 }

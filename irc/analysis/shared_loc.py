@@ -50,6 +50,8 @@ def value_range(v: Value, depth: int = 0) -> tuple[int, int] | None:
     if n in ("copy", "bitcast", "cvt") and op.operands:
         r = value_range(op.operands[0], depth + 1)
         return r if r is not None and r[1] < (1 << (t.bits - 1)) else None
+    if n == "shfl" and op.operands:  # every mode returns some lane's copy of operand 0 (or its own)
+        return value_range(op.operands[0], depth + 1)
     if len(op.operands) != 2:
         return None
     a, b = (value_range(o, depth + 1) for o in op.operands)

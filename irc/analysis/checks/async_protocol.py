@@ -689,7 +689,7 @@ def _unwaited_paths(ctx: FunctionContext) -> list[Diagnostic]:
                 if getattr(sp, "space", None) != "shared" and op.attrs.get("space") != "shared":
                     continue
                 for s, k, _a, e, w in st:
-                    if e and _overlaps(s, k, op, w, cfg):
+                    if e and _overlaps(s, k, op, w, cfg) and (k != "tma" or _copy_may_touch(ctx, s, op)):
                         report.append((s, k, op, w))
         return st
 
@@ -825,6 +825,7 @@ def _unwaited_roles(ctx: FunctionContext) -> list[tuple[Op, Diagnostic]]:
         if r.name in ("load", "load_vec") and r.operands:
             sp = getattr(r.operands[0].type, "space", None) == "shared" or r.attrs.get("space") == "shared"
             ws = writers.get(shared_root(r.operands[0]) or "", []) if sp else []
+            ws = [(c, o) for c, o in ws if _copy_may_touch(ctx, c, r)]
             if ws:
                 cands.append(([c for c, _ in ws], {o for _, o in ws}))
         elif r.name == "tcgen05_mma":
@@ -866,6 +867,55 @@ def _unwaited_roles(ctx: FunctionContext) -> list[tuple[Op, Diagnostic]]:
             )
         )
     return out
+
+
+def _copy_bound(ctx: FunctionContext, copy: Op) -> int | None:
+    """The most bytes the bulk/tensor copy `copy` can write, or None when unknown: its own size when the
+    IR knows it (a constant bulk size, a descriptor whose box is known), else the most any `expect_tx` on
+    its barrier's symbol announces. A copy that delivered more than its phase expects would complete the
+    phase early, which is `mbarrier-tx-mismatch`'s bug, not this check's; so here the announcement bounds
+    a box the IR cannot see (a descriptor built by the host or by `tensormap.replace` at run time)."""
+    from irc.ir.types import size_of
+
+    if copy.name == "bulk_load":
+        c = const_int(copy.operands[2]) if len(copy.operands) > 2 else None
+        if c is not None and c > 0:
+            return c
+    elif copy.name == "tma_load":
+        t = getattr(copy.operands[1], "type", None)
+        if getattr(t, "box", None):
+            try:
+                n = size_of(t.elem)  # type: ignore[union-attr]
+            except TypeError:
+                return None
+            for e in t.box:  # type: ignore[union-attr]
+                n *= e
+            return n
+    bounds = ctx.cache.setdefault("copy_tx_bound", {})
+    sym = shared_root(copy.operands[-1])
+    if sym not in bounds:
+        pr = _proto(ctx)
+        o = pr.objects.get(sym) if sym is not None else None
+        got = [const_int(a.operands[1]) if len(a.operands) > 1 else None for a in o.announces] if o else []
+        ok = got and not pr.opaque and all(g is not None and g > 0 for g in got)
+        bounds[sym] = max(g for g in got if g is not None) if ok else None
+    return bounds[sym]
+
+
+def _copy_may_touch(ctx: FunctionContext, copy: Op, rd: Op) -> bool:
+    """Whether the shared read `rd` may touch what the bulk/tensor copy `copy` writes: the same symbol,
+    unless both byte ranges are known (the copy's start and bound, the read's offsets bounded by
+    `value_range`) and disjoint (a flag kept beside the tiles of one `global_smem`)."""
+    from irc.analysis.shared_loc import address, location, overlap
+
+    a, b = shared_root(copy.operands[0]), shared_root(rd.operands[0])
+    if a is None or a != b:
+        return False
+    da, rl = address(copy.operands[0]), location(rd)
+    if da is None or rl is None or da[1] is None or da[2] is None or rl[1] is None or da[0] != rl[0]:
+        return True
+    n = _copy_bound(ctx, copy)
+    return n is None or overlap((da[0], da[1], da[2] + n), rl)
 
 
 def _overlaps(site: Op, kind: str, rd: Op, waited: Op | None, cfg) -> bool:
