@@ -48,9 +48,6 @@ CLEAN_XFAIL: dict[str, str] = {
     "matmul_int8.sm_90a.ptx": "shared-race: replicated threads of different warps store bytes of one predicated "
     "global load (`@p ld.global.v4` after `mov 0`): the stored value merges the load with 0 per thread, and "
     "whether both threads' predicates agree is not decided (found since bfe.u32 is evaluated)",
-    "attn_fwd_causal.sm_80.ptx": "not-analysed (note): the unrolled online-softmax loop needs more than 100 "
-    "steps per block (IRC_LIMIT)",
-    "matmul_int8.sm_80.ptx": "not-analysed (note): the int8 mma.sync K loop needs more than 100 steps per block",
     "tma_matmul_persistent_ws.sm_100a.ptx": _WS_BAR,
     "mxfp8_matmul.sm_100a.ptx": _WS_BAR + "; " + _PHASE,
 }

@@ -751,7 +751,9 @@ class Solver:
                     control_ops[sh.block].append(r.op)
 
         def push(x: object) -> None:
-            if id(x) not in in_work:
+            if isinstance(x, Block):
+                push_block(x)
+            elif id(x) not in in_work:
                 in_work.add(id(x))
                 work.append(x)
 
@@ -768,10 +770,25 @@ class Solver:
                 if u.successors:
                     for s, args in zip(u.successors, u.succ_args):
                         if id(s) not in in_work and any(a is v for a in args):
-                            in_work.add(id(s))
-                            work.append(s)
+                            push_block(s)
 
-        while work:
+        # Blocks (their argument merges) wait until no op is pending: a loop header that carries hundreds of
+        # registers (an unrolled accumulator tile) is then merged once per wave of changes, not once per
+        # changed argument; the fixpoint is the same, as every transfer is monotone.
+        blocks: list[Block] = [x for x in work if isinstance(x, Block)]
+        work = [x for x in work if not isinstance(x, Block)]
+
+        def push_block(b: Block) -> None:
+            if id(b) not in in_work:
+                in_work.add(id(b))
+                blocks.append(b)
+
+        while work or blocks:
+            if not work:
+                blk = blocks.pop()
+                in_work.discard(id(blk))
+                self._eval_args(blk, push_value_users)
+                continue
             item = work.pop()
             in_work.discard(id(item))
             if isinstance(item, Block):
