@@ -194,6 +194,36 @@ def test_worker_loop_that_cannot_match_is_flagged() -> None:
     assert _barrier_findings(_ws_kernel([])) > 0  # a role without barriers is never matched this way
 
 
+def _ws_kernel_skipping(region_ids: list[int]) -> str:
+    """The default role runs its warp-specialised region (`region_ids`) only when its block has a tile
+    (a block-uniform branch on ctaid.x), then the exit round `1, 0`: Triton's persistent WS matmul."""
+    region = "\n".join(f"  barrier {{id = {i}}}" for i in region_ids)
+    k = _ws_kernel([1, 0])
+    head, tail = k.split("^bb1:\n", 1)
+    dflt = f"""^bb1:
+  %cta.20 = sreg {{name = "ctaid.x"}} : u32
+  %c8.21 = const {{value = 8}} : u32
+  %has.22 = cmp %cta.20, %c8.21 {{pred = "lt"}} : bool
+  cbr %has.22, ^bb5, ^bb6
+^bb5:
+{region}
+  br ^bb6
+^bb6:
+"""
+    return head + dflt + tail
+
+
+def test_default_role_that_may_skip_its_region_is_accepted_when_every_choice_can_match() -> None:
+    assert _barrier_findings(_ws_kernel_skipping([1, 1, 1])) == 0  # {1,1,1,1,0} and {1,0}: both runnable
+    assert _barrier_findings(_ws_kernel_skipping([1, 1, 1, 1, 1, 1])) == 0  # two worker trips
+
+
+def test_default_role_with_a_choice_the_worker_cannot_match_is_flagged() -> None:
+    # near misses: {1,1,1,0} is no worker run (each trip is three barriers), nor is {1,2,1,1,0}
+    assert _barrier_findings(_ws_kernel_skipping([1, 1])) > 0
+    assert _barrier_findings(_ws_kernel_skipping([1, 2, 1])) > 0
+
+
 # -- TMA checks through check_module ----------------------------------------------------------------
 TMA = """module "tma.kdsl" {
 kernel @offset64(%m.0: tensormap<f16; 64, 64>)ATTRS {

@@ -35,21 +35,11 @@ _RACE = (
     "shared-race: lanes 0 and 16 store one slot after a bitonic sort whose inputs they read from different "
     "shared addresses of a replicated layout (the same data, which the analysis cannot know)"
 )
-_WS_BAR = (
-    "barrier-divergence: warp-specialised dispatch (partitions chosen by brx.idx on the warp index, joined "
-    "by `barrier.sync 1`) reads as a named barrier some threads skip"
-)
-_PHASE = (
-    "mbarrier-phase: the MMA barrier of a warp-specialised persistent loop is waited with a phase that the "
-    "analysis sees as constant across iterations"
-)
 CLEAN_XFAIL: dict[str, str] = {
     "topk_rows.sm_100a.ptx": _RACE,
     "matmul_int8.sm_90a.ptx": "shared-race: replicated threads of different warps store bytes of one predicated "
     "global load (`@p ld.global.v4` after `mov 0`): the stored value merges the load with 0 per thread, and "
     "whether both threads' predicates agree is not decided (found since bfe.u32 is evaluated)",
-    "tma_matmul_persistent_ws.sm_100a.ptx": _WS_BAR,
-    "mxfp8_matmul.sm_100a.ptx": _WS_BAR + "; " + _PHASE,
 }
 
 # Clean kernels on which `irc check` stops with an internal error (exit 3, no report): none today.

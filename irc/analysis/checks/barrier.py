@@ -305,13 +305,62 @@ def _can_run(ctx: FunctionContext, start: Block, region: set[Block], stop: Node 
     return False
 
 
+_WORDS_CAP = 16  # finite roles: at most this many barrier-id sequences ...
+_WORD_LEN = 64  # ... of at most this many barriers (longer counts as unbounded: a loop of barriers)
+_WORD_STATES = 20000
+
+
+def _finite_words(ctx: FunctionContext, start: Block, region: set[Block], stop: Node | None) -> set | None:
+    """Every block-wide barrier-id sequence a path from `start` through `region` to `stop` (or to the end
+    of the thread) can execute, when there are few and each is short (a role whose block-uniform
+    branches pick one of a few sequences: Triton's default partition skips its warp-specialised region
+    when it has no tile). None when the set is large or unbounded (a loop of barriers) or an id is unknown."""
+    cfg = ctx.cfg
+    own: dict[Block, tuple[int, ...]] = {}
+    for b in region:
+        ids: list[int] = []
+        for op in b.ops:
+            if is_block_barrier(op):
+                i = barrier_id(op)
+                if i is None:
+                    return None
+                ids.append(i)
+        own[b] = tuple(ids)
+    words: set[tuple[int, ...]] = set()
+    seen: set[tuple[Block, tuple[int, ...]]] = set()
+    work: list[tuple[Block, tuple[int, ...]]] = [(start, ())]
+    while work:
+        b, w = work.pop()
+        if (b, w) in seen:
+            continue
+        seen.add((b, w))
+        if len(seen) > _WORD_STATES:
+            return None
+        w2 = w + own[b]
+        if len(w2) > _WORD_LEN:
+            return None
+        if cfg.exits_thread(b) and b not in cfg.abort:
+            words.add(w2)
+        for t in cfg.succs[b]:
+            if t is stop:
+                words.add(w2)
+            elif t in region:
+                work.append((t, w2))
+        if len(words) > _WORDS_CAP:
+            return None
+    return words
+
+
 def _role_region_ok(ctx: FunctionContext, d: Block) -> list[set[Block]] | None:
     """Warp-specialized roles whose sequences are not statically fixed (Triton's worker partition: a loop
     that runs `barrier.sync 1` at its header and dispatches on a per-warp state byte in shared memory,
-    so its trip count is set at run time by the default partition). Accepted when the arms that do have
-    a fixed, flat, non-empty barrier-id sequence S agree on it, and every other arm can execute exactly S
-    along some path (compared by id, as the hardware matches them). Returns the regions of the arms that
-    were judged this way (branches inside them are covered by this judgement), or None."""
+    so its trip count is set at run time by the default partition). Accepted when the arms whose
+    block-wide barrier-id sequences form a small finite set (one fixed sequence, or a few picked by
+    block-uniform branches) agree on that set, and every other arm (a loop of barriers) can execute each
+    of those sequences exactly along some path (compared by id, as the hardware matches them). The
+    analysis cannot tell which sequence the run-time state picks, so an arm that can match is left alone
+    and one that cannot match any is reported. Returns the regions of the arms judged this way (branches
+    inside them are covered by this judgement), or None."""
     key = f"role:{id(d)}"
     if key in ctx.cache:
         return ctx.cache[key]  # type: ignore[return-value]
@@ -320,22 +369,34 @@ def _role_region_ok(ctx: FunctionContext, d: Block) -> list[set[Block]] | None:
     if ctx.facts.branch_level(d) == Level.WARP:
         ok, seqs = _warp_specialized_ok(ctx, d)
         arms = [s for s in cfg.succs[d] if s not in cfg.abort]
-        fixed = {_flat(q) for q in seqs if q is not None}
-        if not ok and len(fixed) == 1 and len(arms) == len(seqs):
-            want = next(iter(fixed))
-            if want and any(q is None for q in seqs) and all(q is None or _flat(q) is not None for q in seqs):
-                stop0 = cfg.ipdom.get(d)
-                stop = None if stop0 is EXIT else stop0
-                regions: list[set[Block]] = []
-                for s, q in zip(arms, seqs):
-                    if q is not None:
-                        continue
-                    reg = _region(ctx, d, s, stop)
-                    if reg is None or not _can_run(ctx, s, reg, stop, want):  # type: ignore[arg-type]
-                        regions = []
-                        break
-                    regions.append(reg)
-                res = regions or None
+        if not ok and len(arms) == len(seqs):
+            stop0 = cfg.ipdom.get(d)
+            stop = None if stop0 is EXIT else stop0
+            finite: list[frozenset] = []
+            open_arms: list[tuple[Block, set[Block]]] = []
+            for s, q in zip(arms, seqs):
+                reg = _region(ctx, d, s, stop)  # type: ignore[arg-type]
+                if reg is None:
+                    open_arms = []
+                    finite = []
+                    break
+                flat = _flat(q)
+                if q is not None and flat is None:  # a counted loop of barriers: not a role of this shape
+                    finite = []
+                    break
+                words = {flat} if flat is not None else _finite_words(ctx, s, reg, stop)
+                if words is None:
+                    open_arms.append((s, reg))
+                else:
+                    finite.append(frozenset(words))
+            if finite and open_arms and len(set(finite)) == 1:
+                wanted = finite[0]
+                if all(w for w in wanted) and all(
+                    _can_run(ctx, s, reg, stop, w)
+                    for s, reg in open_arms
+                    for w in wanted  # type: ignore[arg-type]
+                ):
+                    res = [reg for _, reg in open_arms]
     ctx.cache[key] = res
     return res
 
