@@ -37,9 +37,6 @@ _RACE = (
 )
 CLEAN_XFAIL: dict[str, str] = {
     "topk_rows.sm_100a.ptx": _RACE,
-    "matmul_int8.sm_90a.ptx": "shared-race: replicated threads of different warps store bytes of one predicated "
-    "global load (`@p ld.global.v4` after `mov 0`): the stored value merges the load with 0 per thread, and "
-    "whether both threads' predicates agree is not decided (found since bfe.u32 is evaluated)",
 }
 
 # Clean kernels on which `irc check` stops with an internal error (exit 3, no report): none today.

@@ -30,6 +30,7 @@ from typing import Any
 from irc.analysis.cfg import CFG, Loop
 from irc.analysis.ivec import IVec
 from irc.analysis.lanes import domain_for
+from irc.analysis.shared_loc import access_bytes
 from irc.ir.core import Block, BlockArg, Function, Op, OpResult, Value
 from irc.ir.optable import OPS
 from irc.ir.semantics import Unknown
@@ -242,17 +243,16 @@ def _access(op: Op, b: Block, i: int) -> Access | None:
     if not _is_shared_ptr(op, p):
         return None
     off = int(op.attrs.get("offset", 0) or 0)
-    try:
-        if n == "load":
-            size = size_of(op.results[0].type)
-        elif n == "load_vec":
-            size = sum(size_of(r.type) for r in op.results)
-        elif n in ("store", "store_vec"):
-            size = sum(size_of(v.type) for v in op.operands[1:])
-        else:
+    if n in ("load", "store", "load_vec", "store_vec"):
+        got = access_bytes(op)
+        if got is None:
+            return None
+        size = got
+    else:
+        try:
             size = size_of(op.results[0].type) if op.results else size_of(op.operands[1].type)
-    except (TypeError, AttributeError):
-        return None
+        except (TypeError, AttributeError):
+            return None
     write = n != "load" and n != "load_vec"
     # a strong (.relaxed/.acquire/.release) scalar load or store is an atomic access: a flag, not data
     atomic = n.startswith("atomic") or bool(op.attrs.get("strong"))

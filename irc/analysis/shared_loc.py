@@ -134,7 +134,26 @@ def symbol(v: Value) -> str | None:
     return a[0] if a is not None else None
 
 
+def access_bytes(op: Op) -> int | None:
+    """The bytes a `load`/`store`/`load_vec`/`store_vec` moves: its `bytes` attribute when the PTX lifter
+    set one (`st.shared.b8 [p], %r` of a 32-bit register writes one byte, not four), else the size of its
+    values' types. None when a type has no size."""
+    from irc.ir.types import size_of
+
+    b = op.attrs.get("bytes")
+    if isinstance(b, int) and b > 0:
+        return b
+    vals = op.results if op.name in ("load", "load_vec") else op.operands[1:]
+    try:
+        return sum(size_of(x.type) for x in vals) or None
+    except (TypeError, AttributeError):
+        return None
+
+
 def _width(op: Op, value: Value | None) -> int | None:
+    b = op.attrs.get("bytes")
+    if isinstance(b, int) and b > 0 and op.name in ("load", "store", "load_vec", "store_vec"):
+        return b
     if op.name in ("load_vec", "store_vec"):
         vals = op.results if op.name == "load_vec" else op.operands[1:]
         ws = [bit_width(x.type) for x in vals]

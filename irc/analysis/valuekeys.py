@@ -15,7 +15,10 @@ the evaluation runs, in the loop-iteration context `ctx`) such that equal keys m
 - `shfl.bfly(x, d)` over the whole warp: x's key in lane `t ^ d`;
 - a pure op: the op, its attributes and its operands' keys (sorted for a commutative op); a bitcast or
   copy of the same width: its operand's key (the same bits);
-- a block argument: per lane group (`irc.analysis.lanegroups`) and loop iteration: lanes that agree in
+- a parameter (an argument of the entry block): itself, in every thread;
+- a block argument `c ? x : y` at the two-way join of a `cbr c` (a masked load `mov 0; @p ld`): the
+  keys of c, x and y;
+- another block argument: per lane group (`irc.analysis.lanegroups`) and loop iteration: lanes that agree in
   the bits its mask keeps share it; any value of a lane group is keyed as its group's first lane (an
   argmax's symmetric step holds one pair per group though its terms name the lanes in either order);
 - anything else (an atomic, another shuffle, a call): unique to the thread.
@@ -41,6 +44,7 @@ class ValueKeys:
         # keys are hash-consed to small integers: a butterfly's key tree doubles per step and an argmax's
         # select chain refers to each operand several times, so nested tuples would grow exponentially
         self._intern: dict[tuple, int] = {}
+        self._sel: dict[int, tuple[Value, Value, Value] | None] = {}
 
     def _id(self, k: tuple) -> int:
         i = self._intern.get(k)
@@ -73,6 +77,12 @@ class ValueKeys:
         m = self.groups.mask(v)
         rep = (t // 32) * 32 + ((t % 32) & m)
         if isinstance(v, BlockArg):
+            if v.block is self.ev.cfg.entry and not self.ev.cfg.preds.get(v.block):  # a parameter: one value
+                return ("param", id(v))
+            sel = self._diamond(v)
+            if sel is not None:  # `c ? x : y` at a two-way join: computed at the group's first lane
+                c, x, y = sel
+                return ("sel", self.key(c, rep, ctx), self.key(x, rep, ctx), self.key(y, rep, ctx))
             # one loop-carried value per iteration: the context is part of the key
             return ("arg", id(v), rep, self.ev._key(v.block, ctx))  # noqa: SLF001
         if not isinstance(v, OpResult):
@@ -105,6 +115,47 @@ class ValueKeys:
             return (n, attrs, str(v.type), tuple(ks))
         return ("u", id(v), t)
 
+    def _diamond(self, v: BlockArg) -> tuple[Value, Value, Value] | None:
+        """(c, x, y) when block argument `v` is `c ? x : y`: its block joins exactly the two arms of the
+        `cbr c` that immediately dominates it (a predicated `@p ld` after `mov 0`, lifted as a split, is
+        the usual one), each incoming edge coming from one arm only. None for loop headers and other
+        merges."""
+        hit = self._sel.get(id(v), False)
+        if hit is not False:
+            return hit  # type: ignore[return-value]
+        self._sel[id(v)] = out = _diamond(self.ev.cfg, v)
+        return out
+
+
+def _diamond(cfg: Any, v: BlockArg) -> tuple[Value, Value, Value] | None:
+    j = v.block
+    preds = cfg.preds.get(j, [])
+    d = cfg.idom.get(j)
+    t = d.terminator if d is not None else None
+    if len(preds) != 2 or t is None or t.name != "cbr" or not t.operands or len(t.successors) != 2:
+        return None
+    if t.successors[0] is t.successors[1]:
+        return None
+    idx = j.args.index(v)
+    side: list[Value | None] = [None, None]
+    for p in preds:
+        pt = p.terminator
+        if pt is None:
+            return None
+        if p is d:
+            arms = [i for i, s in enumerate(t.successors) if s is j]
+        else:
+            arms = [
+                i for i, s in enumerate(t.successors) if cfg.preds.get(s, []) == [d] and cfg.dominates(s, p)
+            ]
+        incoming = [a for s, a in zip(pt.successors, pt.succ_args) if s is j]
+        if len(arms) != 1 or len(incoming) != 1 or side[arms[0]] is not None or idx >= len(incoming[0]):
+            return None
+        side[arms[0]] = incoming[0][idx]
+    if side[0] is None or side[1] is None:
+        return None
+    return t.operands[0], side[0], side[1]
+
 
 def _width(v: Value) -> int:
     from irc.ir.types import bit_width
@@ -120,6 +171,7 @@ def same_stored_values(ctx: Any, ev: Any, a: Any, ea: Any, c: Any, ec: Any) -> b
     instruction, so one element per byte offset): the writes are of one value. Entries are
     `irc.analysis.races.entries` results (threads, addresses, context index, contexts)."""
     from irc.analysis.lanegroups import lane_groups
+    from irc.analysis.shared_loc import access_bytes
     from irc.ir.types import size_of
 
     if a.op is not c.op or a.op.name not in ("store", "store_vec") or a.atomic:
@@ -132,6 +184,11 @@ def same_stored_values(ctx: Any, ev: Any, a: Any, ea: Any, c: Any, ec: Any) -> b
     if not vals or len(set(sizes)) != 1:
         return False
     es = sizes[0]
+    moved = access_bytes(a.op)  # `st.b8` of a 32-bit register writes its low byte: one byte per value
+    if moved is not None and moved < es * len(vals):
+        if moved % len(vals):
+            return False
+        es = moved // len(vals)
     vk = ctx.cache.get("valuekeys")
     if vk is None or vk.ev is not ev:
         vk = ctx.cache["valuekeys"] = ValueKeys(ev, lane_groups(ctx))

@@ -396,11 +396,11 @@ _op(
 )
 _op("shared_addr", "", "decl", "pure", attrs="sym", doc="address of a kernel's shared allocation",
     ptx="mov.u32 %0, @sym")  # fmt: skip
-_op("load", "ptr", "decl", effect="read", opt="offset volatile nc strong", uniformity="load")
-_op("store", "ptr any", "", effect="write", opt="offset volatile strong", imm="1", shared_write=0,
+_op("load", "ptr", "decl", effect="read", opt="offset volatile nc strong bytes", uniformity="load")
+_op("store", "ptr any", "", effect="write", opt="offset volatile strong bytes", imm="1", shared_write=0,
     ptx={"volatile=True|1": "st.volatile.{sp0}.{m1} [$0+offset], $1", "*": "st.{sp0}.{m1} [$0+offset], $1"})  # fmt: skip
-_op("load_vec", "ptr", "decl", effect="read", opt="offset nc", uniformity="load")
-_op("store_vec", "ptr any any ...", "", effect="write", opt="offset", shared_write=0)
+_op("load_vec", "ptr", "decl", effect="read", opt="offset nc bytes", uniformity="load")
+_op("store_vec", "ptr any any ...", "", effect="write", opt="offset bytes", shared_write=0)
 _op(
     "atomic",
     "ptr num",

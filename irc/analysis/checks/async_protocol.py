@@ -621,12 +621,9 @@ def _addr_key(v: Value) -> tuple[int, int]:
 
 
 def _access_width(op: Op) -> int:
-    try:
-        from irc.ir.types import size_of
+    from irc.analysis.shared_loc import access_bytes
 
-        return sum(size_of(r.type) for r in op.results) or 4
-    except TypeError:
-        return 4
+    return access_bytes(op) or 4
 
 
 def check_unwaited(ctx: FunctionContext) -> list[Diagnostic]:

@@ -136,6 +136,7 @@ def region(op: Op) -> tuple[Value, int, int]:
     the IR does not know (a tensor copy's box from a host-built descriptor) count as 16 bytes, the least
     any of them moves, so an overlap found is real."""
     from irc.analysis.races import ASYNC_WRITERS, async_bytes
+    from irc.analysis.shared_loc import access_bytes
     from irc.ir.types import size_of
 
     n = op.name
@@ -147,15 +148,13 @@ def region(op: Op) -> tuple[Value, int, int]:
     if n == "tma_store":
         return op.operands[-1], 0, 16
     off = int(op.attrs.get("offset", 0) or 0)
-    try:
-        if n in ("load", "load_vec"):
-            size = sum(size_of(r.type) for r in op.results)
-        elif n in ("store", "store_vec"):
-            size = sum(size_of(v.type) for v in op.operands[1:])
-        else:
+    if n in ("load", "load_vec", "store", "store_vec"):
+        size = access_bytes(op) or 4
+    else:
+        try:
             size = size_of(op.results[0].type) if op.results else 4
-    except (TypeError, AttributeError):
-        size = 4
+        except (TypeError, AttributeError):
+            size = 4
     return op.operands[0], off, max(size, 1)
 
 

@@ -28,7 +28,7 @@ from irc.frontend.ptx.operands import int_imm
 from irc.ir.core import Value
 from irc.ir.optable import OPS
 from irc.ir.semantics import FLOAT_PREDS, INT_PREDS
-from irc.ir.types import B32, B64, BOOL, U32, U64, ScalarType
+from irc.ir.types import B32, B64, BOOL, U32, U64, ScalarType, bit_width
 from irc.ptxisa import facts as isa
 from irc.ptxisa import model as P
 
@@ -263,6 +263,15 @@ def _space(mods: list[str]) -> str:
     return "generic"
 
 
+def _narrow(attrs: dict[str, Any], t: Any, vals: list[Any]) -> None:
+    """`ld.b8`/`st.b8` (any width below the registers') moves `t`'s bytes per value, not the register's:
+    the access's `bytes` attribute says so (the value keeps the register's type, as PTX's zero/sign
+    extension and truncation leave the register whole)."""
+    w = bit_width(t)
+    if w and w % 8 == 0 and vals and any(bit_width(x) > w for x in vals):
+        attrs["bytes"] = w // 8 * len(vals)
+
+
 def _h_ld(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> bool:
     ops = i.operands
     t = suffix_type(mods)
@@ -288,6 +297,7 @@ def _h_ld(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> boo
         p, off = L.addr(a, space, dt, sc)
         if off:
             attrs["offset"] = off
+        _narrow(attrs, t, [dt])
         L.put(d, L.b.value("load", [p], dt, attrs), sc)
         return True
     if isinstance(d, P.Vec):
@@ -295,6 +305,7 @@ def _h_ld(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> boo
         p, off = L.addr(a, space, dts[0], sc)
         if off:
             attrs["offset"] = off
+        _narrow(attrs, t, dts)
         op = L.b.create("load_vec", [p], dts, attrs)
         for x, r in zip(d.items, op.results):
             L.put(x, r, sc)
@@ -317,12 +328,14 @@ def _h_st(L: FnLifter, i: P.Instr, sc: LiftScope | None, mods: list[str]) -> boo
         p, off = L.addr(a, space, vals[0].type, sc)
         if off:
             attrs["offset"] = off
+        _narrow(attrs, t, [x.type for x in vals])
         L.b.create("store_vec", [p, *vals], [], attrs)
         return True
     v = L.val(s, L.dest_type(s, t, sc), sc)
     p, off = L.addr(a, space, v.type, sc)
     if off:
         attrs["offset"] = off
+    _narrow(attrs, t, [v.type])
     if _STRONG & set(mods):
         attrs["strong"] = True  # a .relaxed/.release store is an atomic write in the memory model
     L.b.create("store", [p, v], [], attrs)
