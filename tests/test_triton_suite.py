@@ -47,10 +47,9 @@ TWIN_XFAIL: dict[str, str] = {
     "matmul.no-cp-async-wait.sm_80.ptx": "cp.async writes and ldmatrix reads use different per-thread "
     "addresses; the overlap is not provable, so the check stays silent",
     "matmul_s4.cp-async-wait-short.sm_80.ptx": "as above, in the rotating stage buffers of the K loop",
-    "tma_matmul.no-wgmma-wait.sm_90a.ptx": "wgmma accumulators are registers: async-unwaited tracks memory only",
-    "attn_fwd.no-wgmma-wait.sm_90a.ptx": "wgmma accumulators are registers: async-unwaited tracks memory only",
-    "attn_fwd.no-tcgen05-wait.sm_100a.ptx": "tcgen05.ld destinations are registers: tcgen05.wait::ld is not "
-    "tracked",
+    "attn_fwd.no-tcgen05-wait.sm_100a.ptx": "Triton's correct output also reads tcgen05.ld's registers before "
+    "tcgen05.wait::ld (the wait orders the load against later tensor-memory writes), so a register read is no "
+    "finding; the hazard left, a later TMEM write before the load completes, is not modelled",
     "tma_matmul.no-mbar-init.sm_90a.ptx": "the other stages' mbarrier.init in the same `global_smem` buffer "
     "count as initialising the dropped one",
     "tma_matmul.tx-bytes.sm_100a.ptx": "the box size is in a descriptor built at run time "

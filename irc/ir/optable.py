@@ -655,7 +655,9 @@ _op(
     "warp_collective",
     effect="readwrite",
     attrs="text",
-    doc="a lifted warp-collective PTX instruction without its own op (wgmma, other mma shapes, match.sync)",
+    opt="mask_operand n",
+    doc="a lifted warp-collective PTX instruction without its own op (wgmma, other mma shapes, match.sync); "
+    "mask_operand: the operand naming the lanes; n: `wgmma.wait_group`'s pending-group count",
 )
 _op(
     "opaque",

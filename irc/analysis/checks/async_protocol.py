@@ -628,8 +628,9 @@ def _access_width(op: Op) -> int:
 
 def check_unwaited(ctx: FunctionContext) -> list[Diagnostic]:
     from irc.analysis.checks.async_cp import check_cp_pending
+    from irc.analysis.checks.async_regs import check_register_pending
 
-    out = check_cp_pending(ctx) + _unwaited_paths(ctx)
+    out = check_cp_pending(ctx) + _unwaited_paths(ctx) + check_register_pending(ctx)
     seen = ctx.cache.get("unwaited_sites", set())
     out += [d for site, d in _unwaited_roles(ctx) if id(site) not in seen]  # type: ignore[operator]
     return out

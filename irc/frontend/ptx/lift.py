@@ -495,6 +495,12 @@ class FnLifter(CfgMixin, SsaMixin):
             and isinstance(instr.operands[-1], P.Reg)
         ):
             attrs["mask_operand"] = len(ops) - 1  # `match/vote/redux.sync ..., %mask`: the lanes named
+        if (
+            instr.opcode.startswith("wgmma.wait_group")
+            and instr.operands
+            and isinstance(instr.operands[0], P.Imm)
+        ):
+            attrs["n"] = int(instr.operands[0].value)  # the groups left pending (`async-unwaited`)
         op = self.b.create(opname, ops, rtypes, attrs)
         for r, v in zip(defs, op.results):
             self.put(r, v, scope)
