@@ -44,9 +44,6 @@ INTERNAL_XFAIL: dict[str, str] = {}
 
 # Bug twins irc misses today (recall gaps), with why.
 TWIN_XFAIL: dict[str, str] = {
-    "matmul.no-cp-async-wait.sm_80.ptx": "cp.async writes and ldmatrix reads use different per-thread "
-    "addresses; the overlap is not provable, so the check stays silent",
-    "matmul_s4.cp-async-wait-short.sm_80.ptx": "as above, in the rotating stage buffers of the K loop",
     "attn_fwd.no-tcgen05-wait.sm_100a.ptx": "Triton's correct output also reads tcgen05.ld's registers before "
     "tcgen05.wait::ld (the wait orders the load against later tensor-memory writes), so a register read is no "
     "finding; the hazard left, a later TMEM write before the load completes, is not modelled",

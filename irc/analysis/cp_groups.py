@@ -85,7 +85,9 @@ def _is_shared(op: Op) -> bool:
 def is_hazard(kind: Kind, op: Op) -> bool:
     n = op.name
     if kind.hazard == "read":
-        return n in ("load", "load_vec") and _is_shared(op)
+        from irc.analysis.shared_loc import ldmatrix_x4
+
+        return (n in ("load", "load_vec") and _is_shared(op)) or ldmatrix_x4(op)
     if n in ("cp_async", "bulk_load", "tma_load"):
         return bool(op.operands)
     return n in _SHARED_WRITES and _is_shared(op)

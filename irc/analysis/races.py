@@ -232,7 +232,8 @@ def _access(op: Op, b: Block, i: int) -> Access | None:
         return Access(op, b, i, True, False, op.operands[0], 0, 8 * wm[1], wm)
     if _stmatrix_x4(op) and op.operands:
         p = op.operands[0]
-        return Access(op, b, i, True, False, p, 0, 16) if _in_shared_symbol(p) else None
+        off = int(op.attrs.get("offset", 0) or 0)
+        return Access(op, b, i, True, False, p, off, 16) if _in_shared_symbol(p) else None
     if n in ASYNC_WRITERS and op.operands:
         if op.attrs.get("multicast"):
             return None  # lands in other CTAs of the cluster too: not a per-block write

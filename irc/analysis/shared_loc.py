@@ -150,6 +150,15 @@ def access_bytes(op: Op) -> int | None:
         return None
 
 
+def ldmatrix_x4(op: Op) -> bool:
+    """`ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16 {...}, [p]` (a lifted collective): each of the 32
+    lanes gives the address of one 16-byte row and the warp reads it, so per thread it is a 16-byte shared
+    read at its own address (`p` plus the op's `offset`). The .x1 and .x2 forms take the addresses of lanes
+    0..7 / 0..15 only (the other lanes' operands are not addresses) and are not read this way."""
+    t = str(op.attrs.get("text", ""))
+    return op.name == "ptx_collective" and t.startswith("ldmatrix.") and ".x4" in t and bool(op.operands)
+
+
 def _width(op: Op, value: Value | None) -> int | None:
     b = op.attrs.get("bytes")
     if isinstance(b, int) and b > 0 and op.name in ("load", "store", "load_vec", "store_vec"):

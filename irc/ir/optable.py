@@ -655,9 +655,10 @@ _op(
     "warp_collective",
     effect="readwrite",
     attrs="text",
-    opt="mask_operand n",
+    opt="mask_operand n offset",
     doc="a lifted warp-collective PTX instruction without its own op (wgmma, other mma shapes, match.sync); "
-    "mask_operand: the operand naming the lanes; n: `wgmma.wait_group`'s pending-group count",
+    "mask_operand: the operand naming the lanes; n: `wgmma.wait_group`'s pending-group count; offset: the "
+    "constant of its `[%r+offset]` address (the operand is %r)",
 )
 _op(
     "opaque",

@@ -21,9 +21,14 @@ from irc.ir.core import Op
 
 CHECK = "async-unwaited"
 MAX_QUERIES = 48  # solver questions per function (copy blocks x read blocks); the rest: not analysed
+READS_PER_QUERY = 8  # reads asked about in one question (`_chunks`)
 
 
 def _is_shared_read(op: Op) -> bool:
+    from irc.analysis.shared_loc import ldmatrix_x4
+
+    if ldmatrix_x4(op):
+        return True
     if op.name not in ("load", "load_vec") or not op.operands:
         return False
     return getattr(op.operands[0].type, "space", None) == "shared" or op.attrs.get("space") == "shared"
@@ -43,7 +48,7 @@ def check_cp_pending(ctx: FunctionContext) -> list[Diagnostic]:
     from irc.analysis.symbolic.asyncq import pending_read
 
     # one question per (copy block, read block): its pairs and the loop counts between them
-    groups: dict[tuple[int, int], tuple[list, list, dict]] = {}
+    groups: dict[tuple[int, int], tuple[list, dict, dict]] = {}
     skipped: dict[int, set] = {}  # copy -> waits other threads ran and its copier skipped
     for b in cfg.rpo:
         for rd in b.ops:
@@ -55,18 +60,19 @@ def check_cp_pending(ctx: FunctionContext) -> list[Diagnostic]:
                 croot = shared_root(c.operands[0])
                 if croot is None or (rroot is not None and rroot != croot) or c.block is None:
                     continue
-                pairs, variants, passed = groups.setdefault((id(c.block), id(b)), ([], [], {}))
+                pairs, variants, passed = groups.setdefault((id(c.block), id(b)), ([], {}, {}))
                 if (c, rd) not in pairs:
                     pairs.append((c, rd))
-                if p.counts not in variants:
-                    variants.append(p.counts)
+                vs = variants.setdefault((id(c), id(rd)), [])
+                if p.counts not in vs:
+                    vs.append(p.counts)
                 if p.passed is not None and (p.status == UNCOMMITTED or p.passed.name != "cp_async_wait"):
                     passed[id(c)] = p.passed
                 skipped.setdefault(id(c), set()).update(p.skipped)
     out: list[Diagnostic] = []
     done: set[int] = set()
     undecided: tuple[Op, str] | None = None
-    for n, (pairs, variants, passed) in enumerate(groups.values()):
+    for n, (pairs, variants, passed) in enumerate(_chunks(groups)):
         pairs = [(c, r) for c, r in pairs if id(c) not in done]
         if not pairs:
             continue
@@ -82,6 +88,23 @@ def check_cp_pending(ctx: FunctionContext) -> list[Diagnostic]:
             undecided = undecided or (pairs[0][1], res.reason)
     if undecided is not None and not out:
         out.append(not_decided(CHECK, undecided[0], undecided[1]))
+    return out
+
+
+def _chunks(groups: dict) -> list[tuple[list, dict, dict]]:
+    """Each (copy block, read block) question in runs of at most `READS_PER_QUERY` reads, in program
+    order: a GEMM's K-loop body with 50 `ldmatrix` rows against 8 copies is one disjunction of 400
+    overlaps that z3 needs seconds for, while runs of 8 reads take a few hundred milliseconds each (the
+    per-query timeout is 1 s) for the same total."""
+    out: list[tuple[list, dict, dict]] = []
+    for pairs, variants, passed in groups.values():
+        reads: list[Op] = []
+        for _, r in pairs:
+            if not any(r is x for x in reads):
+                reads.append(r)
+        for i in range(0, len(reads), READS_PER_QUERY):
+            run = {id(r) for r in reads[i : i + READS_PER_QUERY]}
+            out.append(([(c, r) for c, r in pairs if id(r) in run], variants, passed))
     return out
 
 

@@ -113,7 +113,7 @@ def check_bulk_wait(ctx: FunctionContext) -> list[Diagnostic]:
         return []
     from irc.analysis.symbolic.asyncq import pending_read
 
-    groups: dict[tuple[int, int], tuple[list, list, dict]] = {}
+    groups: dict[tuple[int, int], tuple[list, dict, dict]] = {}
     skipped: dict[int, set] = {}
     for b in cfg.rpo:
         for wr in b.ops:
@@ -123,11 +123,12 @@ def check_bulk_wait(ctx: FunctionContext) -> list[Diagnostic]:
                 r1, r2 = shared_root(src), shared_root(wr.operands[0])
                 if r1 is None or (r2 is not None and r1 != r2) or s.block is None:
                     continue
-                pairs, variants, passed = groups.setdefault((id(s.block), id(b)), ([], [], {}))
+                pairs, variants, passed = groups.setdefault((id(s.block), id(b)), ([], {}, {}))
                 if (s, wr) not in pairs:
                     pairs.append((s, wr))
-                if p.counts not in variants:
-                    variants.append(p.counts)
+                vs = variants.setdefault((id(s), id(wr)), [])
+                if p.counts not in vs:
+                    vs.append(p.counts)
                 if p.passed is not None:
                     passed[id(s)] = p.passed
                 skipped.setdefault(id(s), set()).update(p.skipped)

@@ -48,13 +48,15 @@ def _its(w: Witness, enc: Any, model: Any, th: Any, loops: list[Loop]) -> str:
 def pending_read(
     ctx: Any,
     pairs: list[tuple[Op, Op]],
-    variants: list[dict[Loop, int]],
+    variants: dict[tuple[int, int], list[dict[Loop, int]]],
     words: tuple[str, str] = ("the cp.async", "reads a byte of its destination"),
     skipped: dict[int, set] | None = None,
 ) -> tuple[Outcome, Witness | None, tuple[Op, Op] | None]:
     """Can a thread read a byte that a pending cp.async writes? `pairs` are (copy, read) of one copy block
     and one read block (one query for all of them: a GEMM has a dozen copies and dozens of reads per
-    stage), `variants` the loop counts between them (any of them). Returns the pair the model chose."""
+    stage); `variants[(id(copy), id(read))]` are the loop counts between that copy and that read (any of
+    them), each pair held to its own: a read early in the body sees the copies of earlier iterations
+    only, though a later read of the same block sees this iteration's. Returns the pair the model chose."""
     sym = symbolic(ctx)
     if sym is None:
         return Outcome("unknown", reason="solver unavailable (pip install z3-solver)"), None, None
@@ -63,10 +65,29 @@ def pending_read(
     ta, tb = enc.thread("a"), enc.thread("b")
     cb, rb = pairs[0][0].block, pairs[0][1].block
     assert cb is not None and rb is not None
-    hits = []
+    found: list[tuple[Any, tuple[Op, Op]]] = []
     names = ["a", "b"]
     extra = 0
     read_loops = set(ctx.cfg.loops_containing(rb))
+    around = set(ctx.cfg.loops_containing(cb))
+    memo: dict[tuple, Any] = {}
+
+    def counted(counts: dict[Loop, int]) -> Any:
+        """The reader `tb` is `counts[lp]` iterations of each loop after the copier `ta`."""
+        key = tuple(sorted((id(lp), n) for lp, n in counts.items()))
+        if key not in memo:
+            cs = []
+            for lp, n in counts.items():
+                kb = enc.iteration(lp, tb)
+                if lp in around:
+                    cs += [enc.iteration(lp, ta) + n == kb, z.UGE(kb, n), enc.exists(lp, ta)]
+                    cs += enc.phases_apart(lp, ta, tb, n)
+                else:
+                    cs.append(kb == n)
+                cs.append(enc.exists(lp, tb))
+            memo[key] = z.And(*cs) if cs else z.BoolVal(True)
+        return memo[key]
+
     for c, r in pairs:
         pc, oc, nc = region(c)
         pr, orr, nr = region(r)
@@ -91,29 +112,33 @@ def pending_read(
                 src = tb if lp in read_loops else ta
                 same.append(enc.iteration(lp, tw) == enc.iteration(lp, src))
             overlap = z.And(overlap, *same, z.Not(enc.reach(wt.block, tw)))
-        hits.append((overlap, (c, r)))
+        found.append((overlap, (c, r)))
+    # the loop counts last: the address terms above create the counters' residues they relate
+    hits = [
+        (z.And(o, z.Or(*[counted(k) for k in variants.get((id(c), id(r)), [{}])])), (c, r))
+        for o, (c, r) in found
+    ]
     if not hits:
         return Outcome("unknown", reason="the address depends on loaded data"), None, None
-    q = [enc.reach(cb, ta), enc.reach(rb, tb), z.Or(*[h for h, _ in hits])]
-    around = set(ctx.cfg.loops_containing(cb))
-    alts = []
-    for counts in variants:
-        cs = []
-        for lp, n in counts.items():
-            kb = enc.iteration(lp, tb)
-            if lp in around:
-                cs += [enc.iteration(lp, ta) + n == kb, z.UGE(kb, n), enc.exists(lp, ta)]
-            else:
-                cs.append(kb == n)
-            cs.append(enc.exists(lp, tb))
-        alts.append(z.And(*cs) if cs else z.BoolVal(True))
-    q.append(z.Or(*alts))
-    out = sym.solve_shapes(q, tuple(names))
+    base = [enc.reach(cb, ta), enc.reach(rb, tb)]
+    out = sym.solve_shapes(base + [z.Or(*[h for h, _ in hits])], tuple(names))
     if not out.sat:
         return out, None, None
     m = out.model
-    copy, read = next((cr for h, cr in hits if z.is_true(m.eval(h, model_completion=True))), hits[0][1])
-    w = from_model(m, enc, ["a", "b"], sym.contract_text)
+    at = next((i for i, (h, _) in enumerate(hits) if z.is_true(m.eval(h, model_completion=True))), 0)
+    # the finding names the first read in program order that can see the copy in flight (the model may
+    # have picked a later one): a few earlier pairs are asked on their own, only now that one is proven
+    tried = 0
+    for h, (c, r) in hits[:at]:
+        if r is hits[at][1][1] or tried >= 6:
+            break
+        tried += 1
+        first = sym.solve_shapes(base + [h], tuple(names))
+        if first.sat:
+            out, m, at = first, first.model, hits.index((h, (c, r)))
+            break
+    copy, read = hits[at][1]
+    w = from_model(m, enc, ["a", "b"], sym.contract_text, blocks=[cb, rb])
     ida, idb = w.threads
     ia = _its(w, enc, m, ta, ctx.cfg.loops_containing(cb))
     ib = _its(w, enc, m, tb, ctx.cfg.loops_containing(rb))
@@ -136,7 +161,7 @@ def region(op: Op) -> tuple[Value, int, int]:
     the IR does not know (a tensor copy's box from a host-built descriptor) count as 16 bytes, the least
     any of them moves, so an overlap found is real."""
     from irc.analysis.races import ASYNC_WRITERS, async_bytes
-    from irc.analysis.shared_loc import access_bytes
+    from irc.analysis.shared_loc import access_bytes, ldmatrix_x4
     from irc.ir.types import size_of
 
     n = op.name
@@ -147,6 +172,8 @@ def region(op: Op) -> tuple[Value, int, int]:
         return op.operands[1], 0, c if c and c > 0 else 16
     if n == "tma_store":
         return op.operands[-1], 0, 16
+    if ldmatrix_x4(op):
+        return op.operands[0], int(op.attrs.get("offset", 0) or 0), 16
     off = int(op.attrs.get("offset", 0) or 0)
     if n in ("load", "load_vec", "store", "store_vec"):
         size = access_bytes(op) or 4

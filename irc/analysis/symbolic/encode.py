@@ -30,6 +30,7 @@ from irc.analysis.cfg import Loop
 from irc.analysis.symbolic.launch import AXES, Launch
 from irc.analysis.symbolic.solver import z3 as _z3
 from irc.analysis.uniformity import Level
+from irc.analysis.uniformity_base import const_value
 from irc.ir.core import Block, BlockArg, Function, Op, OpResult, Value
 from irc.ir.types import PtrType, ScalarType, Type, bit_width
 
@@ -68,6 +69,8 @@ class Thread:
         # a lane another thread reads with `shfl` is that thread in the same iterations: it shares the
         # reader's iteration counters and definitional constraints
         self.iters: dict[int, Any] = parent.iters if parent is not None else {}
+        # (loop id, n) -> the counter's residue modulo n (`Encoder.phase`), shared like the counters
+        self.phases: dict[tuple[int, int], Any] = parent.phases if parent is not None else {}
         self.memo: dict[tuple[str, int], Any] = {}
         self.side: list = parent.side if parent is not None else []
         self.derived: dict[int, Thread] = {}
@@ -102,6 +105,7 @@ class Encoder:
         self._ufs: dict[tuple, Any] = {}
         self._layout: tuple[dict[str, int], dict[str, int]] | None = None
         self._derived = 0
+        self._domain: Any = None  # the op table's semantics over z3 terms (`_table`), made on first use
 
     # ---------------------------------------------------------------------------- threads and launch
     def thread(self, name: str) -> Thread:
@@ -148,6 +152,55 @@ class Encoder:
             th.side.append(self.z.ULT(k, self.z.BitVecVal(MAX_ITERATIONS, 32)))
         return k
 
+    def phase(self, lp: Loop, th: Thread, n: int) -> Any:
+        """The iteration counter of `lp` modulo n, as its own symbol: k = n*q + ph with 0 <= ph < n (n is
+        a constant, so the relation is linear; a 32-bit remainder would cost the solver a divider circuit).
+        A step back (`step_back`) maps it to `ph == 0 ? n-1 : ph-1`, as it maps k to k-1."""
+        key = (id(lp), n)
+        ph = th.phases.get(key)
+        if ph is None:
+            z = self.z
+            k = self.iteration(lp, th)
+            lid = self._loop_ids[id(lp)]
+            ph = th.phases[key] = z.BitVec(f"ph{n}:k{lid}@{th.name}", 32)
+            q = z.BitVec(f"q{n}:k{lid}@{th.name}", 32)
+            nn = z.BitVecVal(n, 32)
+            th.side += [z.ULT(ph, nn), z.ULE(q, k), k == nn * q + ph]
+        return ph
+
+    def phases_apart(self, lp: Loop, ta: Thread, tb: Thread, n: int) -> list:
+        """When `tb` is n iterations of `lp` after `ta`: each residue of `tb`'s counter is `ta`'s plus n,
+        wrapped. Implied by the counters' definitions, but said outright, so the solver does not have to
+        rediscover modular arithmetic through `k = m*q + ph` (Triton's 3-stage sm_80 matmul: its K-loop
+        question took 0.9-1.3 s, over the per-query timeout, and takes 0.2 s with this)."""
+        z = self.z
+        out = []
+        for m in sorted({key[1] for key in list(ta.phases) + list(tb.phases) if key[0] == id(lp)}):
+            pa, pb = self.phase(lp, ta, m), self.phase(lp, tb, m)
+            t = pa + z.BitVecVal(n % m, 32)
+            out.append(pb == z.If(z.UGE(t, z.BitVecVal(m, 32)), t - z.BitVecVal(m, 32), t))
+        return out
+
+    def step_back(self, lp: Loop, th: Thread) -> list:
+        """Substitutions that turn a term of iteration k of `lp` into the same term in iteration k-1: the
+        counter one lower, its residues one lower, and the loops nested in `lp` at fresh (existential)
+        iterations (the back edge of k-1 left them where they were then, not where this thread is now)."""
+        z = self.z
+        k = self.iteration(lp, th)
+        subs = [(k, k - 1)]
+        for (lid, n), ph in th.phases.items():
+            if lid == id(lp):
+                subs.append((ph, z.If(ph == 0, z.BitVecVal(n - 1, 32), ph - 1)))
+        for inner in self.cfg.loops:
+            ki = th.iters.get(id(inner))
+            if inner is not lp and inner.blocks < lp.blocks and ki is not None:
+                self._fresh += 1
+                subs.append((ki, z.BitVec(f"k{self._loop_ids[id(inner)]}'{self._fresh}@{th.name}", 32)))
+                for (lid, n), ph in th.phases.items():
+                    if lid == id(inner):
+                        subs.append((ph, z.BitVec(f"ph{n}'{self._fresh}@{th.name}", 32)))
+        return subs
+
     def loops_of(self, b: Block | None) -> list[Loop]:
         """The loops containing `b`, outermost first."""
         if b is None:
@@ -190,15 +243,7 @@ class Encoder:
         cont = conts[0] if len(conts) == 1 else z.Or(*conts)
         if self.undetermined(cont, lp):
             return z.BoolVal(True)
-        # the back edge of iteration k-1 left the loops nested in `lp` at their own iterations, not at the
-        # ones this thread is in now: their counters are fresh (existential) in that condition
-        subs = [(k, k - 1)]
-        for inner in self.cfg.loops:
-            ki = th.iters.get(id(inner))
-            if inner is not lp and inner.blocks < lp.blocks and ki is not None:
-                self._fresh += 1
-                subs.append((ki, z.BitVec(f"k{self._loop_ids[id(inner)]}'{self._fresh}@{th.name}", 32)))
-        prev = z.substitute(cont, *subs)
+        prev = z.substitute(cont, *self.step_back(lp, th))
         return z.Or(k == 0, prev)
 
     # ---------------------------------------------------------------------------- opaque values
@@ -388,6 +433,19 @@ class Encoder:
             outside = [(p, i, v) for p, i, v in incoming if p not in lp.blocks]
             init = yield from self._join(a, outside, th)
             step = self._induction_step(a, lp, [v for _, _, v in inside])
+            ring = self._ring(a, lp, [v for _, _, v in inside], outside) if step is None else None
+            if ring is not None and not z.is_bool(init):
+                w = _width(a.type)
+                kk = _resize(self.iteration(lp, th), w, False)
+                c0, n = ring
+                ph = _resize(self.phase(lp, th, n), w, False)
+                t = z.BitVecVal(c0 % n, w) + ph  # below 2n: one conditional subtraction is the remainder
+                t = z.If(z.UGE(t, z.BitVecVal(n, w)), t - z.BitVecVal(n, w), t)
+                return z.If(kk == 0, z.BitVecVal(c0, w), t)
+            if step is None and init is not None:
+                prev = yield from self._previous(a, lp, [v for _, _, v in inside], init, th)
+                if prev is not None:
+                    return prev
             if step is None or init is None:
                 return self.fresh(a.type, a.name or "phi", th, a.block)
             s = yield ("v", step[0])
@@ -490,6 +548,71 @@ class Encoder:
             found = cand
         return found
 
+    def _previous(self, a: BlockArg, lp: Loop, backs: list[Value], init: Any, th: Thread):  # type: ignore[no-untyped-def]
+        """`a` in iteration k when its back edge passes one value computed from other loop variables (not
+        from `a` itself): `init` in iteration 0, else that value as it was in iteration k-1 (its term with
+        the counter one lower). Triton's stage pointer `base + (stage << 13)` of a ring counter. None when
+        the value depends on `a`, or on an unknown defined in the loop (not the same one iteration back)."""
+        z = self.z
+        if not backs or any(v is not backs[0] for v in backs):
+            return None
+        t = yield ("v", backs[0])
+        if z.is_bool(t) != z.is_bool(init) or (not z.is_bool(t) and t.size() != init.size()):
+            return None
+        if self.undetermined(t, lp):
+            return None
+        k = self.iteration(lp, th)
+        return z.If(k == 0, init, z.substitute(t, *self.step_back(lp, th)))
+
+    def _ring(self, a: BlockArg, lp: Loop, backs: list[Value], outside: list) -> tuple[int, int] | None:
+        """(c, n) when `a` is a stage index counting modulo n from the constant c (-1 <= c < n): every back
+        edge passes `t = a + 1` wrapped to 0 at n (Triton's and CUTLASS's `selp(t > n-1, 0, t)`,
+        `selp(t == n, 0, t)`, `selp(t < n, t, 0)`), so it is c in iteration 0 and `(c + k) % n` after
+        (Triton starts at -1 and steps at the top of the body)."""
+        inits = {const_value(v) for _, _, v in outside}
+        if len(inits) != 1 or not backs:
+            return None
+        c = next(iter(inits))
+        if not isinstance(c, int) or isinstance(c, bool):
+            return None
+        w = _width(a.type)
+        if w and c >= 1 << (w - 1):
+            c -= 1 << w  # `mov.b32 %r, -1` is 0xffffffff in a b32 register
+        ns: set[int] = set()
+        for v in backs:
+            v = _strip(v)
+            if not isinstance(v, OpResult) or v.op.name != "select" or len(v.op.operands) != 3:
+                return None
+            cond, x, y = (_strip(o) for o in v.op.operands)
+            if not isinstance(cond, OpResult) or cond.op.name != "cmp" or len(cond.op.operands) != 2:
+                return None
+            pred = cond.op.attrs.get("pred")
+            lhs, bound = _strip(cond.op.operands[0]), const_value(cond.op.operands[1])
+            wrap, keep = (
+                (x, y)
+                if pred in ("gt", "ge", "eq")
+                else (y, x)
+                if pred in ("lt", "le", "ne")
+                else (None, None)
+            )
+            if (
+                wrap is None
+                or const_value(wrap) != 0
+                or not isinstance(bound, int)
+                or _strip(keep) is not lhs
+            ):
+                return None
+            if not isinstance(lhs, OpResult) or lhs.op.name != "add" or len(lhs.op.operands) != 2:
+                return None
+            o0, o1 = (_strip(o) for o in lhs.op.operands)
+            if not ((o0 is a and const_value(o1) == 1) or (o1 is a and const_value(o0) == 1)):
+                return None
+            ns.add(bound + 1 if pred in ("gt", "le") else bound)
+        if len(ns) != 1:
+            return None
+        n = next(iter(ns))
+        return (c, n) if -1 <= c < n <= 1 << 10 else None  # n * q stays below 2^32 (phase)
+
     def _invariant(self, v: Value, lp: Loop) -> bool:
         """Defined outside `lp`, or a constant (the lifter materialises constants where PTX uses them,
         so nvcc's `add.s32 %r163, %r163, 4` has its step defined inside the loop)."""
@@ -529,11 +652,35 @@ class Encoder:
         for o in op.operands:
             vals.append((yield ("v", o)))
         got = rule(self, op, v, vals, th) if rule is not None else None
+        if got is None and rule is None and pure:
+            got = self._table(op, v, vals)
         if got is not None:
             return got
         if op.name == "load":
             return self._load(op, v, vals, th)
         return self._function(op, v, vals) if pure else self.opaque(v, th)
+
+    def _table(self, op: Op, r: Value, xs: list) -> Any:
+        """An integer op without a rule here, by its semantics in the op table over z3 terms
+        (`irc.analysis.symbolic.domain`): `bfe.u32` of a lane index is its bits, not an unknown. Integer
+        operands and result only (floats stay uninterpreted functions: see `_function`); None when the
+        table has no semantics for the op or leaves this case undefined."""
+        from irc.ir.optable import OPS
+        from irc.ir.semantics import Unknown
+
+        d = OPS.get(op.name)
+        if d is None or d.sem is None or not _is_int(r.type):
+            return None
+        if not all(_is_int(o.type) for o in op.operands) or any(self.z.is_bool(x) for x in xs):
+            return None
+        if self._domain is None:
+            from irc.analysis.symbolic.domain import Z3Domain
+
+            self._domain = Z3Domain(self.z.m, self.z.ctx)
+        try:
+            return d.sem(self._domain, xs, r.type, op.attrs, [o.type for o in op.operands])
+        except (Unknown, TypeError, ValueError, AttributeError):
+            return None
 
     def _function(self, op: Op, r: Value, xs: list) -> Any:
         """A pure op without integer semantics here (float arithmetic, conversions): an uninterpreted

@@ -143,8 +143,11 @@ def _int(model: Any, term: Any, signed: bool = False) -> int:
     return n
 
 
-def from_model(model: Any, enc: Any, thread_names: list[str], contract: str = "") -> Witness:
-    """The launch, block, threads, parameters and iterations of `model`."""
+def from_model(
+    model: Any, enc: Any, thread_names: list[str], contract: str = "", blocks: list | None = None
+) -> Witness:
+    """The launch, block, threads, parameters and iterations of `model`; with `blocks`, only the iterations
+    of loops around one of them (a counter other terms merely mention says nothing about the finding)."""
     L = enc.launch
     bd = tuple(_int(model, n) for n in L.ntid)
     gd = tuple(_int(model, n) for n in L.nctaid)
@@ -163,6 +166,8 @@ def from_model(model: Any, enc: Any, thread_names: list[str], contract: str = ""
         params[_param_name(enc, idx)] = by_index[str(idx)] = _int(model, sym, signed)
     w = Witness(bd, gd, blk, threads, params, by_index, {}, contract=contract)  # type: ignore[arg-type]
     for lp in enc.cfg.loops:
+        if blocks is not None and not any(b in lp.blocks for b in blocks):
+            continue
         for nm in thread_names:
             k = enc.threads[nm].iters.get(id(lp))
             if k is not None:

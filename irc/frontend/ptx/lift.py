@@ -495,6 +495,9 @@ class FnLifter(CfgMixin, SsaMixin):
             and isinstance(instr.operands[-1], P.Reg)
         ):
             attrs["mask_operand"] = len(ops) - 1  # `match/vote/redux.sync ..., %mask`: the lanes named
+        addr = next((o for o in instr.operands if isinstance(o, P.Addr)), None)
+        if opname == "ptx_collective" and addr is not None and addr.offset and isinstance(addr.base, P.Reg):
+            attrs["offset"] = addr.offset  # `ldmatrix/stmatrix [%r+off]`: the operand is %r, the offset here
         if (
             instr.opcode.startswith("wgmma.wait_group")
             and instr.operands
