@@ -520,6 +520,24 @@ def check_uninit(ctx: FunctionContext) -> list[Diagnostic]:
                 )
             )
             continue
+        lost = _uninitialised_element(o, uses)
+        if lost is not None:
+            u, off, offs = lost
+            labels = _lab(o.inits[0], "the inits name other barriers of this buffer")
+            labels += _lab(u, "used here")
+            named = ", ".join(_element(ctx, o.sym, x) for x in sorted(offs))
+            out.append(
+                error(
+                    UNINIT,
+                    f"mbarrier `{_element(ctx, o.sym, off)}` is used but never initialised: the "
+                    f"`mbarrier.init`s of `{o.sym}` name {named} only",
+                    u.span,
+                    labels=labels,
+                    help="initialise every barrier of the buffer (one thread, `mbarrier.init`), then "
+                    "`fence.mbarrier_init` / a barrier, before use",
+                )
+            )
+            continue
         init_ops = {id(i) for i in o.inits}
         for u in uses:
             if not _unsynced_path(cfg, u, init_ops):
@@ -542,6 +560,29 @@ def check_uninit(ctx: FunctionContext) -> list[Diagnostic]:
                 out.append(d)
                 break
     return out
+
+
+def _uninitialised_element(o: BarrierObject, uses: list[Op]) -> tuple[Op, int, set[int]] | None:
+    """(use, its byte offset, the inits' offsets) for the first use, in program order, of a barrier at a
+    constant offset of `o` that no init names, when every init names a constant offset (Triton keeps all
+    its barriers in `global_smem` at constant offsets, so `o` having inits says nothing about each one).
+    None when some init's offset is not a constant (a loop over stages): then nothing is decided here."""
+    from irc.analysis.mbarrier import barrier_operand
+    from irc.analysis.shared_loc import address
+
+    offs: set[int] = set()
+    for i in o.inits:
+        p = barrier_operand(i)
+        a = address(p) if p is not None else None
+        if a is None or a[0] != o.sym or a[1] is None or a[1] != a[2]:
+            return None
+        offs.add(a[1])
+    for u in uses:
+        p = barrier_operand(u)
+        a = address(p) if p is not None else None
+        if a is not None and a[0] == o.sym and a[1] is not None and a[1] == a[2] and a[1] not in offs:
+            return u, a[1], offs
+    return None
 
 
 def _own_init(ctx: FunctionContext, u: Op, inits: list[Op], where) -> tuple[bool, dict | None]:  # type: ignore[no-untyped-def]
