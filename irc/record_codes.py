@@ -1312,13 +1312,14 @@ def _m100():  # <record Program>
 
 def _m101():  # <record Protocol>
     global __eq__, __init__
-    def __init__(self, objects, opaque, untraced):
+    def __init__(self, objects, opaque, untraced, carried=_dflt_carried):
         self.objects = objects
         self.opaque = opaque
         self.untraced = untraced
+        self.carried = carried
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.objects,self.opaque,self.untraced,) == (other.objects,other.opaque,other.untraced,)
+            return (self.objects,self.opaque,self.untraced,self.carried,) == (other.objects,other.opaque,other.untraced,other.carried,)
         return NotImplemented
 
 
@@ -2187,7 +2188,7 @@ CODES = {
     '<record Pending>\x00def __init__(self, pid, kind, ins, ids, actions=_MISSING, smem=_dflt_smem, grp=_dflt_grp, deps=_MISSING, ctas=_dflt_ctas, rsmem=_dflt_rsmem):\n    self.pid = pid\n    self.kind = kind\n    self.ins = ins\n    self.ids = ids\n    self.actions = _make_actions() if actions is _MISSING else actions\n    self.smem = smem\n    self.grp = grp\n    self.deps = _make_deps() if deps is _MISSING else deps\n    self.ctas = ctas\n    self.rsmem = rsmem\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.pid,self.kind,self.ins,self.ids,self.actions,self.smem,self.grp,self.deps,self.ctas,self.rsmem,) == (other.pid,other.kind,other.ins,other.ids,other.actions,other.smem,other.grp,other.deps,other.ctas,other.rsmem,)\n    return NotImplemented\n': _m98,
     "<record PointerOrigin>\x00def __init__(self, decl, offset, off_div):\n    _set(self, 'decl', decl)\n    _set(self, 'offset', offset)\n    _set(self, 'off_div', off_div)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.decl,self.offset,self.off_div,) == (other.decl,other.offset,other.off_div,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.decl,self.offset,self.off_div,))\n": _m99,
     '<record Program>\x00def __init__(self, span, path, items, allow_comments=_MISSING, asserts=_MISSING):\n    self.span = span\n    self.path = path\n    self.items = items\n    self.allow_comments = _make_allow_comments() if allow_comments is _MISSING else allow_comments\n    self.asserts = _make_asserts() if asserts is _MISSING else asserts\n': _m100,
-    '<record Protocol>\x00def __init__(self, objects, opaque, untraced):\n    self.objects = objects\n    self.opaque = opaque\n    self.untraced = untraced\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.objects,self.opaque,self.untraced,) == (other.objects,other.opaque,other.untraced,)\n    return NotImplemented\n': _m101,
+    '<record Protocol>\x00def __init__(self, objects, opaque, untraced, carried=_dflt_carried):\n    self.objects = objects\n    self.opaque = opaque\n    self.untraced = untraced\n    self.carried = carried\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.objects,self.opaque,self.untraced,self.carried,) == (other.objects,other.opaque,other.untraced,other.carried,)\n    return NotImplemented\n': _m101,
     "<record Ptr>\x00def __init__(self, space, elem, readonly=_dflt_readonly):\n    _set(self, 'space', space)\n    _set(self, 'elem', elem)\n    _set(self, 'readonly', readonly)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.space,self.elem,self.readonly,) == (other.space,other.elem,other.readonly,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.space,self.elem,self.readonly,))\n": _m102,
     "<record PtrType>\x00def __init__(self, space, elem):\n    _set(self, 'space', space)\n    _set(self, 'elem', elem)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.space,self.elem,) == (other.space,other.elem,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.space,self.elem,))\n": _m103,
     '<record PtrType>\x00def __init__(self, span, space, elem, readonly=_dflt_readonly):\n    self.span = span\n    self.space = space\n    self.elem = elem\n    self.readonly = readonly\n': _m104,

@@ -48,11 +48,20 @@ def strip(v: Value) -> Value:
     return v
 
 
-def shared_root(v: Value, depth: int = 0) -> str | None:
-    """The shared symbol pointer `v` points into, or None when the chain leaves casts/adds/ptradds."""
+def shared_root(v: Value, depth: int = 0, through_args: bool = True) -> str | None:
+    r = _shared_root(v, depth, through_args)
+    return None if r == _CYCLE and depth == 0 else r
+
+
+def _shared_root(v: Value, depth: int = 0, through_args: bool = True) -> str | None:
+    """The shared symbol pointer `v` points into, or None when the chain leaves casts/adds/ptradds. A
+    block argument points into the symbol every incoming value (other than itself) points into: the
+    barrier address a pipelined loop computes in one iteration and waits on in the next."""
     while depth < 64:
         depth += 1
         v = strip(v)
+        if isinstance(v, BlockArg):
+            return _arg_root(v, depth) if through_args else None
         if not isinstance(v, OpResult):
             return None
         op = v.op
@@ -63,13 +72,35 @@ def shared_root(v: Value, depth: int = 0) -> str | None:
             v = op.operands[0]
             continue
         if op.name == "add" and len(op.operands) == 2:
-            a = shared_root(op.operands[0], depth)
-            if a is not None:
+            a = _shared_root(op.operands[0], depth, through_args)
+            if a is not None and a != _CYCLE:
                 return a
-            v = op.operands[1]
-            continue
+            b = _shared_root(op.operands[1], depth, through_args)
+            return b if b is not None else a
         return None
     return None
+
+
+_VISITING: set[int] = set()  # block arguments whose root is being asked (a cycle through a loop)
+_CYCLE = "\0cycle"
+
+
+def _arg_root(a: BlockArg, depth: int) -> str | None:
+    if id(a) in _VISITING:
+        return _CYCLE  # the value comes round the loop from itself: says nothing about the symbol
+    if depth > 24 or a.block.function is None or a.block is a.block.function.entry:
+        return None
+    _VISITING.add(id(a))
+    try:
+        roots: set[str | None] = set()
+        for t in a.block.predecessor_terminators():
+            for s, args in zip(t.successors, t.succ_args):
+                if s is a.block and a.index < len(args):
+                    roots.add(_shared_root(args[a.index], depth + 2))
+    finally:
+        _VISITING.discard(id(a))
+    roots.discard(_CYCLE)
+    return next(iter(roots)) if len(roots) == 1 else None
 
 
 def barrier_operand(op: Op) -> Value | None:
@@ -524,11 +555,12 @@ class Protocol:
     objects: dict[str, BarrierObject]
     opaque: bool  # calls or unmodelled ops that might touch mbarriers: decide nothing about unknown objects
     untraced: bool  # some barrier operand could not be traced to a symbol
+    carried: bool = False  # some barrier operand reaches its symbol only through a loop-carried value
 
 
 def protocol(fn: Function, cfg: CFG) -> Protocol:
     objs: dict[str, BarrierObject] = {}
-    opaque = untraced = False
+    opaque = untraced = carried = False
     for b in cfg.rpo:
         for op in b.ops:
             if op.name == "call":
@@ -546,6 +578,8 @@ def protocol(fn: Function, cfg: CFG) -> Protocol:
             if sym is None:
                 untraced = True
                 continue
+            if shared_root(bar, through_args=False) is None:
+                carried = True
             o = objs.setdefault(sym, BarrierObject(sym))
             n = op.name
             if n == "mbarrier_init":
@@ -561,7 +595,7 @@ def protocol(fn: Function, cfg: CFG) -> Protocol:
                     o.announces.append(op)
                 if n not in ARRIVE_OPS and n not in ANNOUNCE_OPS:
                     o.others.append(op)
-    return Protocol(objs, opaque, untraced)
+    return Protocol(objs, opaque, untraced, carried)
 
 
 def arrival_count(op: Op) -> int | None:

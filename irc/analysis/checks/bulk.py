@@ -32,7 +32,7 @@ from irc.analysis.mbarrier import (
     strip,
 )
 from irc.diagnostics import Diagnostic, Label, error
-from irc.ir.core import Op
+from irc.ir.core import Block, Op
 
 SIZE = "tma-misaligned"  # the size rule of bulk copies, beside their address rule
 WAIT = "async-overwrite"
@@ -202,6 +202,30 @@ def _copy_bytes(op: Op) -> int | None:
     return None
 
 
+def _continues(cfg, b: Block, t: Block) -> bool:  # type: ignore[no-untyped-def]
+    """Whether the straight line through `b` goes on in `t`: `t` is entered from `b` alone, or it is the
+    join of a predicated instruction's split (`@p op` lifts as head -> op block -> join, head -> join)."""
+    ps = cfg.preds.get(t, [])
+    if cfg.rpo_index.get(t, -1) <= cfg.rpo_index.get(b, 0):
+        return False
+    if ps == [b]:
+        return True
+    return len(ps) == 2 and any(cfg.preds.get(x, []) == [y] for x in ps for y in ps if x is not y)
+
+
+def _inherited(cfg, b: Block, after: dict) -> dict:  # type: ignore[no-untyped-def]
+    """The open announcement/copy groups `b` starts with: its straight-line predecessor's (the op block
+    of a split inherits the head's, the join the op block's, which holds the head's too)."""
+    ps = cfg.preds.get(b, [])
+    if len(ps) == 1 and ps[0] in after and _continues(cfg, ps[0], b):
+        return after[ps[0]]
+    if len(ps) == 2 and all(p in after for p in ps) and _continues(cfg, ps[0], b):
+        inner = next((x for x in ps if cfg.preds.get(x, []) == [y for y in ps if y is not x]), None)
+        if inner is not None:
+            return after[inner]
+    return {}
+
+
 def check_bulk_tx(ctx: FunctionContext, already: set) -> list[Diagnostic]:
     """Announcement/copy groups whose bytes differ (announcements in `already` were reported by the
     structural tx check)."""
@@ -221,8 +245,9 @@ def check_bulk_tx(ctx: FunctionContext, already: set) -> list[Diagnostic]:
 
     groups: list[dict] = []
     in_group: set[int] = set()
+    after: dict[Block, dict[object, dict]] = {}
     for b in cfg.rpo:
-        cur: dict[object, dict] = {}
+        cur = _inherited(cfg, b, after)
         for op in b.ops:
             bar = barrier_operand(op)
             if bar is None:
@@ -242,7 +267,12 @@ def check_bulk_tx(ctx: FunctionContext, already: set) -> list[Diagnostic]:
                     if op.attrs.get("multicast"):
                         gr["bad"] = True
                     gr["copies"].append(op)
-        groups.extend(cur.values())
+        after[b] = cur
+        if cfg.succs.get(b) and all(_continues(cfg, b, t) for t in cfg.succs[b]):
+            continue  # the straight line goes on through a predicated instruction's split
+        for gr in cur.values():
+            if not any(gr is g for g in groups):
+                groups.append(gr)
     by_sym: dict[str, list[dict]] = {}
     for gr in groups:
         if gr["ann"] and gr["copies"]:

@@ -376,6 +376,7 @@ class FnLifter(CfgMixin, SsaMixin):
         for p in rpo:
             self.process(p)
         self.finish()
+        _lift_async.refine_tensormaps(self)
         return fn
 
     def _head(self, p: PBlock) -> Block:

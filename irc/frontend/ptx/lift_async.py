@@ -16,10 +16,134 @@ from typing import Any
 
 from irc.frontend.ptx.operands import int_imm
 from irc.ir.core import OpResult, Value
-from irc.ir.types import BOOL, I32, MBARRIER, U32, U64, PtrType, TensorMapType
+from irc.ir.types import BOOL, F16, F32, I32, I64, MBARRIER, U8, U16, U32, U64, PtrType, TensorMapType
 from irc.ptxisa import model as P
 
 _TMAP = TensorMapType(U32, ())  # a descriptor whose box is unknown (built by the host)
+
+# `tensormap.replace ... .elemtype` codes whose element size is certain: the CUDA driver's
+# CUtensorMapDataType and the PTX ISA agree on 0-7 and 11-12 (they differ on which of 8-10 is f64), and
+# 13-15 are packed sub-byte types; those are left unknown (the box's bytes are then unknown too).
+_TMAP_ELEMS = {0: U8, 1: U16, 2: U32, 3: I32, 4: U64, 5: I64, 6: F16, 7: F32, 11: F32, 12: F32}
+
+
+def _tm_root(v: Value) -> tuple[Value, int] | None:
+    """(root value, byte offset) of a descriptor address: through casts, `cvta` and constant adds, so
+    `cvt.u64.u32 %rd8, %r9` and `cvt.u64.u32 %rd14, %r9` (one scratch buffer) and `cvta.global %rd27,
+    %rd13` with `%rd13 = %rd10 + 128` (the second descriptor) are recognised."""
+    off = 0
+    for _ in range(32):
+        if not isinstance(v, OpResult):
+            return v, off
+        op = v.op
+        if op.name in ("bitcast", "cvt", "copy") and op.operands:
+            v = op.operands[0]
+            continue
+        if op.name in ("add", "ptradd") and len(op.operands) == 2:
+            c = _const_of(op.operands[1])
+            if c is not None:
+                off += c
+                v = op.operands[0]
+                continue
+        return v, off
+    return None
+
+
+def _tm_key(v: Value) -> tuple[int, int] | None:
+    r = _tm_root(v)
+    return (id(r[0]), r[1]) if r is not None else None
+
+
+def refine_tensormaps(L: Any) -> None:
+    """After the function is lifted: a tensor copy inside a loop names its descriptor through the loop
+    header's block argument, whose incoming values are known only now. Such an argument is the recorded
+    descriptor when every incoming value (other than itself) is; its copies then get the typed box."""
+    st = L.__dict__.get("_tensormaps")
+    if not st or not st.get("pending") or not st["global"]:
+        return
+    incoming: dict[int, list[Value]] = {}
+    for b in L.fn.blocks:
+        t = b.terminator
+        if t is None:
+            continue
+        for s, args in zip(t.successors, t.succ_args):
+            for a, v in zip(s.args, args):
+                incoming.setdefault(id(a), []).append(v)
+
+    def key(v: Value, depth: int) -> tuple[int, int] | None:
+        r = _tm_root(v)
+        if r is None or depth > 8:
+            return None
+        root, off = r
+        if id(root) in {k[0] for k in st["global"]} or not hasattr(root, "block"):
+            return (id(root), off)
+        ins = [
+            x for x in incoming.get(id(root), []) if _tm_root(x) is not None and _tm_root(x)[0] is not root
+        ]
+        keys = {key(x, depth + 1) for x in ins}
+        if len(keys) != 1 or None in keys:
+            return None
+        k = next(iter(keys))
+        return (k[0], k[1] + off) if k is not None else None
+
+    for cast, m in st["pending"]:
+        k = key(m, 0)
+        t = st["global"].get(k) if k is not None else None
+        if t is not None:
+            cast.results[0].type = t
+
+
+def _const_of(v: Value) -> int | None:
+    while isinstance(v, OpResult) and v.op.name in ("copy", "bitcast", "cvt") and v.op.operands:
+        v = v.op.operands[0]
+    c = v.op.attrs.get("value") if isinstance(v, OpResult) and v.op.name == "const" else None
+    return c if isinstance(c, int) and not isinstance(c, bool) else None
+
+
+def h_tensormap(L: Any, i: P.Instr, sc: Any, mods: list[str]) -> bool:
+    """Descriptors built in the kernel (Triton's `tl.make_tensor_descriptor`): `tensormap.replace` writes
+    box extents and the element type into a scratch copy, `tensormap.cp_fenceproxy` publishes it to the
+    global descriptor the copies name. Recorded here, in program order, so a tensor copy through that
+    descriptor gets a typed box (`_map_and_coords`); the instructions themselves keep the generic
+    lowering (returns False)."""
+    ops = list(i.operands)
+    if not ops or not isinstance(ops[0], P.Addr) or not isinstance(ops[0].base, P.Reg):
+        return False
+    st: dict = L.__dict__.setdefault("_tensormaps", {"scratch": {}, "global": {}})
+    base = L.val(ops[0].base, U64, sc)
+    k = _tm_key(base)
+    if k is None:
+        return False
+    k = (k[0], k[1] + ops[0].offset)
+    if mods[:2] == ["replace", "tile"] and len(mods) > 2:
+        f = st["scratch"].setdefault(k, {})
+        vals = [L.val(o, U32, sc) if isinstance(o, (P.Reg, P.Imm)) else None for o in ops[1:]]
+        cs = [_const_of(v) if v is not None else None for v in vals]
+        if mods[2] == "box_dim" and len(cs) == 2 and cs[0] is not None:
+            f.setdefault("box", {})[cs[0]] = cs[1]
+        elif mods[2] == "elemtype" and len(cs) == 1:
+            f["elem"] = cs[0]
+        elif mods[2] == "rank" and len(cs) == 1:
+            f["rank"] = cs[0]
+        return False
+    if mods[:1] == ["cp_fenceproxy"] and len(ops) >= 2 and isinstance(ops[1], P.Addr):
+        src = ops[1]
+        sk = _tm_key(L.val(src.base, U64, sc)) if isinstance(src.base, P.Reg) else None
+        got = st["scratch"].get((sk[0], sk[1] + src.offset)) if sk is not None else None
+        st["global"][k] = _box_type(got) if got is not None else None
+    return False
+
+
+def _box_type(f: dict) -> TensorMapType | None:
+    """The descriptor type of recorded `tensormap.replace` fields: rank (stored as rank - 1), every box
+    extent below it known and positive, and an element type of certain size; else None (unknown)."""
+    rank, box, elem = f.get("rank"), f.get("box", {}), _TMAP_ELEMS.get(f.get("elem", -1))
+    if not isinstance(rank, int) or elem is None:
+        return None
+    dims = [box.get(d) for d in range(rank + 1)]
+    if any(not isinstance(x, int) or x <= 0 for x in dims):
+        return None
+    return TensorMapType(elem, tuple(reversed(dims)))  # outermost first, as the IR spells a box
 
 
 def _sptr(L: Any, a: P.Operand, sc: Any, elem: Any = MBARRIER) -> Value | None:
@@ -219,7 +343,13 @@ def _map_and_coords(L: Any, a: P.Operand, sc: Any) -> tuple[Value, list[Value]] 
         m = L.sym_addr(a.base.name, U64)
     if a.offset:
         m = L.b.value("add", [m, L.const(a.offset, U64)], U64)
-    m = L.b.value("bitcast", [m], _TMAP)
+    st = L.__dict__.get("_tensormaps")
+    key = _tm_key(m)
+    t = st["global"].get(key) if st is not None and key is not None else None
+    src = m
+    m = L.b.value("bitcast", [m], t or _TMAP)
+    if st is not None and t is None and isinstance(m, OpResult):
+        st.setdefault("pending", []).append((m.op, src))  # a loop's block argument: `refine_tensormaps`
     coords = []
     for c in a.index.items:
         if not isinstance(c, (P.Reg, P.Imm)):
@@ -374,7 +504,8 @@ def register(handlers: dict[str, Any]) -> None:
     handlers["mbarrier"] = h_mbarrier
     handlers["cp"] = h_cp
     handlers["tcgen05"] = h_tcgen05
+    handlers["tensormap"] = h_tensormap
     handlers["fence"] = fence
 
 
-__all__ = ["register", "PtrType"]
+__all__ = ["register", "refine_tensormaps", "PtrType"]
