@@ -76,3 +76,55 @@ def test_barrier_whose_init_was_dropped_is_reported_at_its_first_use() -> None:
 
 def test_inits_at_computed_offsets_decide_nothing() -> None:
     assert _uninit(_LOOP) == []
+
+
+_RING = """\
+.version 8.0
+.target sm_90a
+.address_size 64
+.extern .shared .align 1024 .b8 global_smem[];
+
+.visible .entry ring(.param .u32 n)
+.reqntid 128, 1, 1
+{{
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  ld.param.u32 %r10, [n];
+  mov.u32 %r1, %tid.x;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 mbarrier.init.shared::cta.b64 [global_smem+4096], 1;
+  @%p1 mbarrier.init.shared::cta.b64 [global_smem+4104], 1;
+{third}
+  fence.mbarrier_init.release.cluster;
+  bar.sync 0;
+  mov.u32 %r2, 0;
+  mov.b32 %r3, global_smem;
+$L_k:
+  rem.u32 %r4, %r2, 3;
+  shl.b32 %r5, %r4, 3;
+  add.s32 %r6, %r3, %r5;
+  @%p1 mbarrier.arrive.shared::cta.b64 _, [%r6+4096];
+  add.s32 %r2, %r2, 1;
+  setp.lt.u32 %p2, %r2, %r10;
+  @%p2 bra $L_k;
+  ret;
+}}
+"""
+
+
+def _ring(third: str) -> list:
+    text = _RING.format(third=third)
+    if find_ptxas():
+        r = run_ptxas(text, "sm_90a")
+        assert r.ok, r.stderr
+    return [d for d in check_ptx(text, "ring.ptx") if d.check == "mbarrier-uninitialized"]
+
+
+def test_stage_ring_over_initialised_barriers_is_clean() -> None:
+    assert _ring("  @%p1 mbarrier.init.shared::cta.b64 [global_smem+4112], 1;") == []
+
+
+def test_stage_ring_reaching_a_barrier_no_init_names_is_reported_with_its_iteration() -> None:
+    got = _ring("")
+    assert len(got) == 1 and "global_smem+4112" in got[0].message
+    assert got[0].witness is not None and "iteration 2" in got[0].witness["text"]

@@ -26,7 +26,6 @@ STATIC_MISSES = {
     "cpa_read_filling_stage": "cuda::pipeline's wait_group switch; the read (127 - t) is not provably the copy's bytes",
     "mbar_cuda_barrier_no_tx": "cuda::barrier token waits (wait(arrive())) are not judged",
     "mbar_exit_without_drop": "a role's early return is not counted against the barrier's arrivals per phase",
-    "mbar_init_off_by_one": "barriers at byte offsets of an extern `global_smem` are not barrier objects",
     "mbar_release_wrong_stage": "no check compares the ring element released with the one acquired",
     "mbar_stale_token": "waits on a state token (test_wait with the arrive's result) are not judged",
     "mbar_tx_too_few": "a CUtensorMap's box is host-side: the bytes per copy are unknown in the PTX",

@@ -520,23 +520,23 @@ def check_uninit(ctx: FunctionContext) -> list[Diagnostic]:
                 )
             )
             continue
-        lost = _uninitialised_element(o, uses)
+        lost = _uninitialised_element(o, uses) or _uninitialised_computed(ctx, o, uses)
         if lost is not None:
-            u, off, offs = lost
+            u, off, offs, witness = lost
             labels = _lab(o.inits[0], "the inits name other barriers of this buffer")
             labels += _lab(u, "used here")
             named = ", ".join(_element(ctx, o.sym, x) for x in sorted(offs))
-            out.append(
-                error(
-                    UNINIT,
-                    f"mbarrier `{_element(ctx, o.sym, off)}` is used but never initialised: the "
-                    f"`mbarrier.init`s of `{o.sym}` name {named} only",
-                    u.span,
-                    labels=labels,
-                    help="initialise every barrier of the buffer (one thread, `mbarrier.init`), then "
-                    "`fence.mbarrier_init` / a barrier, before use",
-                )
+            d = error(
+                UNINIT,
+                f"mbarrier `{_element(ctx, o.sym, off)}` is used but never initialised: the "
+                f"`mbarrier.init`s of `{o.sym}` name {named} only",
+                u.span,
+                labels=labels,
+                help="initialise every barrier of the buffer (one thread, `mbarrier.init`), then "
+                "`fence.mbarrier_init` / a barrier, before use",
             )
+            d.witness = witness
+            out.append(d)
             continue
         init_ops = {id(i) for i in o.inits}
         for u in uses:
@@ -562,11 +562,8 @@ def check_uninit(ctx: FunctionContext) -> list[Diagnostic]:
     return out
 
 
-def _uninitialised_element(o: BarrierObject, uses: list[Op]) -> tuple[Op, int, set[int]] | None:
-    """(use, its byte offset, the inits' offsets) for the first use, in program order, of a barrier at a
-    constant offset of `o` that no init names, when every init names a constant offset (Triton keeps all
-    its barriers in `global_smem` at constant offsets, so `o` having inits says nothing about each one).
-    None when some init's offset is not a constant (a loop over stages): then nothing is decided here."""
+def _init_offsets(o: BarrierObject) -> set[int] | None:
+    """The constant byte offsets of `o`'s inits, or None when some init's offset is not a constant."""
     from irc.analysis.mbarrier import barrier_operand
     from irc.analysis.shared_loc import address
 
@@ -577,11 +574,66 @@ def _uninitialised_element(o: BarrierObject, uses: list[Op]) -> tuple[Op, int, s
         if a is None or a[0] != o.sym or a[1] is None or a[1] != a[2]:
             return None
         offs.add(a[1])
+    return offs
+
+
+def _uninitialised_computed(ctx: FunctionContext, o: BarrierObject, uses: list[Op]) -> tuple | None:
+    """The first use whose address is computed (a stage index: `bar + 8 * (k % S)`) at which some thread
+    of some launch names a barrier no init names, asked of the solver with the inits' constant offsets;
+    its model is the witness (the iteration whose stage was left out). None when the inits are not all at
+    constant offsets, or no such use can name another barrier."""
+    from irc.analysis.mbarrier import barrier_operand
+    from irc.analysis.shared_loc import address
+    from irc.analysis.symbolic.asyncq import reach_where
+
+    offs = _init_offsets(o)
+    if not offs or not o.sym:
+        return None
+    for u in uses[:16]:
+        p = barrier_operand(u)
+        a = address(p) if p is not None else None
+        if a is None or a[0] != o.sym or (a[1] is not None and a[1] == a[2]) or u.block is None:
+            continue
+        base_of: dict = {}
+
+        def other(enc, th, p=p, base_of=base_of):  # type: ignore[no-untyped-def]
+            z = enc.z
+            t = enc.value(p, th)
+            base = enc.shared_bases().get(o.sym)
+            if z.is_bool(t) or base is None or not enc.pure(t):
+                return None
+            t = z.ZeroExt(64 - t.size(), t) if t.size() < 64 else t
+            rel = t - z.BitVecVal(base, 64)
+            base_of["rel"] = rel
+            size = enc.shared_sizes().get(o.sym, 0)
+            inside = z.ULT(rel, z.BitVecVal(size, 64)) if size > 0 else z.BoolVal(True)
+            return z.And(inside, rel & 7 == 0, *[rel != z.BitVecVal(x, 64) for x in sorted(offs)])
+
+        res, w, got = reach_where(ctx, u.block, other, "uses an mbarrier no init names at {L}")
+        if res.sat and w is not None and got is not None:
+            model = got[0]
+            off = model.eval(base_of["rel"], model_completion=True).as_long()
+            w.story = w.story.replace("{L}", w.ref(u.span))
+            return u, off, offs, witness_json(w)
+    return None
+
+
+def _uninitialised_element(o: BarrierObject, uses: list[Op]) -> tuple | None:
+    """(use, its byte offset, the inits' offsets) for the first use, in program order, of a barrier at a
+    constant offset of `o` that no init names, when every init names a constant offset (Triton keeps all
+    its barriers in `global_smem` at constant offsets, so `o` having inits says nothing about each one).
+    None when some init's offset is not a constant (a loop over stages): then nothing is decided here."""
+    from irc.analysis.mbarrier import barrier_operand
+    from irc.analysis.shared_loc import address
+
+    offs = _init_offsets(o)
+    if offs is None:
+        return None
     for u in uses:
         p = barrier_operand(u)
         a = address(p) if p is not None else None
         if a is not None and a[0] == o.sym and a[1] is not None and a[1] == a[2] and a[1] not in offs:
-            return u, a[1], offs
+            return u, a[1], offs, None
     return None
 
 
