@@ -22,7 +22,6 @@ SUITE = score.SUITE
 
 # -- what irc misses today (name -> why, a guess) -----------------------------------------------------
 STATIC_MISSES = {
-    "bulk_size_not16": "no rule for the size of a non-tensor cp.async.bulk (multiple of 16)",
     "cpa_read_filling_stage": "cuda::pipeline's wait_group switch; the read (127 - t) is not provably the copy's bytes",
     "mbar_cuda_barrier_no_tx": "cuda::barrier token waits (wait(arrive())) are not judged",
     "mbar_exit_without_drop": "a role's early return is not counted against the barrier's arrivals per phase",

@@ -27,7 +27,7 @@ extern "C" __global__ void __launch_bounds__(64)
         asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_of(&bar)), "r"(bytes) : "memory");
         asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(  // EXPECT: tma-misaligned
                          smem_of(row)),
-                     "l"(x + (size_t)blockIdx.x * PITCH), "r"(bytes), "r"(smem_of(&bar))
+                     "l"(x + (size_t)blockIdx.x * PITCH), "r"(bytes), "r"(smem_of(&bar))  // EXPECT: tma-misaligned (nvcc's .loc names this line of the asm)
                      : "memory");
     }
     __syncthreads();  // the barrier is initialised before anyone polls it
