@@ -13,9 +13,12 @@
 
 from __future__ import annotations
 
+import re
+
 from irc.diagnostics import Diagnostic, Label, Span
 
 _MAX_LISTED = 8
+_LINE = re.compile(r"\bline (\d+)\b")
 
 
 def map_to_source(diags: list[Diagnostic], text: str, path: str) -> list[Diagnostic]:
@@ -41,6 +44,18 @@ def map_to_source(diags: list[Diagnostic], text: str, path: str) -> list[Diagnos
         col = max(col, 1)
         return Span(resolved[f], line, col, line, col + 1)
 
+    def lines_in(msg: str, home: str | None) -> str:
+        """`line N` in a message names PTX line N (the checks speak of the instructions they see): the
+        source line its `.loc` names instead, as `line M` in the finding's own file, else `file:M`."""
+
+        def sub(m: re.Match) -> str:
+            at = to_source(Span(path, int(m.group(1)), 1, int(m.group(1)), 2))
+            if at is None:
+                return m.group(0)
+            return f"line {at.line}" if at.file == home else f"{at.file}:{at.line}"
+
+        return _LINE.sub(sub, msg)
+
     for d in mine:
         s = d.span
         assert s is not None
@@ -48,6 +63,7 @@ def map_to_source(diags: list[Diagnostic], text: str, path: str) -> list[Diagnos
         if mapped is not None:
             d.origin = s
             d.span = mapped
+            d.message = lines_in(d.message, mapped.file)
         labels = []
         for lab in d.labels:
             m = to_source(lab.span) if lab.span.file == path and lab.origin is None else None

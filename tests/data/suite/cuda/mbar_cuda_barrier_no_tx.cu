@@ -22,7 +22,7 @@ __global__ void __launch_bounds__(256) reverse_double(const float* __restrict__ 
     __syncthreads();
     block_barrier::arrival_token token;
     if (threadIdx.x == 0) {
-        cuda::device::memcpy_async_tx(buf, x + (size_t)blockIdx.x * N, cuda::aligned_size_t<16>(sizeof(buf)), bar);
+        cuda::device::memcpy_async_tx(buf, x + (size_t)blockIdx.x * N, cuda::aligned_size_t<16>(sizeof(buf)), bar);  // EXPECT: mbarrier-tx-mismatch (the copy whose bytes nobody announces)
 #ifdef IRC_BUG
         token = bar.arrive();  // EXPECT: mbarrier-tx-mismatch
 #else

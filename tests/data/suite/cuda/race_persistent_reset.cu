@@ -14,7 +14,7 @@ __global__ void __launch_bounds__(256) center_rows(const float* __restrict__ x, 
         const float v = x[(size_t)r * 256 + threadIdx.x];
         atomicAdd(&acc, v);
         __syncthreads();
-        const float mean = acc / 256.f;
+        const float mean = acc / 256.f;  // EXPECT: shared-race (the read the reset races with)
         y[(size_t)r * 256 + threadIdx.x] = v - mean;
 #ifdef IRC_BUG
         if (threadIdx.x == 0) acc = 0.f;  // EXPECT: shared-race
