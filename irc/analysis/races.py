@@ -982,7 +982,17 @@ def _build_byte_index(E, size: int, ranges: tuple | None) -> dict[int, tuple]:
             else:
                 lst.append(j)
     if ranges is not None:
-        idx = {b: js for b, js in idx.items() if any(lo <= b < hi for lo, hi in ranges)}
+        # the bytes outside every range, asked byte by byte only for an address whose access is not
+        # wholly inside one range (there are few addresses, and almost every access is inside its array)
+        out_of = {
+            b
+            for a in set(E[1].v)
+            if not any(lo <= a and a + size <= hi for lo, hi in ranges)
+            for b in range(a, a + size)
+            if not any(lo <= b < hi for lo, hi in ranges)
+        }
+        if out_of:
+            idx = {b: js for b, js in idx.items() if b not in out_of}
     ts = E[0].v
     out: dict[int, tuple] = {}
     for b, js in idx.items():
