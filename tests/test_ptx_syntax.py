@@ -107,3 +107,21 @@ def test_every_form_is_valid_ptx() -> None:
         except AssertionError as e:
             bad.append(str(e))
     assert not bad, "\n".join(bad[:50])
+
+
+def test_lazy_table_is_the_eager_parse() -> None:
+    """`_table()` parses a stem's forms when first asked for: the same stems in the same order, the same
+    forms, and the same `%` facts as parsing the whole table at once."""
+    import copy
+
+    from irc.ptxisa.syntax_table import TABLE_TEXT
+
+    lazy = S._table()
+    quirks, placed = copy.deepcopy(S._QUIRKS), copy.deepcopy(S._PLACED)
+    eager = S._parse_table(TABLE_TEXT)  # (re-adds the same `%` facts to the sets)
+    assert list(lazy) == list(eager)
+    assert all(lazy[stem] == eager[stem] for stem in eager)
+    assert quirks == S._QUIRKS and placed == S._PLACED
+    assert "no.such.stem" not in lazy
+    with pytest.raises(KeyError):
+        lazy["no.such.stem"]

@@ -24,8 +24,10 @@ A near miss (a butterfly missing a step, a different offset) keeps the bit, so t
 
 from __future__ import annotations
 
-from irc.analysis.collectives import COMMUTATIVE, bfly_step
+from irc.analysis.collectives import COMMUTATIVE, bfly_step, strip_copies
 from irc.analysis.symmetric import Step, butterfly_steps
+from irc.analysis.symmetric import _bfly as near_bfly
+from irc.analysis.symmetric import _pure as near_pure
 from irc.analysis.uniformity import Level
 from irc.ir.core import BlockArg, Function, OpResult, Value
 
@@ -37,6 +39,8 @@ class LaneGroups:
         self.facts = facts
         self.m: dict[Value, int] = {}
         self.sym: dict[Value, object] = {}
+        self._cone: dict[Value, bool] = {}
+        self._cyclic = False
         self._z3 = None
         self._solve(fn)
 
@@ -131,8 +135,40 @@ class LaneGroups:
         """The butterfly steps above `r` (found once per value; each decided once, when first asked)."""
         hit = self.sym.get(r)
         if hit is None:
-            hit = self.sym[r] = butterfly_steps(r)
+            # no butterfly shuffle anywhere among the pure ops above r: `butterfly_steps` would search its
+            # slice and find none (most values of most kernels; the search is most of this fixpoint's time)
+            hit = self.sym[r] = butterfly_steps(r) if self._bfly_above(strip_copies(r)) else []
         return hit  # type: ignore[return-value]
+
+    def _bfly_above(self, x: Value) -> bool:
+        """Whether `symmetric._near_shuffles(x)`'s search, unbounded, meets a butterfly shuffle: x is one,
+        or x is a pure op with an operand (copies stripped) for which this holds. Once per value; always
+        True (the search itself decides) once a cycle of pure ops is met, which SSA does not make."""
+        if self._cyclic:
+            return True
+        memo = self._cone
+        open_: set[int] = set()
+        stack: list[tuple[Value, bool]] = [(x, False)]
+        while stack:
+            y, done = stack.pop()
+            if done:
+                memo[y] = any(memo[strip_copies(o)] for o in y.op.operands)  # type: ignore[attr-defined]
+                open_.discard(id(y))
+                continue
+            if y in memo:
+                continue
+            if id(y) in open_:
+                self._cyclic = True
+                return True
+            if near_bfly(y) is not None:
+                memo[y] = True
+            elif not near_pure(y):
+                memo[y] = False
+            else:
+                open_.add(id(y))
+                stack.append((y, True))
+                stack.extend((strip_copies(o), False) for o in y.op.operands)  # type: ignore[attr-defined]
+        return memo[x]
 
 
 def _bfly_offset(x: Value, y: Value) -> int | None:

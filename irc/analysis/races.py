@@ -974,6 +974,41 @@ def _byte_index(E, size: int, ranges: tuple | None) -> dict[int, tuple]:
 
 def _build_byte_index(E, size: int, ranges: tuple | None) -> dict[int, tuple]:
     _list_work[0] += len(E[1].v) * size
+    by_addr: dict[int, list[int]] = {}  # address -> its entries, in entry order (first-touch order)
+    for j, a in enumerate(E[1].v):
+        lst = by_addr.get(a)
+        if lst is None:
+            by_addr[a] = [j]
+        else:
+            lst.append(j)
+    starts = sorted(by_addr)
+    if any(b - a < size for a, b in zip(starts, starts[1:])):
+        return _build_byte_index_overlapping(E, size, ranges)
+    # No two addresses' accesses share a byte: a byte's entries are its address's (one row, shared by
+    # its bytes: readers only read it), and the bytes enter the index address by address in first-touch
+    # order, each address's in increasing order: the overlapping build's index, without a step per byte
+    # and entry.
+    ts = E[0].v
+    out: dict[int, tuple] = {}
+    for a, js in by_addr.items():
+        if len(js) == 1:
+            x = ts[js[0]]
+            row = (js, x // 32, x // 32, x, x)
+        else:
+            xs = [ts[j] for j in js]
+            x0, x1 = min(xs), max(xs)
+            row = (js, x0 // 32, x1 // 32, x0, x1)
+        if ranges is None or any(lo <= a and a + size <= hi for lo, hi in ranges):
+            out.update(dict.fromkeys(range(a, a + size), row))
+        else:
+            for byte in range(a, a + size):
+                if any(lo <= byte < hi for lo, hi in ranges):
+                    out[byte] = row
+    return out
+
+
+def _build_byte_index_overlapping(E, size: int, ranges: tuple | None) -> dict[int, tuple]:
+    """`_build_byte_index` when accesses at two addresses share bytes: byte by byte."""
     idx: dict[int, list[int]] = {}
     for j, a in enumerate(E[1].v):
         for byte in range(a, a + size):
@@ -983,7 +1018,17 @@ def _build_byte_index(E, size: int, ranges: tuple | None) -> dict[int, tuple]:
             else:
                 lst.append(j)
     if ranges is not None:
-        idx = {b: js for b, js in idx.items() if any(lo <= b < hi for lo, hi in ranges)}
+        # the bytes outside every range, asked byte by byte only for an address whose access is not
+        # wholly inside one range (there are few addresses, and almost every access is inside its array)
+        out_of = {
+            b
+            for a in set(E[1].v)
+            if not any(lo <= a and a + size <= hi for lo, hi in ranges)
+            for b in range(a, a + size)
+            if not any(lo <= b < hi for lo, hi in ranges)
+        }
+        if out_of:
+            idx = {b: js for b, js in idx.items() if b not in out_of}
     ts = E[0].v
     out: dict[int, tuple] = {}
     for b, js in idx.items():

@@ -30,9 +30,20 @@ from __future__ import annotations
 from typing import Any
 
 from irc.analysis.collectives import COMMUTATIVE
+from irc.analysis.ivec import IVec
 from irc.ir.core import BlockArg, OpResult, Value
 
 MAX_DEPTH = 200
+
+
+class _Scalar(Exception):
+    """The all-threads walk cannot promise the per-thread walk's keys (a chain near `MAX_DEPTH`, an operand
+    defined in a loop its user is not in): the per-thread walk takes over."""
+
+
+#: the all-threads walk's nesting bound: a value within it has a chain of at most VEC_DEPTH operands, so
+#: the per-thread walk (two levels per value: its own and its lane group's) never reaches MAX_DEPTH
+VEC_DEPTH = (MAX_DEPTH - 2) // 2
 
 
 class ValueKeys:
@@ -45,6 +56,20 @@ class ValueKeys:
         # select chain refers to each operand several times, so nested tuples would grow exponentially
         self._intern: dict[tuple, int] = {}
         self._sel: dict[int, tuple[Value, Value, Value] | None] = {}
+        # The all-threads walk (`keys`): one list of key ids per (value, loop context) for every thread of
+        # the block at once, instead of one recursion per thread. Its ids are its own, but two threads get
+        # equal ids exactly when the per-thread walk gives them equal keys, so `same_stored_values` answers
+        # the same. Used while every warp is full (a butterfly partner then always exists, so the values a
+        # walk visits do not depend on the thread); the calls it answered are kept (`_calls`) so that the
+        # per-thread walk, when it takes over, first replays them and so holds the memo it would have had.
+        self.vec = ev.n % 32 == 0
+        self.vmemo: dict[tuple, tuple[list, int, frozenset]] = {}
+        self._vintern: dict[tuple, int] = {}
+        self._vnext = 0
+        self._ublock: dict[int, int] = {}
+        self._reps: dict[int, list] = {}
+        self._calls: list[tuple] = []
+        self._loopsets: dict[int, frozenset] = {}
 
     def _id(self, k: tuple) -> int:
         i = self._intern.get(k)
@@ -126,6 +151,214 @@ class ValueKeys:
         self._sel[id(v)] = out = _diamond(self.ev.cfg, v)
         return out
 
+    # ---------------------------------------------------------------- every thread at once
+    def same(self, vals: list, es: int, ea: Any, ec: Any) -> bool:
+        """`same_stored_values`'s walk over the two stores' entries: by the all-threads walk while it can
+        promise the per-thread walk's answer, else by the per-thread walk."""
+        if self.vec:
+            try:
+                same, count = _walk(vals, es, ea, ec, self._root_keys())
+            except _Scalar:
+                self._to_scalar()
+            else:
+                self._calls.append((vals, es, ea, ec, count))
+                return same
+        return _walk(vals, es, ea, ec, self.key)[0]
+
+    def _to_scalar(self) -> None:
+        """Hand over to the per-thread walk for good: replay the keys it would have computed for the calls
+        the all-threads walk answered, in their order, so its memo is the one it would hold."""
+        self.vec = False
+        calls, self._calls = self._calls, []
+        self.vmemo.clear()
+        for vals, es, ea, ec, count in calls:
+            _walk(vals, es, ea, ec, self.key, limit=count)
+
+    def _root_keys(self):  # type: ignore[no-untyped-def]
+        """key(x, t, cx) for `_walk`, answered from the all-threads walk's list of x in cx."""
+        rows: dict[tuple[int, int], list] = {}
+
+        def at(x: Value, t: int, cx: dict) -> object:
+            row = rows.get((id(x), id(cx)))
+            if row is None:
+                keys, height = self.keys(x, cx)
+                if height > VEC_DEPTH:
+                    raise _Scalar
+                row = rows[(id(x), id(cx))] = keys
+            return row[t]
+
+        return at
+
+    def keys(self, v: Value, ctx: dict, depth: int = 0) -> tuple[list, int]:
+        """The key ids of `v` in `ctx` for every thread, and the length of its longest operand chain."""
+        blk = v.block if isinstance(v, BlockArg) else (v.op.block if isinstance(v, OpResult) else None)
+        ck = self.ev._key(blk, ctx) if blk is not None else ()  # noqa: SLF001 - the evaluator's own context key
+        mk = (id(v), ck)
+        hit = self.vmemo.get(mk)
+        if hit is None:
+            if depth > VEC_DEPTH:
+                raise _Scalar
+            hit = self.vmemo[mk] = self._keys(v, ctx, ck, blk, depth)
+        keys, height, outside = hit
+        # loops the operand chain enters that v's own block is not in: the context must not name them, or
+        # two contexts that agree on v's loops could disagree below it (the per-thread memo would then give
+        # the threads it has not yet seen the other context's keys)
+        if outside and not outside.isdisjoint(ctx):
+            raise _Scalar
+        return keys, height
+
+    def _keys(self, v: Value, ctx: dict, ck: tuple, blk: Any, depth: int) -> tuple[list, int, frozenset]:
+        ev = self.ev
+        n = ev.n
+        num = ev.value(v, ctx)
+        if num is not None:
+            xs = num.v if isinstance(num, IVec) else num.tolist()
+            ids = {x: self._vid(("i", int(x))) for x in set(xs)}
+            return [ids[x] for x in xs], 0, _NONE
+        rep = self._rep(self.groups.mask(v))
+        if isinstance(v, BlockArg):
+            if v.block is ev.cfg.entry and not ev.cfg.preds.get(v.block):  # a parameter: one value
+                return [self._vid(("param", id(v)))] * n, 0, _NONE
+            sel = self._diamond(v)
+            if sel is not None:  # `c ? x : y` at a two-way join, each thread as its group's first lane
+                cols, height, outside = self._operands(list(sel), blk, ctx, depth)
+                base = [self._vid(("sel", a, b, c)) for a, b, c in zip(*cols)]
+                return ([base[r] for r in rep] if rep is not None else base), height, outside
+            tag = ("arg", id(v), ck)
+            return [self._vid((tag, r)) for r in (rep or range(n))], 0, _NONE
+        if not isinstance(v, OpResult):
+            return self._unique(v), 0, _NONE
+        op = v.op
+        name = op.name
+        height = 0
+        outside: frozenset = _NONE
+        if name == "const":
+            base = [self._vid(("c", repr(op.attrs.get("value")), str(v.type)))] * n
+        elif name in ("bitcast", "copy") and len(op.operands) == 1 and _width(op.operands[0]) == _width(v):
+            base, height, outside = self._operands(op.operands, blk, ctx, depth)
+            base = base[0]
+        elif name == "shfl" and op.attrs.get("mode") == "bfly" and op.attrs.get("c", 31) in (31, None):
+            d = ev.value(op.operands[1], ctx) if len(op.operands) > 1 else None
+            if d is None:
+                base = self._unique(v)
+                outside = frozenset(self._loops(_block(op.operands[1])) - self._loops(blk)) or _NONE
+            else:
+                ds = d.v if isinstance(d, IVec) else d.tolist()
+                (src,), height, outside = self._operands(op.operands[:1], blk, ctx, depth, op.operands[1:2])
+                base = [src[(t & ~31) | ((t & 31) ^ (int(ds[t]) & 31))] for t in range(n)]
+        elif name in ("load", "load_vec") and not op.attrs.get("volatile") and op.operands:
+            if self.groups.facts.level(v) < self.groups.facts.level(op.operands[0]):
+                base = self._unique(v)
+            else:
+                (addr,), height, outside = self._operands(op.operands[:1], blk, ctx, depth)
+                tag = ("ld", id(op), op.results.index(v))
+                base = [self._vid((tag, x)) for x in addr]
+        elif len(op.results) == 1 and op.has_trait("pure") and name != "sreg":
+            cols, height, outside = self._operands(op.operands, blk, ctx, depth)
+            attrs = tuple(sorted((k, repr(x)) for k, x in op.attrs.items()))
+            sig = self._vid(("op", name, attrs, str(v.type)))
+            if not cols:
+                rows: Any = [()] * n
+            elif name in COMMUTATIVE and len(cols) == 2:
+                rows = [(x, y) if x <= y else (y, x) for x, y in zip(cols[0], cols[1])]  # either order
+            else:
+                rows = list(zip(*cols))
+            memo = self._vintern
+            base = []
+            for r in rows:
+                i = memo.get((sig, r))
+                if i is None:
+                    i = memo[(sig, r)] = self._vnext
+                    self._vnext += 1
+                base.append(i)
+        else:
+            base = self._unique(v)
+        if rep is not None:
+            base = [base[r] for r in rep]  # lanes of one group hold one value: the group's first lane's
+        return base, height, outside
+
+    def _operands(self, operands, blk, ctx, depth, evaluated=()):  # type: ignore[no-untyped-def]
+        """The operands' key lists (walked in order), 1 + their longest chain, and the loops they or the
+        values below them are in that `blk` is not (`evaluated`: operands only evaluated, not keyed)."""
+        cols = []
+        height = 0
+        outside: set = set()
+        own = self._loops(blk)
+        for o in operands:
+            keys, h = self.keys(o, ctx, depth + 1)
+            cols.append(keys)
+            height = max(height, h + 1)
+            outside |= self.vmemo_outside(o, ctx)
+        for o in (*operands, *evaluated):
+            outside |= self._loops(_block(o)) - own
+        return cols, height, frozenset(outside) if outside else _NONE
+
+    def vmemo_outside(self, v: Value, ctx: dict) -> frozenset:
+        blk = _block(v)
+        ck = self.ev._key(blk, ctx) if blk is not None else ()  # noqa: SLF001
+        return self.vmemo[(id(v), ck)][2]
+
+    def _loops(self, blk: Any) -> frozenset:
+        if blk is None:
+            return _NONE
+        hit = self._loopsets.get(id(blk))
+        if hit is None:
+            hit = self._loopsets[id(blk)] = frozenset(self.ev.loops_of(blk))
+        return hit
+
+    def _vid(self, k: tuple) -> int:
+        i = self._vintern.get(k)
+        if i is None:
+            i = self._vintern[k] = self._vnext
+            self._vnext += 1
+        return i
+
+    def _unique(self, v: Value) -> list:
+        """("u", v, t) for every thread t: ids of v's own, one per thread."""
+        base = self._ublock.get(id(v))
+        if base is None:
+            base = self._ublock[id(v)] = self._vnext
+            self._vnext += self.ev.n
+        return list(range(base, base + self.ev.n))
+
+    def _rep(self, m: int) -> list | None:
+        """Each thread's lane-group representative for the mask `m` (None: every thread its own)."""
+        if m & 31 == 31:
+            return None
+        hit = self._reps.get(m)
+        if hit is None:
+            hit = self._reps[m] = [(t & ~31) | ((t & 31) & m) for t in range(self.ev.n)]
+        return hit
+
+
+_NONE: frozenset = frozenset()
+
+
+def _block(v: Value) -> Any:
+    return v.block if isinstance(v, BlockArg) else (v.op.block if isinstance(v, OpResult) else None)
+
+
+def _walk(vals: list, es: int, ea: Any, ec: Any, key: Any, limit: int = -1) -> tuple[bool, int]:
+    """Whether every byte the entries collide on is written with one key, and how many keys were asked
+    (the first `limit` keys only, without comparing, when `limit` is not negative)."""
+    owner: dict[int, object] = {}
+    count = 0
+    for e in (ea, ec):
+        threads, addrs, cis, cts = e
+        for i in range(len(threads)):
+            t, base, cx = int(threads[i]), int(addrs[i]), cts[int(cis[i])]
+            for k, x in enumerate(vals):
+                if count == limit:
+                    return True, count
+                count += 1
+                kk = (k, key(x, t, cx))
+                if limit >= 0:
+                    continue
+                for byte in range(base + k * es, base + (k + 1) * es):
+                    if owner.setdefault(byte, kk) != kk:
+                        return False, count
+    return True, count
+
 
 def _diamond(cfg: Any, v: BlockArg) -> tuple[Value, Value, Value] | None:
     j = v.block
@@ -192,14 +425,4 @@ def same_stored_values(ctx: Any, ev: Any, a: Any, ea: Any, c: Any, ec: Any) -> b
     vk = ctx.cache.get("valuekeys")
     if vk is None or vk.ev is not ev:
         vk = ctx.cache["valuekeys"] = ValueKeys(ev, lane_groups(ctx))
-    owner: dict[int, object] = {}
-    for e in (ea, ec):
-        threads, addrs, cis, cts = e
-        for i in range(len(threads)):
-            t, base, cx = int(threads[i]), int(addrs[i]), cts[int(cis[i])]
-            for k, x in enumerate(vals):
-                kk = (k, vk.key(x, t, cx))
-                for byte in range(base + k * es, base + (k + 1) * es):
-                    if owner.setdefault(byte, kk) != kk:
-                        return False
-    return True
+    return vk.same(vals, es, ea, ec)

@@ -41,6 +41,7 @@ Row notation (one block per stem, `== stem`):
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from functools import cache
 
 from irc.records import record
@@ -363,10 +364,93 @@ def _make_form(stem: str, head: str, rest: str, slots) -> Form:  # type: ignore[
 
 
 @cache
-def _table() -> dict[str, tuple[Form, ...]]:
+def _table() -> Mapping[str, tuple[Form, ...]]:
     from irc.ptxisa.syntax_table import TABLE_TEXT
 
-    return _parse_table(TABLE_TEXT)
+    return _lazy_table(TABLE_TEXT)
+
+
+class _LazyTable(Mapping):
+    """`_parse_table`'s result with each stem's forms parsed when first asked for.
+
+    Why: the table has ~480 forms over 141 stems and parsing them all took ~25 ms of every `irc` process,
+    while a file uses a few dozen stems. The stems, their order and the `%` lines (`_QUIRKS`, `_PLACED`)
+    are read up front; a stem's forms are parsed from its own `== stem` sections exactly as
+    `_parse_table` parses them."""
+
+    def __init__(self, sections: dict[str, list[list[str]]], cvt: tuple[list, list]) -> None:
+        self._sections = sections
+        self._cvt = cvt
+        self._forms: dict[str, tuple[Form, ...]] = {}
+
+    def __getitem__(self, stem: str) -> tuple[Form, ...]:
+        hit = self._forms.get(stem)
+        if hit is None:
+            chunks = self._sections[stem]  # (KeyError for a stem without forms, as a dict)
+            text = "\n".join(line for chunk in chunks for line in (f"== {stem}", *chunk))
+            forms = _parse_table(text).get(stem, ())
+            if stem == "cvt" and self._cvt[0]:
+                forms = (*_cvt_forms(*self._cvt), *forms)
+            hit = self._forms[stem] = tuple(forms)
+        return hit
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._sections)
+
+    def __len__(self) -> int:
+        return len(self._sections)
+
+    def __contains__(self, stem: object) -> bool:
+        return stem in self._sections
+
+
+def _lazy_table(text: str) -> Mapping[str, tuple[Form, ...]]:
+    """The stems of `text` in `_parse_table`'s order, each with its sections' lines (a section with a form
+    makes its stem a key when `_parse_table` flushes it), and the `%cvt` matrix; the `%` lines are applied
+    now. A `%` line other than `%cvt` inside the sections (which `_parse_table` would apply between two
+    sections) makes this the eager parse."""
+    sections: dict[str, list[list[str]]] = {}
+    stem = ""  # (as `_parse_table`: forms before the first `== ` line belong to the stem "")
+    started = False
+    chunk: list[str] = []
+    has_form = False
+    cvt_rows: list[list[str]] = []
+    cvt_gates: list[tuple[str, Need]] = []
+    head_lines: list[str] = []
+
+    def close() -> None:
+        if has_form:
+            sections.setdefault(stem, []).append(chunk)
+
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].rstrip()
+        if not line.strip():
+            continue
+        s = line.strip()
+        if s.startswith("== "):
+            close()
+            stem, chunk, has_form, started = s[3:].strip(), [], False, True
+            continue
+        if s.startswith("%cvt-gate"):
+            _, pair, *gate = s.split()
+            cvt_gates.append((pair, _parse_gate(" ".join(gate))))
+            continue
+        if s.startswith("%cvt"):
+            cvt_rows.append(s.split()[1:])
+            continue
+        if s.startswith("%"):
+            if started:
+                return _parse_table(text)
+            head_lines.append(s)
+            continue
+        chunk.append(s)
+        if not (s.startswith(".") and (" = " in s or " += " in s)):
+            has_form = True
+    close()
+    _parse_table("\n".join(head_lines))  # the `%` lines: _QUIRKS and _PLACED
+    if cvt_rows and "cvt" not in sections:
+        sections["cvt"] = []
+    return _LazyTable(sections, (cvt_rows, cvt_gates))
 
 
 def stems() -> tuple[str, ...]:

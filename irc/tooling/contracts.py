@@ -212,13 +212,15 @@ class Binder:
             if self._info is None:
                 from irc.ptxisa.lineinfo import LineInfo, resolve
 
-                self._info = (LineInfo(self.text), resolve)
-            info, resolve = self._info
+                self._info = (LineInfo(self.text), resolve, {})
+            info, resolve, paths = self._info
             for s in spans:
                 at = info.at(s.line)
                 if at is None:
                     continue
-                f = resolve(at[0], self.path)
+                f = paths.get(at[0])
+                if f is None:  # (a few files, thousands of spans: each file's existence asked once)
+                    f = paths[at[0]] = resolve(at[0], self.path)
                 lo, hi = out.get(f, (at[1], at[1]))
                 out[f] = (min(lo, at[1]), max(hi, at[1]))
             return out

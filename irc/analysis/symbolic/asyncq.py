@@ -189,20 +189,26 @@ def _uniform_unknowns(enc: Any, term: Any) -> bool:
     """Whether `term` uses a value the encoding knows only to be uniform (one unknown per warp or block,
     a function of the iterations): the solver may give each warp any value, so it cannot count which
     threads pass a condition on it. `elect.sync`'s leader lane is modelled exactly (one per warp)."""
-    z = enc.z
+    from irc.analysis.symbolic.solver import RawTerms
+
+    r = RawTerms.get()
+    c = term.ctx_ref()
     seen: set[int] = set()
-    work = [term]
+    work = [term.as_ast()]
     while work:
         t = work.pop()
-        if t.get_id() in seen:
+        tid = r.id(c, t)
+        if tid in seen:
             continue
-        seen.add(t.get_id())
-        if z.is_app(t) and t.num_args() > 0 and t.decl().kind() == z.Z3_OP_UNINTERPRETED:
-            if not t.decl().name().startswith("elect#"):
+        seen.add(tid)
+        kind = r.kind(c, t)
+        if kind in r.APPS and r.decl_kind(c, r.decl(c, t)) == r.UNINTERPRETED:
+            n = r.name(c, r.decl(c, t))
+            if r.num_args(c, t) > 0 and not n.startswith("elect#"):
                 return True
-        if z.is_const(t) and t.decl().kind() == z.Z3_OP_UNINTERPRETED and "#u" in t.decl().name():
-            return True
-        work.extend(t.children())
+            if r.num_args(c, t) == 0 and "#u" in n:
+                return True
+        work.extend(r.children(c, t, kind))
     return False
 
 

@@ -502,29 +502,34 @@ class Encoder:
         return hit
 
     def _unknown_in(self, term: Any, lp: Loop | None) -> bool:
-        z = self.z
+        from irc.analysis.symbolic.solver import RawTerms
+
+        r = RawTerms.get()
+        c = term.ctx_ref()
+        pure = self._pure_memo
         seen: set = set()
-        work = [term]
+        work = [term.as_ast()]
         while work:
             t = work.pop()
-            tid = t.get_id()
-            if tid in seen or self._pure_memo.get(tid):
+            tid = r.id(c, t)
+            if tid in seen or pure.get(tid):
                 continue  # (a subterm known pure has no unknown for any loop)
             seen.add(tid)
-            if z.is_app(t) and t.decl().kind() == z.Z3_OP_UNINTERPRETED:
-                n = t.decl().name()
+            kind = r.kind(c, t)
+            if kind in r.APPS and r.decl_kind(c, r.decl(c, t)) == r.UNINTERPRETED:
+                n = r.name(c, r.decl(c, t))
                 if ("#" in n and "#u" not in n and not n.startswith("elect#")) or n.startswith(
                     ("ld:", "pf:")
                 ):
                     if n in self.determined:
                         pass
-                    elif lp is not None and t.num_args() == 0 and n in self._origin:
+                    elif lp is not None and r.num_args(c, t) == 0 and n in self._origin:
                         where = self._origin[n]
                         if where is None or where in lp.blocks:
                             return True
                     else:
                         return True
-            work.extend(t.children())
+            work.extend(r.children(c, t, kind))
         return False
 
     def _induction_step(self, a: BlockArg, lp: Loop, backs: list[Value]) -> tuple[Value, int] | None:

@@ -176,3 +176,65 @@ class Session:
             return Outcome("sat", model=model)
         finally:
             s.pop(s.num_scopes() - depth)  # the query's scope and every kept preference's
+
+
+class RawTerms:
+    """A term's DAG read through z3's C API directly: node ids, kinds, declaration names and arguments
+    without a Python wrapper (and its reference counting and error check) per node.
+
+    Why: `Encoder.pure` and `asyncq._uniform_unknowns` walk every subterm of path conditions of thousands
+    of nodes; through `children()` each node costs a few wrapper objects, which was most of their time.
+    The nodes read here are subterms of a term the caller holds, so they stay alive while it is walked."""
+
+    _INSTANCE: RawTerms | None = None
+
+    def __init__(self) -> None:
+        from z3 import z3core
+
+        m = z3()
+        self.kind = _raw(z3core.Z3_get_ast_kind)
+        self.id = _raw(z3core.Z3_get_ast_id)
+        self.decl = _raw(z3core.Z3_get_app_decl)
+        self.decl_kind = _raw(z3core.Z3_get_decl_kind)
+        self._decl_name = _raw(z3core.Z3_get_decl_name)
+        self._sym_kind = _raw(z3core.Z3_get_symbol_kind)
+        self._sym_str = z3core.Z3_get_symbol_string  # (the wrapper: it decodes the name as z3 does)
+        self._sym_int = _raw(z3core.Z3_get_symbol_int)
+        self.num_args = _raw(z3core.Z3_get_app_num_args)
+        self.arg = _raw(z3core.Z3_get_app_arg)
+        self.body = _raw(z3core.Z3_get_quantifier_body)
+        self.APPS = (m.Z3_APP_AST, m.Z3_NUMERAL_AST)  # `is_app`: constants and numerals are applications
+        self.QUANTIFIER = m.Z3_QUANTIFIER_AST
+        self.UNINTERPRETED = m.Z3_OP_UNINTERPRETED
+        self.INT_SYMBOL = m.Z3_INT_SYMBOL
+
+    @classmethod
+    def get(cls) -> RawTerms:
+        if cls._INSTANCE is None:
+            cls._INSTANCE = cls()
+        return cls._INSTANCE
+
+    def name(self, c: Any, d: Any) -> str:
+        """`FuncDeclRef.name()` of the declaration `d`."""
+        s = self._decl_name(c, d)
+        if self._sym_kind(c, s) == self.INT_SYMBOL:
+            return f"k!{self._sym_int(c, s)}"
+        return self._sym_str(c, s)
+
+    def children(self, c: Any, a: Any, kind: int) -> list:
+        """`ExprRef.children()` of the node `a` of kind `kind`."""
+        if kind in self.APPS:
+            arg = self.arg
+            return [arg(c, a, i) for i in range(self.num_args(c, a))]
+        if kind == self.QUANTIFIER:
+            return [self.body(c, a)]
+        return []
+
+
+def _raw(fn: Any) -> Any:
+    """The C function behind a z3core wrapper (which is `f(ctx, ..., _elems=Elementaries(c_function))`
+    and checks the context's error code after each call), or the wrapper itself where z3 lays it out
+    otherwise. The calls made here cannot fail on the live nodes they are given."""
+    d = getattr(fn, "__defaults__", None) or ()
+    f = getattr(d[-1], "f", None) if d else None
+    return f if callable(f) else fn
