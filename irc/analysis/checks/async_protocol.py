@@ -1106,6 +1106,9 @@ def check_proxy(ctx: FunctionContext) -> list[Diagnostic]:
     if not any(_async_reads(op) for op in fn.ops()):
         return []
     state_in: dict[Block, frozenset] = {cfg.entry: frozenset()}
+    # program positions: the writer a finding names is the first in program order, not whichever a set of
+    # id-hashed ops yields first (that changed from run to run)
+    pos = {id(op): (cfg.rpo_index.get(b, 0), i) for b in cfg.rpo for i, op in enumerate(b.ops)}
 
     def transfer(b: Block, st: set, report: list | None) -> set:
         for op in b.ops:
@@ -1120,7 +1123,7 @@ def check_proxy(ctx: FunctionContext) -> list[Diagnostic]:
             else:
                 syms = _async_reads(op)
                 if syms and report is not None:
-                    for w, sym in st:
+                    for w, sym in sorted(st, key=lambda x: pos.get(id(x[0]), (0, 0))):
                         if sym in syms:
                             report.append((w, op))
         return st
