@@ -660,7 +660,7 @@ def _own_init(ctx: FunctionContext, u: Op, inits: list[Op], where) -> tuple[bool
         return True, None
     if not out.sat:
         return False, None
-    w = from_model(out.model, enc, ["a"], sym.contract_text)
+    w = from_model(out.model, enc, ["a"], sym.contract_text, blocks=[u.block])
     w.story = (
         f"thread ({w.threads[0][0]}, {w.threads[0][1]}, {w.threads[0][2]}) of {{block}} reaches it without "
         f"having run the `mbarrier.init` at {w.ref(before[0].span)}, with no barrier in between"

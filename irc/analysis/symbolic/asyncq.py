@@ -234,7 +234,7 @@ def many_arrive(ctx: Any, b: Block, n: int, what: str, at_span: Any) -> tuple[Ou
     out = sym.solve_shapes(q, names)
     if not out.sat:
         return out, None
-    w = from_model(out.model, enc, list(names), sym.contract_text)
+    w = from_model(out.model, enc, list(names), sym.contract_text, blocks=[b])
     split = enumerate_threads(out.model, enc, lambda th: enc.reach(b, th))
     at = w.ref(at_span) if at_span is not None else "it"
     if split is not None and len(split[True]) >= n:
@@ -260,7 +260,7 @@ def reach_where(ctx: Any, b: Block, make: Any, story: str) -> tuple[Outcome, Wit
     out = sym.solve(q, ("a",))
     if not out.sat:
         return out, None, None
-    w = from_model(out.model, enc, ["a"], sym.contract_text)
+    w = from_model(out.model, enc, ["a"], sym.contract_text, blocks=[b])
     w.story = f"thread {coord(w.threads[0])} of {{block}} {story}"
     return out, w, (out.model, enc, ta)
 

@@ -168,7 +168,7 @@ def reachable_by(ctx: Any, b: Block) -> tuple[Outcome, Witness | None]:
     out = sym.solve([enc.reach(b, ta)], ("a",))
     if not out.sat:
         return out, None
-    return out, from_model(out.model, enc, ["a"], sym.contract_text)
+    return out, from_model(out.model, enc, ["a"], sym.contract_text, blocks=[b])
 
 
 def _arm_reaches(ctx: Any, d: Block, i: int, target: Block) -> bool:

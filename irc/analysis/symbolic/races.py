@@ -97,6 +97,6 @@ def race(
     out = sym.solve_shapes(q)
     if not out.sat:
         return out, None, 0
-    w = from_model(out.model, enc, ["a", "b"], sym.contract_text)
+    w = from_model(out.model, enc, ["a", "b"], sym.contract_text, blocks=[a.block, c.block])
     addr = out.model.eval(byte, model_completion=True).as_long()
     return out, w, addr
