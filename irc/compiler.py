@@ -204,9 +204,11 @@ def check_ptx(text: str, path: str, contracts: Any = None) -> list[Diagnostic]:
         limits.check_size(text, path, "max_ptx_bytes")
     except CompileError as e:
         return e.diagnostics
+    from irc.analysis.report import message_lines
+
     if len(text) > limits.get("ptx_split_bytes"):
-        return check_ptx_by_function(text, path, contracts)
-    return _check_ptx_module(text, path, contracts)
+        return message_lines(check_ptx_by_function(text, path, contracts), text, path)
+    return message_lines(_check_ptx_module(text, path, contracts), text, path)
 
 
 def check_ptx_by_function(text: str, path: str, contracts: Any = None) -> list[Diagnostic]:

@@ -53,6 +53,18 @@ def test_same_ir_on_random_kernels(kc: KernelCase) -> None:
         assert _ir(kc.source, "sm_80", True, mp) == _ir(kc.source, "sm_80", False, mp)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="found by the random test in CI on 2026-11-26: in nested `while` loops, plain construction "
+    "leaves 14 loop-invariant arguments on the outer header that the region path never makes (the region "
+    "IR is the smaller, correct one; the two differ, so the random test fails when it draws such a kernel)",
+)
+def test_same_ir_nested_while_loops(monkeypatch: pytest.MonkeyPatch) -> None:
+    with open(os.path.join(ROOT, "tests", "data", "lower_regions_nested_while.kdsl.txt")) as f:
+        src = f.read()
+    assert _ir(src, "sm_80", True, monkeypatch) == _ir(src, "sm_80", False, monkeypatch)
+
+
 JOINS = """
 fn pick(c: bool, a: f32, b: f32) -> f32 {
     if c { return a; }

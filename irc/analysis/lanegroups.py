@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from irc.analysis.collectives import COMMUTATIVE, bfly_step, strip_copies
 from irc.analysis.symmetric import Step, butterfly_steps
-from irc.analysis.symmetric import _bfly as near_bfly
-from irc.analysis.symmetric import _pure as near_pure
+from irc.analysis.symmetric import bfly_of as near_bfly
+from irc.analysis.symmetric import pure_op as near_pure
 from irc.analysis.uniformity import Level
 from irc.ir.core import BlockArg, Function, OpResult, Value
 

@@ -44,18 +44,6 @@ def map_to_source(diags: list[Diagnostic], text: str, path: str) -> list[Diagnos
         col = max(col, 1)
         return Span(resolved[f], line, col, line, col + 1)
 
-    def lines_in(msg: str, home: str | None) -> str:
-        """`line N` in a message names PTX line N (the checks speak of the instructions they see): the
-        source line its `.loc` names instead, as `line M` in the finding's own file, else `file:M`."""
-
-        def sub(m: re.Match) -> str:
-            at = to_source(Span(path, int(m.group(1)), 1, int(m.group(1)), 2))
-            if at is None:
-                return m.group(0)
-            return f"line {at.line}" if at.file == home else f"{at.file}:{at.line}"
-
-        return _LINE.sub(sub, msg)
-
     for d in mine:
         s = d.span
         assert s is not None
@@ -63,7 +51,6 @@ def map_to_source(diags: list[Diagnostic], text: str, path: str) -> list[Diagnos
         if mapped is not None:
             d.origin = s
             d.span = mapped
-            d.message = lines_in(d.message, mapped.file)
         labels = []
         for lab in d.labels:
             m = to_source(lab.span) if lab.span.file == path and lab.origin is None else None
@@ -81,6 +68,34 @@ def map_to_source(diags: list[Diagnostic], text: str, path: str) -> list[Diagnos
                 return None if m is None else (m.file, m.line)
 
             w["text"] = fill(w["template"], w["refs"], where)
+    return diags
+
+
+def message_lines(diags: list[Diagnostic], text: str, path: str) -> list[Diagnostic]:
+    """`line N` in the message of a finding mapped to source names PTX line N of `path` (the checks speak
+    of the instructions they see): the source line its `.loc` names instead, as `line M` in the finding's
+    own file, else `file:M`. Run on the whole file's findings after any per-function split has put its
+    chunk lines back (`irc.compiler.check_ptx`), so both ways of checking a file say the same."""
+    mapped = [d for d in diags if d.origin is not None and d.origin.file == path and d.span is not None]
+    if not mapped or ".loc" not in text:
+        return diags
+    from irc.ptxisa.lineinfo import LineInfo, resolve
+
+    info = LineInfo(text)
+    resolved: dict[str, str] = {}
+
+    def sub(m: re.Match, home: str) -> str:
+        at = info.at(int(m.group(1)))
+        if at is None:
+            return m.group(0)
+        f, line, _col = at
+        if f not in resolved:
+            resolved[f] = resolve(f, path)
+        return f"line {line}" if resolved[f] == home else f"{resolved[f]}:{line}"
+
+    for d in mapped:
+        home = d.span.file  # type: ignore[union-attr]
+        d.message = _LINE.sub(lambda m, home=home: sub(m, home), d.message)
     return diags
 
 

@@ -38,20 +38,20 @@ TIMEOUT_MS = 500
 _FLOAT_WIDTHS = (16, 32, 64)
 
 
-def _pure(v: Value) -> bool:
+def pure_op(v: Value) -> bool:
     if not isinstance(v, OpResult):
         return False
     op = v.op
     return len(op.results) == 1 and op.has_trait("pure") and op.name not in ("sreg", "shfl", "load")
 
 
-def _bfly(v: Value) -> tuple[int, Value] | None:
+def bfly_of(v: Value) -> tuple[int, Value] | None:
     """(d, source) when `v` (through copies) is a whole-warp `shfl.bfly` by a constant power of two, or a
     64-bit value shuffled as its two halves (`pack_b64(shfl(lo(w), d), shfl(hi(w), d))`, how 64-bit and
     packed `f32x2` values cross lanes): (d, w)."""
     s = _strip(v)
     if isinstance(s, OpResult) and s.op.name == "pack_b64" and len(s.op.operands) == 2:
-        halves = [_bfly(o) for o in s.op.operands]
+        halves = [bfly_of(o) for o in s.op.operands]
         srcs = [h[1] if h is not None else None for h in halves]
         if (
             all(h is not None for h in halves)
@@ -83,7 +83,7 @@ def _slice(v: Value, stop: set[Value], limit: int) -> tuple[list[OpResult], list
         if id(x) in seen:
             continue
         seen.add(id(x))
-        if x in stop or not _pure(x) or x.op.name == "const":  # type: ignore[union-attr]
+        if x in stop or not pure_op(x) or x.op.name == "const":  # type: ignore[union-attr]
             if not (isinstance(x, OpResult) and x.op.name == "const"):
                 leaves.append(x)
             continue
@@ -105,11 +105,11 @@ def _near_shuffles(v: Value) -> list[tuple[int, Value, Value]]:
     while i < len(queue) and i < MAX_SLICE:
         x = queue[i]
         i += 1
-        b = _bfly(x)
+        b = bfly_of(x)
         if b is not None:
             out.append((b[0], b[1], x))
             continue
-        if not _pure(x):
+        if not pure_op(x):
             continue
         for o in x.op.operands:  # type: ignore[union-attr]
             s = _strip(o)
@@ -141,7 +141,7 @@ class Step:
 def butterfly_steps(v: Value) -> list[Step]:
     """The candidate steps above `v`, one per shuffle offset its nearby slice reads (no solver yet: the
     caller first rules out steps whose other inputs differ across the pair)."""
-    if not _pure(v) or getattr(v.type, "is_bool", False):
+    if not pure_op(v) or getattr(v.type, "is_bool", False):
         return []  # a predicate is a step's intermediate, not what lanes store or carry on
     by_d: dict[int, list[tuple[Value, Value]]] = {}
     for d, x, y in _near_shuffles(v):
