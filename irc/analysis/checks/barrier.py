@@ -267,21 +267,30 @@ def _region(ctx: FunctionContext, d: Block, s: Block, stop: Node | None) -> set[
     return seen
 
 
-def _can_run(ctx: FunctionContext, start: Block, region: set[Block], stop: Node | None,
-             want: tuple[int, ...]) -> bool:  # fmt: skip
-    """Whether some path from `start` through `region` to `stop` (or to the end of the thread) executes
-    exactly the block-wide barrier ids `want` (an NFA walk over (block, position in `want`))."""
-    cfg = ctx.cfg
-    own: dict[Block, tuple[int, ...] | None] = {}
+def _region_ids(region: set[Block]) -> dict[Block, tuple[int, ...]] | None:
+    """The block-wide barrier ids each block of `region` executes, in order; None when one is not a
+    constant (the walks over them cannot compare it)."""
+    own: dict[Block, tuple[int, ...]] = {}
     for b in region:
         ids: list[int] = []
         for op in b.ops:
             if is_block_barrier(op):
                 i = barrier_id(op)
                 if i is None:
-                    return False
+                    return None
                 ids.append(i)
         own[b] = tuple(ids)
+    return own
+
+
+def _can_run(ctx: FunctionContext, start: Block, region: set[Block], stop: Node | None,
+             want: tuple[int, ...]) -> bool:  # fmt: skip
+    """Whether some path from `start` through `region` to `stop` (or to the end of the thread) executes
+    exactly the block-wide barrier ids `want` (an NFA walk over (block, position in `want`))."""
+    cfg = ctx.cfg
+    own = _region_ids(region)
+    if own is None:
+        return False
     seen: set[tuple[Block, int]] = set()
     work = [(start, 0)]
     n = len(want)
@@ -316,16 +325,9 @@ def _finite_words(ctx: FunctionContext, start: Block, region: set[Block], stop: 
     branches pick one of a few sequences: Triton's default partition skips its warp-specialised region
     when it has no tile). None when the set is large or unbounded (a loop of barriers) or an id is unknown."""
     cfg = ctx.cfg
-    own: dict[Block, tuple[int, ...]] = {}
-    for b in region:
-        ids: list[int] = []
-        for op in b.ops:
-            if is_block_barrier(op):
-                i = barrier_id(op)
-                if i is None:
-                    return None
-                ids.append(i)
-        own[b] = tuple(ids)
+    own = _region_ids(region)
+    if own is None:
+        return None
     words: set[tuple[int, ...]] = set()
     seen: set[tuple[Block, tuple[int, ...]]] = set()
     work: list[tuple[Block, tuple[int, ...]]] = [(start, ())]
