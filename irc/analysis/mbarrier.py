@@ -92,11 +92,7 @@ def _arg_root(a: BlockArg, depth: int) -> str | None:
         return None
     _VISITING.add(id(a))
     try:
-        roots: set[str | None] = set()
-        for t in a.block.predecessor_terminators():
-            for s, args in zip(t.successors, t.succ_args):
-                if s is a.block and a.index < len(args):
-                    roots.add(_shared_root(args[a.index], depth + 2))
+        roots = {_shared_root(v, depth + 2) for v in a.incoming()}
     finally:
         _VISITING.discard(id(a))
     roots.discard(_CYCLE)

@@ -115,6 +115,16 @@ class BlockArg(Value):
     def defining_block(self) -> Block | None:
         return self.block
 
+    def incoming(self) -> list[Value]:
+        """The values passed to this argument, one per incoming edge (a terminator with two edges here gives
+        two)."""
+        out: list[Value] = []
+        for t in self.block.predecessor_terminators():
+            for s, args in zip(t.successors, t.succ_args):
+                if s is self.block and self.index < len(args):
+                    out.append(args[self.index])
+        return out
+
     def __repr__(self) -> str:
         return f"<BlockArg {self.index}: {self.type}>"
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from irc.frontend.ptx.operands import int_imm
-from irc.ir.core import OpResult, Value
+from irc.ir.core import BlockArg, OpResult, Value
 from irc.ir.types import BOOL, F16, F32, I32, I64, MBARRIER, U8, U16, U32, U64, PtrType, TensorMapType
 from irc.ptxisa import model as P
 
@@ -61,25 +61,15 @@ def refine_tensormaps(L: Any) -> None:
     st = L.__dict__.get("_tensormaps")
     if not st or not st.get("pending") or not st["global"]:
         return
-    incoming: dict[int, list[Value]] = {}
-    for b in L.fn.blocks:
-        t = b.terminator
-        if t is None:
-            continue
-        for s, args in zip(t.successors, t.succ_args):
-            for a, v in zip(s.args, args):
-                incoming.setdefault(id(a), []).append(v)
 
     def key(v: Value, depth: int) -> tuple[int, int] | None:
         r = _tm_root(v)
         if r is None or depth > 8:
             return None
         root, off = r
-        if id(root) in {k[0] for k in st["global"]} or not hasattr(root, "block"):
+        if id(root) in {k[0] for k in st["global"]} or not isinstance(root, BlockArg):
             return (id(root), off)
-        ins = [
-            x for x in incoming.get(id(root), []) if _tm_root(x) is not None and _tm_root(x)[0] is not root
-        ]
+        ins = [x for x in root.incoming() if _tm_root(x) is not None and _tm_root(x)[0] is not root]
         keys = {key(x, depth + 1) for x in ins}
         if len(keys) != 1 or None in keys:
             return None
@@ -178,11 +168,7 @@ def _count(L: Any, o: P.Operand, sc: Any) -> int | None:
         return int_imm(o, "mbarrier arrival count")
     if not isinstance(o, P.Reg):
         return None
-    v = L.val(o, U32, sc)
-    while isinstance(v, OpResult) and v.op.name in ("copy", "bitcast", "cvt") and v.op.operands:
-        v = v.op.operands[0]
-    c = v.op.attrs.get("value") if isinstance(v, OpResult) and v.op.name == "const" else None
-    return c if isinstance(c, int) and not isinstance(c, bool) else None
+    return _const_of(L.val(o, U32, sc))
 
 
 def _sets(L: Any, o: P.Operand, v: Value, sc: Any) -> None:
