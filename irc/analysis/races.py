@@ -171,16 +171,23 @@ def async_bytes(op: Op) -> int:
         c = _const(op.operands[2])
         return c if c is not None and c > 0 else MIN_ASYNC_BYTES
     m = op.operands[1] if len(op.operands) > 1 else None
-    box = getattr(getattr(m, "type", None), "box", None)
-    if box:
-        try:
-            total = size_of(m.type.elem)  # type: ignore[union-attr]
-        except TypeError:
-            return MIN_ASYNC_BYTES
-        for e in box:
-            total *= e
-        return total
-    return MIN_ASYNC_BYTES
+    n = box_bytes(getattr(m, "type", None))
+    return n if n is not None else MIN_ASYNC_BYTES
+
+
+def box_bytes(t: object) -> int | None:
+    """The bytes one copy through a descriptor of type `t` moves: its box's extents times its element's
+    size; None when the box is unknown (a host-built descriptor) or the element has no size."""
+    box = getattr(t, "box", None)
+    if not box:
+        return None
+    try:
+        total = size_of(t.elem)  # type: ignore[attr-defined]
+    except TypeError:
+        return None
+    for e in box:
+        total *= e
+    return total
 
 
 def _const(v: Value) -> int | None:

@@ -969,21 +969,15 @@ def _copy_bound(ctx: FunctionContext, copy: Op) -> int | None:
     its barrier's symbol announces. A copy that delivered more than its phase expects would complete the
     phase early, which is `mbarrier-tx-mismatch`'s bug, not this check's; so here the announcement bounds
     a box the IR cannot see (a descriptor built by the host or by `tensormap.replace` at run time)."""
-    from irc.ir.types import size_of
+    from irc.analysis.races import box_bytes
 
     if copy.name == "bulk_load":
         c = const_int(copy.operands[2]) if len(copy.operands) > 2 else None
         if c is not None and c > 0:
             return c
     elif copy.name == "tma_load":
-        t = getattr(copy.operands[1], "type", None)
-        if getattr(t, "box", None):
-            try:
-                n = size_of(t.elem)  # type: ignore[union-attr]
-            except TypeError:
-                return None
-            for e in t.box:  # type: ignore[union-attr]
-                n *= e
+        n = box_bytes(getattr(copy.operands[1], "type", None))
+        if n is not None:
             return n
     bounds = ctx.cache.setdefault("copy_tx_bound", {})
     sym = shared_root(copy.operands[-1])

@@ -191,14 +191,13 @@ def _wait_diag(store: Op, hazard: Op, wrong: Op | None, w: object) -> Diagnostic
 
 # ------------------------------------------------------------------------------------------ tx bytes
 def _copy_bytes(op: Op) -> int | None:
-    from irc.analysis.races import async_bytes
+    from irc.analysis.races import box_bytes
 
     if op.name == "bulk_load":
         c = const_int(op.operands[2]) if len(op.operands) > 2 else None
         return c if c is not None and c > 0 else None
     if op.name == "tma_load":
-        m = op.operands[1] if len(op.operands) > 1 else None
-        return async_bytes(op) if getattr(getattr(m, "type", None), "box", None) else None
+        return box_bytes(getattr(op.operands[1], "type", None)) if len(op.operands) > 1 else None
     return None
 
 
