@@ -82,12 +82,18 @@ def _is_shared(op: Op) -> bool:
     return getattr(op.operands[0].type, "space", None) == "shared" or op.attrs.get("space") == "shared"
 
 
+def is_shared_read(op: Op) -> bool:
+    """A read of shared memory a copy in flight can spoil: `ld.shared` (scalar or vector) or one 16-byte
+    row of an `ldmatrix .x4`."""
+    from irc.analysis.shared_loc import ldmatrix_x4
+
+    return (op.name in ("load", "load_vec") and _is_shared(op)) or ldmatrix_x4(op)
+
+
 def is_hazard(kind: Kind, op: Op) -> bool:
     n = op.name
     if kind.hazard == "read":
-        from irc.analysis.shared_loc import ldmatrix_x4
-
-        return (n in ("load", "load_vec") and _is_shared(op)) or ldmatrix_x4(op)
+        return is_shared_read(op)
     if n in ("cp_async", "bulk_load", "tma_load"):
         return bool(op.operands)
     return n in _SHARED_WRITES and _is_shared(op)
@@ -393,5 +399,6 @@ __all__ = [
     "Kind",
     "Pending",
     "is_hazard",
+    "is_shared_read",
     "pending_reads",
 ]

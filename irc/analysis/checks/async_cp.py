@@ -14,7 +14,7 @@ another thread's element read after a barrier but before its copier waited.
 from __future__ import annotations
 
 from irc.analysis.checks.common import FunctionContext, not_decided, witness_json
-from irc.analysis.cp_groups import UNCOMMITTED, pending_reads
+from irc.analysis.cp_groups import UNCOMMITTED, is_shared_read, pending_reads
 from irc.analysis.mbarrier import shared_root
 from irc.diagnostics import Diagnostic, Label, error
 from irc.ir.core import Op
@@ -22,16 +22,6 @@ from irc.ir.core import Op
 CHECK = "async-unwaited"
 MAX_QUERIES = 48  # solver questions per function (copy blocks x read blocks); the rest: not analysed
 READS_PER_QUERY = 8  # reads asked about in one question (`_chunks`)
-
-
-def _is_shared_read(op: Op) -> bool:
-    from irc.analysis.shared_loc import ldmatrix_x4
-
-    if ldmatrix_x4(op):
-        return True
-    if op.name not in ("load", "load_vec") or not op.operands:
-        return False
-    return getattr(op.operands[0].type, "space", None) == "shared" or op.attrs.get("space") == "shared"
 
 
 def _line(op: Op) -> str:
@@ -52,7 +42,7 @@ def check_cp_pending(ctx: FunctionContext) -> list[Diagnostic]:
     skipped: dict[int, set] = {}  # copy -> waits other threads ran and its copier skipped
     for b in cfg.rpo:
         for rd in b.ops:
-            if not _is_shared_read(rd):
+            if not is_shared_read(rd):
                 continue
             rroot = shared_root(rd.operands[0])
             for p in g.pending_at(rd):
