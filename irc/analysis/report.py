@@ -21,14 +21,9 @@ _MAX_LISTED = 8
 _LINE = re.compile(r"\bline (\d+)\b")
 
 
-def map_to_source(diags: list[Diagnostic], text: str, path: str) -> list[Diagnostic]:
-    """Move spans in PTX file `path` to the user's source lines named by its `.loc` lines: the primary
-    span and every label, so the whole finding (the barrier, the divergent branch, the early `return`)
-    reads in the .cu or .py file. The PTX instruction of each is kept in `origin` (the renderers show
-    it as a note). A span without `.loc` information stays on its PTX line."""
-    mine = [d for d in diags if d.span is not None and d.span.file == path and d.origin is None]
-    if not mine or ".loc" not in text:
-        return diags
+def _source_lines(text: str, path: str):  # type: ignore[no-untyped-def]
+    """Span in PTX file `path` -> the source span its `.loc` names (None without one); each source file
+    resolved once."""
     from irc.ptxisa.lineinfo import LineInfo, resolve
 
     info = LineInfo(text)
@@ -43,6 +38,19 @@ def map_to_source(diags: list[Diagnostic], text: str, path: str) -> list[Diagnos
             resolved[f] = resolve(f, path)
         col = max(col, 1)
         return Span(resolved[f], line, col, line, col + 1)
+
+    return to_source
+
+
+def map_to_source(diags: list[Diagnostic], text: str, path: str) -> list[Diagnostic]:
+    """Move spans in PTX file `path` to the user's source lines named by its `.loc` lines: the primary
+    span and every label, so the whole finding (the barrier, the divergent branch, the early `return`)
+    reads in the .cu or .py file. The PTX instruction of each is kept in `origin` (the renderers show
+    it as a note). A span without `.loc` information stays on its PTX line."""
+    mine = [d for d in diags if d.span is not None and d.span.file == path and d.origin is None]
+    if not mine or ".loc" not in text:
+        return diags
+    to_source = _source_lines(text, path)
 
     for d in mine:
         s = d.span
@@ -79,19 +87,14 @@ def message_lines(diags: list[Diagnostic], text: str, path: str) -> list[Diagnos
     mapped = [d for d in diags if d.origin is not None and d.origin.file == path and d.span is not None]
     if not mapped or ".loc" not in text:
         return diags
-    from irc.ptxisa.lineinfo import LineInfo, resolve
-
-    info = LineInfo(text)
-    resolved: dict[str, str] = {}
+    to_source = _source_lines(text, path)
 
     def sub(m: re.Match, home: str) -> str:
-        at = info.at(int(m.group(1)))
+        n = int(m.group(1))
+        at = to_source(Span(path, n, 1, n, 2))
         if at is None:
             return m.group(0)
-        f, line, _col = at
-        if f not in resolved:
-            resolved[f] = resolve(f, path)
-        return f"line {line}" if resolved[f] == home else f"{resolved[f]}:{line}"
+        return f"line {at.line}" if at.file == home else f"{at.file}:{at.line}"
 
     for d in mapped:
         home = d.span.file  # type: ignore[union-attr]
