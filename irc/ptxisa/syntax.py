@@ -237,22 +237,13 @@ def _parse_table(text: str) -> dict[str, tuple[Form, ...]]:
             blocks.setdefault(stem, []).append(_make_form(stem, spec, rest, slots))
         pending.clear()
 
-    for raw in text.splitlines():
-        line = raw.split("#", 1)[0].rstrip()
-        if not line.strip():
-            continue
-        s = line.strip()
+    for s in _table_lines(text):
         if s.startswith("== "):
             flush()
             stem = s[3:].strip()
             slots = {}
             continue
-        if s.startswith("%cvt-gate"):
-            _, pair, *gate = s.split()
-            cvt_gates.append((pair, _parse_gate(" ".join(gate))))
-            continue
-        if s.startswith("%cvt"):
-            cvt_rows.append(s.split()[1:])
+        if _cvt_line(s, cvt_rows, cvt_gates):
             continue
         if s.startswith(("%head", "%second", "%ordered")):
             key, stem_name, *words = s.split()
@@ -404,6 +395,26 @@ class _LazyTable(Mapping):
         return stem in self._sections
 
 
+def _table_lines(text: str) -> Iterator[str]:
+    """The table's lines without comments (`#` to the end) and blank lines, stripped."""
+    for raw in text.splitlines():
+        s = raw.split("#", 1)[0].strip()
+        if s:
+            yield s
+
+
+def _cvt_line(s: str, rows: list[list[str]], gates: list[tuple[str, Need]]) -> bool:
+    """Take a `%cvt-gate` or `%cvt` line into the conversion matrix; False for any other line."""
+    if s.startswith("%cvt-gate"):
+        _, pair, *gate = s.split()
+        gates.append((pair, _parse_gate(" ".join(gate))))
+        return True
+    if s.startswith("%cvt"):
+        rows.append(s.split()[1:])
+        return True
+    return False
+
+
 def _lazy_table(text: str) -> Mapping[str, tuple[Form, ...]]:
     """The stems of `text` in `_parse_table`'s order, each with its sections' lines (a section with a form
     makes its stem a key when `_parse_table` flushes it), and the `%cvt` matrix; the `%` lines are applied
@@ -422,21 +433,12 @@ def _lazy_table(text: str) -> Mapping[str, tuple[Form, ...]]:
         if has_form:
             sections.setdefault(stem, []).append(chunk)
 
-    for raw in text.splitlines():
-        line = raw.split("#", 1)[0].rstrip()
-        if not line.strip():
-            continue
-        s = line.strip()
+    for s in _table_lines(text):
         if s.startswith("== "):
             close()
             stem, chunk, has_form, started = s[3:].strip(), [], False, True
             continue
-        if s.startswith("%cvt-gate"):
-            _, pair, *gate = s.split()
-            cvt_gates.append((pair, _parse_gate(" ".join(gate))))
-            continue
-        if s.startswith("%cvt"):
-            cvt_rows.append(s.split()[1:])
+        if _cvt_line(s, cvt_rows, cvt_gates):
             continue
         if s.startswith("%"):
             if started:
