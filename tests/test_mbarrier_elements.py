@@ -56,12 +56,16 @@ $L_init:
   @%p3 bra $L_init;"""
 
 
-def _uninit(inits: str) -> list[int]:
-    text = _PTX.format(inits=inits)
+def _findings(text: str, path: str) -> list:
+    """`mbarrier-uninitialized` findings of `text`, which ptxas (when present) must accept."""
     if find_ptxas():
         r = run_ptxas(text, "sm_90a")
         assert r.ok, r.stderr
-    return [d.span.line for d in check_ptx(text, "k.ptx") if d.check == "mbarrier-uninitialized"]
+    return [d for d in check_ptx(text, path) if d.check == "mbarrier-uninitialized"]
+
+
+def _uninit(inits: str) -> list[int]:
+    return [d.span.line for d in _findings(_PTX.format(inits=inits), "k.ptx")]
 
 
 def test_every_barrier_initialised_is_clean() -> None:
@@ -113,11 +117,7 @@ $L_k:
 
 
 def _ring(third: str) -> list:
-    text = _RING.format(third=third)
-    if find_ptxas():
-        r = run_ptxas(text, "sm_90a")
-        assert r.ok, r.stderr
-    return [d for d in check_ptx(text, "ring.ptx") if d.check == "mbarrier-uninitialized"]
+    return _findings(_RING.format(third=third), "ring.ptx")
 
 
 def test_stage_ring_over_initialised_barriers_is_clean() -> None:
