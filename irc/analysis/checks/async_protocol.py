@@ -589,33 +589,44 @@ def _uninitialised_computed(ctx: FunctionContext, o: BarrierObject, uses: list[O
     offs = _init_offsets(o)
     if not offs or not o.sym:
         return None
-    for u in uses[:16]:
+    for u in uses[:_COMPUTED_USES]:
         p = barrier_operand(u)
         a = address(p) if p is not None else None
         if a is None or a[0] != o.sym or (a[1] is not None and a[1] == a[2]) or u.block is None:
             continue
-        base_of: dict = {}
 
-        def other(enc, th, p=p, base_of=base_of):  # type: ignore[no-untyped-def]
+        def other(enc, th, p=p):  # type: ignore[no-untyped-def]
             z = enc.z
-            t = enc.value(p, th)
-            base = enc.shared_bases().get(o.sym)
-            if z.is_bool(t) or base is None or not enc.pure(t):
+            rel = _offset_in(enc, th, p, o.sym)
+            if rel is None:
                 return None
-            t = z.ZeroExt(64 - t.size(), t) if t.size() < 64 else t
-            rel = t - z.BitVecVal(base, 64)
-            base_of["rel"] = rel
             size = enc.shared_sizes().get(o.sym, 0)
             inside = z.ULT(rel, z.BitVecVal(size, 64)) if size > 0 else z.BoolVal(True)
             return z.And(inside, rel & 7 == 0, *[rel != z.BitVecVal(x, 64) for x in sorted(offs)])
 
         res, w, got = reach_where(ctx, u.block, other, "uses an mbarrier no init names at {L}")
         if res.sat and w is not None and got is not None:
-            model = got[0]
-            off = model.eval(base_of["rel"], model_completion=True).as_long()
+            model, enc, th = got
+            off = model.eval(_offset_in(enc, th, p, o.sym), model_completion=True).as_long()
             w.story = w.story.replace("{L}", w.ref(u.span))
             return u, off, offs, witness_json(w)
     return None
+
+
+_COMPUTED_USES = 16  # computed-address uses asked about per barrier buffer (one solver question each)
+
+
+def _offset_in(enc, th, p: Value, sym: str):  # type: ignore[no-untyped-def]
+    """Pointer `p` of thread `th` as a 64-bit byte offset into shared symbol `sym` (the encoder's terms
+    are memoised, so the question and the model's reading share one), or None when it is not a pure
+    function of the launch."""
+    z = enc.z
+    t = enc.value(p, th)
+    base = enc.shared_bases().get(sym)
+    if z.is_bool(t) or base is None or not enc.pure(t):
+        return None
+    t = z.ZeroExt(64 - t.size(), t) if t.size() < 64 else t
+    return t - z.BitVecVal(base, 64)
 
 
 def _uninitialised_element(o: BarrierObject, uses: list[Op]) -> tuple | None:
