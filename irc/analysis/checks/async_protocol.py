@@ -791,7 +791,8 @@ def _unwaited_paths(ctx: FunctionContext) -> list[Diagnostic]:
                 if getattr(sp, "space", None) != "shared" and op.attrs.get("space") != "shared":
                     continue
                 for s, k, _a, e, w in st:
-                    if e and _overlaps(s, k, op, w, cfg) and (k != "tma" or _copy_may_touch(ctx, s, op)):
+                    hit = _copy_may_touch(ctx, s, op) if k == "tma" else _overlaps(s, k, op, w, cfg)
+                    if e and hit:
                         report.append((s, k, op, w))
         return st
 
@@ -1018,13 +1019,11 @@ def _copy_may_touch(ctx: FunctionContext, copy: Op, rd: Op) -> bool:
 
 
 def _overlaps(site: Op, kind: str, rd: Op, waited: Op | None, cfg) -> bool:
-    """Whether read `rd` provably touches what the pending copy `site` writes: the same symbol for bulk
-    copies; for cp.async the same address (+ overlapping constant offsets), or the same symbol when the
-    copy's group never met any `wait_group` and its destination does not move with a loop."""
+    """Whether read `rd` provably touches what the pending cp.async `site` writes: the same address
+    (+ overlapping constant offsets), or the same symbol when the copy's group never met any `wait_group`
+    and its destination does not move with a loop. (Bulk and tensor copies: `_copy_may_touch`.)"""
     dst, src = site.operands[0], rd.operands[0]
     a, b = shared_root(dst), shared_root(src)
-    if kind == "tma":
-        return a is not None and a == b
     if waited is None and a is not None and a == b:
         db = strip(dst).defining_block
         if db is not None and cfg.loop_of.get(db) is None:
