@@ -16,6 +16,7 @@ from irc.analysis.checks.calls import NOTE_CHECK, check_calls
 from irc.analysis.checks.common import FunctionContext
 from irc.analysis.checks.grid_sync import check_grid_sync
 from irc.analysis.checks.mbarrier_life import check_init_fence, check_reuse
+from irc.analysis.checks.mbarrier_stage import check_stage_mismatch
 from irc.analysis.checks.self_cancel import check_self_cancel
 from irc.analysis.checks.shared_race import check_shared_race
 from irc.analysis.checks.tma import check_mbarrier_tx, check_tma_misaligned
@@ -43,6 +44,7 @@ CHECKS: dict[str, CheckFn] = {
     "mbarrier-tx-mismatch": lambda ctx: _tx(ctx),
     "async-overwrite": check_bulk_wait,
     "mbarrier-reuse": check_reuse,
+    "mbarrier-stage-mismatch": check_stage_mismatch,
     NOTE_CHECK: lambda ctx: check_calls(ctx, NOTE_CHECK),
     "shared-race": check_shared_race,
     # the mbarrier protocol and async-memory checks (async_protocol.py)

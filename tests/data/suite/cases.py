@@ -31,8 +31,6 @@ CLASSES = ("cp.async", "mbarrier", "tma", "shared-race", "warp", "barrier")
 
 # Checks the suite expects that `irc check --list-checks` does not have yet (proposals).
 NEW_CHECKS = {
-    "mbarrier-stage-mismatch": "a consumer releases (arrives on) a different ring element than the one it "
-    "acquired (waited on) in the same step",
     "tensormap-stride": "host code: a tensor map whose global strides are not multiples of 16 bytes (not in the "
     "PTX: for a checker of host code, or `irc.TensorMap` / `Kernel.launch` for .kdsl)",
 }
