@@ -130,6 +130,34 @@ def shared_accesses(fn: Function, cfg: CFG) -> list[Access]:
     return out
 
 
+def tests_own_value(cfg: CFG, acc: Access) -> bool:
+    """A plain store whose guard reads the shared allocation it writes: `if (v > s_max) s_max = v`, the
+    read-test-write that loses updates without an atomic. Its guard depends on loaded data, which the race
+    question otherwise leaves alone (data invariants may keep two threads' guards apart); here the data
+    is the contested location itself, which every thread reads before any of them writes, so two threads
+    passing the test is the ordinary case, not a guess."""
+    from irc.analysis.mbarrier import guards, shared_root
+
+    if not acc.write or acc.atomic or acc.op.name not in ("store", "store_vec"):
+        return False
+    root = shared_root(acc.ptr)
+    if root is None:
+        return False
+    seen: set[int] = set()
+    work: list[tuple[Value, int]] = [(t.operands[0], 0) for t, _ in guards(cfg, acc.block) if t.operands]
+    while work:
+        v, depth = work.pop()
+        if depth > 32 or id(v) in seen or not isinstance(v, OpResult):
+            continue
+        seen.add(id(v))
+        if v.op.name == "load":
+            if v.op.operands and shared_root(v.op.operands[0]) == root:
+                return True
+            continue
+        work.extend((o, depth + 1) for o in v.op.operands)
+    return False
+
+
 def _is_shared_ptr(op: Op, v: Value) -> bool:
     sp = op.attrs.get("space")
     if sp == "shared":

@@ -8,7 +8,9 @@ and trip counts from parameters are exactly what the solver handles and the eval
 
 Precision: an access whose address or path condition depends on a value the encoding leaves unknown per
 thread (a load, a shuffle) is not judged here: any two threads could then be made to collide, and the
-check reports only races it can show. One exception: the address of an atomic, against a plain access to
+check reports only races it can show. A path condition on loaded data is judged for one shape only, the
+read-test-write of the location written (`if (v > s_max) s_max = v`, `races.tests_own_value`). Another
+exception: the address of an atomic, against a plain access to
 the same memory. Atomics say that the author expects threads' addresses to collide (a histogram's bins
 from the data), so the loaded value may be any value there.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from irc.analysis.races import tests_own_value
 from irc.analysis.symbolic.queries import symbolic
 from irc.analysis.symbolic.solver import Outcome
 from irc.analysis.symbolic.witness import Witness, from_model
@@ -41,8 +44,13 @@ def race(
     pa, pb = enc.value(a.ptr, ta), enc.value(c.ptr, tb)
     ga, gb = enc.reach(a.block, ta), enc.reach(c.block, tb)
     xa, xb = _addr64(z, pa), _addr64(z, pb)
-    if xa is None or xb is None or not all(enc.pure(t) for t in (ga, gb)):
+    if xa is None or xb is None:
         return Outcome("unknown", reason="depends on loaded data"), None, 0
+    for g, acc in ((ga, a), (gb, c)):
+        # a guard on loaded data is judged only for the read-test-write of the location written (`if (v >
+        # s_max) s_max = v`): elsewhere the data may keep the two threads' guards apart
+        if not enc.pure(g) and not tests_own_value(ctx.cfg, acc):
+            return Outcome("unknown", reason="depends on loaded data"), None, 0
     for x, acc, other in ((xa, a, c), (xb, c, a)):
         # A loaded value in an address is judged only for an atomic against a plain access: atomics are
         # how one says that threads' addresses may collide (a histogram's bins), so any bin is fair game.
