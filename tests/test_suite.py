@@ -27,7 +27,6 @@ STATIC_MISSES = {
     "mbar_stale_token": "waits on a state token (test_wait with the arrive's result) are not judged",
     "mbar_tx_too_few": "a CUtensorMap's box is host-side: the bytes per copy are unknown in the PTX",
     "race_reduce_noinline": "shared accesses through a pointer parameter of a __noinline__ .func are not analysed",
-    "tma_all_threads_issue": "the box bytes are host-side, and an unguarded issue is not counted per thread",
 }
 TWIN_FALSE_POSITIVES: dict[str, str] = {}
 EMU_MISSES: dict[str, str] = {}

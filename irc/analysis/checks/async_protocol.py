@@ -478,6 +478,57 @@ def check_tx(ctx: FunctionContext) -> list[Diagnostic]:
                 "`mbarrier.expect_tx`) with the bytes of every box copied in this phase",
             )
         )
+    return out + _duplicated_copies(ctx, pr)
+
+
+def _duplicated_copies(ctx: FunctionContext, pr: Protocol) -> list[Diagnostic]:
+    """A TMA/bulk copy that several threads issue with one destination, one source and one barrier (the
+    guard `if (threadIdx.x == 0)` forgotten): each copy completes its bytes, so the barrier receives N
+    times the box while the announcement, made by fewer threads, covers fewer. The box itself is the
+    host's (a CUtensorMap), but N identical copies against fewer announcements is wrong for any box.
+    Copies with per-thread operands (each thread its own row) are the legitimate many-issuer shape and
+    are not judged; nor is a barrier whose announcements are made by as many threads as the copies."""
+    from irc.analysis.mbarrier import _block_uniform
+
+    out: list[Diagnostic] = []
+    facts = ctx.facts
+    for o in pr.objects.values():
+        if not o.announces:
+            continue
+        for c in o.copies:
+            if c.block is None or c.attrs.get("multicast"):
+                continue
+            lp = iteration_loop(ctx.cfg, c.block)
+            loop_blocks = lp.blocks if lp is not None else None
+            n = threads_of(ctx.fn, ctx.cfg, c.block, loop_blocks, facts=facts)
+            if n.lo < 2 or not all(_block_uniform(facts, v) for v in c.operands):
+                continue
+            most = 0
+            for a in o.announces:
+                if a.block is None:
+                    most = n.lo
+                    break
+                la = iteration_loop(ctx.cfg, a.block)
+                t = threads_of(ctx.fn, ctx.cfg, a.block, la.blocks if la is not None else None, facts=facts)
+                most = max(most, t.hi if t.hi is not None else n.lo)
+            if most >= n.lo:
+                continue
+            ann = o.announces[0]
+            labels = _lab(c, f"issued by {n.why}: {n.lo} identical copies, each completing the box's bytes")
+            labels += _lab(ann, f"announces the bytes of {'one copy' if most <= 1 else f'{most} copies'}")
+            out.append(
+                error(
+                    TX,
+                    f"{n.lo} threads issue the same copy (one destination, one source, one barrier `{o.sym}`): "
+                    f"the barrier receives {n.lo} times the box's bytes while the `expect_tx` "
+                    f"announces {'one copy' if most <= 1 else f'{most} copies'}, so the phase's transaction "
+                    f"count goes wrong (and the same bytes land {n.lo} times)",
+                    c.span,
+                    labels=labels,
+                    help="issue the copy from one thread (`if (threadIdx.x == 0)`, or an elected lane), the "
+                    "same one that announces its bytes",
+                )
+            )
     return out
 
 

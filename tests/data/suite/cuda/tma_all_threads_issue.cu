@@ -27,7 +27,7 @@ extern "C" __global__ void __launch_bounds__(128) tile_colsum(const __grid_const
         asm volatile(
             "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(  // EXPECT: mbarrier-tx-mismatch
                 sa(&tile[0][0])),
-            "l"(&map), "r"(0), "r"(int(blockIdx.x) * 32), "r"(sa(&bar))
+            "l"(&map), "r"(0), "r"(int(blockIdx.x) * 32), "r"(sa(&bar))  // EXPECT: mbarrier-tx-mismatch (nvcc's .loc names this line of the asm)
             : "memory");
     }
     asm volatile("{\n.reg .pred p;\nW:\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n@!p bra W;\n}" ::"r"(sa(&bar))
