@@ -1854,13 +1854,14 @@ def _m143():  # <record Ternary>
 
 def _m144():  # <record Threads>
     global __eq__, __init__
-    def __init__(self, lo, hi, why=_dflt_why):
+    def __init__(self, lo, hi, why=_dflt_why, tids=_dflt_tids):
         self.lo = lo
         self.hi = hi
         self.why = why
+        self.tids = tids
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.lo,self.hi,self.why,) == (other.lo,other.hi,other.why,)
+            return (self.lo,self.hi,self.why,self.tids,) == (other.lo,other.hi,other.why,other.tids,)
         return NotImplemented
 
 
@@ -2231,7 +2232,7 @@ CODES = {
     "<record TensorMapType>\x00def __init__(self, elem, box):\n    _set(self, 'elem', elem)\n    _set(self, 'box', box)\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.elem,self.box,) == (other.elem,other.box,)\n    return NotImplemented\ndef __hash__(self):\n    return hash((self.elem,self.box,))\n": _m141,
     '<record TensorMapType>\x00def __init__(self, span, elem, box):\n    self.span = span\n    self.elem = elem\n    self.box = box\n': _m142,
     '<record Ternary>\x00def __init__(self, span, cond, then, else_):\n    self.span = span\n    self.cond = cond\n    self.then = then\n    self.else_ = else_\n': _m143,
-    '<record Threads>\x00def __init__(self, lo, hi, why=_dflt_why):\n    self.lo = lo\n    self.hi = hi\n    self.why = why\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.lo,self.hi,self.why,) == (other.lo,other.hi,other.why,)\n    return NotImplemented\n': _m144,
+    '<record Threads>\x00def __init__(self, lo, hi, why=_dflt_why, tids=_dflt_tids):\n    self.lo = lo\n    self.hi = hi\n    self.why = why\n    self.tids = tids\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.lo,self.hi,self.why,self.tids,) == (other.lo,other.hi,other.why,other.tids,)\n    return NotImplemented\n': _m144,
     '<record TypeExpr>\x00def __init__(self, span):\n    self.span = span\n': _m145,
     '<record TypedProgram>\x00def __init__(self, program, arch, types, values, per_copy_const, refs, builtins, decls, calls, const_index_checks, consts, kernels, fns, warnings=_MISSING):\n    self.program = program\n    self.arch = arch\n    self.types = types\n    self.values = values\n    self.per_copy_const = per_copy_const\n    self.refs = refs\n    self.builtins = builtins\n    self.decls = decls\n    self.calls = calls\n    self.const_index_checks = const_index_checks\n    self.consts = consts\n    self.kernels = kernels\n    self.fns = fns\n    self.warnings = _make_warnings() if warnings is _MISSING else warnings\ndef __eq__(self, other):\n    if other.__class__ is self.__class__:\n        return (self.program,self.arch,self.types,self.values,self.per_copy_const,self.refs,self.builtins,self.decls,self.calls,self.const_index_checks,self.consts,self.kernels,self.fns,self.warnings,) == (other.program,other.arch,other.types,other.values,other.per_copy_const,other.refs,other.builtins,other.decls,other.calls,other.const_index_checks,other.consts,other.kernels,other.fns,other.warnings,)\n    return NotImplemented\n': _m146,
     '<record Unary>\x00def __init__(self, span, op, operand):\n    self.span = span\n    self.op = op\n    self.operand = operand\n': _m147,

@@ -409,6 +409,8 @@ class Threads:
     lo: int
     hi: int | None
     why: str = ""
+    # the `tid.x` interval the guards select (1-D blocks), when some guard decides it: the role's threads
+    tids: tuple[int, int] | None = None
 
 
 def block_size(fn: Function) -> int | None:
@@ -438,6 +440,14 @@ def _tid_interval(v: Value, pol: bool, lo: int, hi: int) -> tuple[int, int] | No
         if isinstance(s, OpResult) and s.op.name == "const" and isinstance(s.op.attrs.get("value"), int):
             sv = int(s.op.attrs["value"])
             scale = (1 << sv) if a.op.name == "shr" else sv
+            a = strip(a.op.operands[0])
+    elif isinstance(a, OpResult) and a.op.name == "and" and len(a.op.operands) == 2 and pred in ("eq", "ne"):
+        # nvcc's `warp == k` for warp = tid / 32: `(tid & -32) == 32 * k`, i.e. (tid >> 5) == k
+        s = strip(a.op.operands[1])
+        m = s.op.attrs.get("value") if isinstance(s, OpResult) and s.op.name == "const" else None
+        low = (~m) & 0xFFFFFFFF if isinstance(m, int) and not isinstance(m, bool) else 0
+        if low and (low & (low + 1)) == 0 and k % (low + 1) == 0:
+            scale, k = low + 1, k // (low + 1)
             a = strip(a.op.operands[0])
     if not (isinstance(a, OpResult) and a.op.name == "sreg" and a.op.attrs.get("name") == "tid.x"):
         return None
@@ -529,7 +539,7 @@ def threads_of(
         why = f"threads with tid.x in {lo}..{hi}" if n > 1 else f"thread tid.x == {lo}"
     else:
         why = f"all {n} threads of the block"
-    return Threads(n if exact else 0, n, why)
+    return Threads(n if exact else 0, n, why, (lo, hi) if one_dim and not elect else None)
 
 
 # --------------------------------------------------------------------------------------- protocol

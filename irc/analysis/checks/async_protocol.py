@@ -342,7 +342,52 @@ def check_arrival(ctx: FunctionContext) -> list[Diagnostic]:
                 if hi >= 0 and C > hi and _one_phase_per_use(ctx, o, sites):
                     a = sites[0][0]
                     out.append(_arrival_diag(o, C, a, hi, sites[0][2].why, too_many=False))
+                elif hi == C:
+                    d = _role_left_early(ctx, o, C, sites)
+                    if d is not None:
+                        out.append(d)
     return out
+
+
+def _role_left_early(ctx: FunctionContext, o: BarrierObject, C: int, sites) -> Diagnostic | None:  # type: ignore[no-untyped-def]
+    """The count is every thread of the arriving role, but some launch lets a thread of that role leave
+    before it arrives (a warp with no work `return`s) and nothing retires its arrival
+    (`mbarrier.arrive_drop`): the phase waits for an arrival that never comes and the waiters hang.
+    Asked only of one plain arrive site whose role is a `tid.x` interval of exactly `C` threads, with a
+    guard beyond the lattice in front of it (a parameter: `if (32 * (warp - 1) >= ncols) return;`)."""
+    if len(sites) != 1:
+        return None
+    a, per, th, _ = sites[0]
+    if per != 1 or a.name != "mbarrier_arrive" or th.tids is None or th.lo == th.hi:
+        return None
+    if any(x.attrs.get("drop") for x in o.arrives) or not _one_phase_per_use(ctx, o, sites):
+        return None
+    from irc.analysis.symbolic.asyncq import missing_arrival
+
+    assert a.block is not None
+    res, w, left = missing_arrival(ctx, a.block, th.tids, a.span)
+    if res.status == "unknown" and res.reason in ("timeout", "budget"):
+        return not_decided(ARRIVAL, a, res.reason)
+    if not res.sat or w is None:
+        return None
+    init = o.inits[0]
+    labels = _lab(init, f"`{o.sym}` initialised to expect {C} arrivals per phase")
+    labels += _lab(a, f"the only arrivals: {th.why}, one each, {C} per phase only if none of them has left")
+    at = left if left is not None and left.span is not None else a
+    if at is not a:
+        labels += _lab(at, "threads of that role turn away here and never arrive")
+    d = error(
+        ARRIVAL,
+        f"mbarrier `{o.sym}` counts {C} arrivals per phase, one from each of {th.why}, but some of them can "
+        f"leave before arriving (with no `mbarrier.arrive_drop`): the phase never completes and the "
+        f"waiters hang",
+        at.span,
+        labels=labels,
+        help="retire the arrivals of a thread that leaves early with `mbarrier.arrive_drop` on every "
+        "barrier it would arrive on, or keep it in the loop and let it arrive without work",
+    )
+    d.witness = witness_json(w)
+    return d
 
 
 MAX_ARRIVERS = 4  # the solver is asked for up to this many distinct arriving threads (count + 1)

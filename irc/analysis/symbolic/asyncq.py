@@ -245,6 +245,57 @@ def many_arrive(ctx: Any, b: Block, n: int, what: str, at_span: Any) -> tuple[Ou
     return out, w
 
 
+def missing_arrival(
+    ctx: Any, b: Block, tids: tuple[int, int], at_span: Any
+) -> tuple[Outcome, Witness | None, Op | None]:
+    """A thread of the arriving role (linear id in `tids`) does not execute the arrive `b` in an iteration
+    in which another thread does: it left earlier (a `return` without `mbarrier.arrive_drop`), so the
+    phase, which counts every thread of the role, never completes. Also returns the branch on which the
+    witness's absent thread turned away (the outermost guard of `b` it fails), where the finding belongs."""
+    from irc.analysis.mbarrier import guards
+
+    sym = symbolic(ctx)
+    if sym is None:
+        return Outcome("unknown", reason="solver unavailable (pip install z3-solver)"), None, None
+    enc = sym.enc
+    z = enc.z
+    ta, tb = enc.thread("a"), enc.thread("b")
+    ra, rb = enc.reach(b, ta), enc.reach(b, tb)
+    if not enc.pure(ra) or not enc.pure(rb) or _uniform_unknowns(enc, ra):
+        return Outcome("unknown", reason="the arriving threads depend on loaded data"), None, None
+    lin = enc.linear_tid(tb)
+    q = [ra, z.Not(rb), enc.distinct(ta, tb), z.UGE(lin, tids[0]), z.ULE(lin, tids[1])]
+    q += same_iterations(sym, b, ta, tb)
+    out = sym.solve_shapes(q, ("a", "b"))
+    if not out.sat:
+        return out, None, None
+    w = from_model(out.model, enc, ["a", "b"], sym.contract_text, blocks=[b])
+    left = None
+    for t, pol in guards(ctx.cfg, b):
+        c = enc.value(t.operands[0], tb)
+        c = c if z.is_bool(c) else c != 0
+        if z.is_false(out.model.eval(c, model_completion=True)) == pol:
+            left = t  # innermost first: the last one is where the thread turned away first
+    at = w.ref(at_span) if at_span is not None else "it"
+    split = enumerate_threads(out.model, enc, lambda th: enc.reach(b, th))
+    if split is not None:
+        role = set(range(tids[0], tids[1] + 1))
+        yes = [t for t in split[True] if t in role]
+        no = [t for t in split[False] if t in role]
+        if yes and no:
+            gone = (
+                f" (they turned away at {w.ref(left.span)})"
+                if left is not None and left.span is not None
+                else ""
+            )
+            w.groups = [(ranges(yes), f"arrive at {at}"), (ranges(no), f"never arrive in that phase{gone}")]
+            return out, w, left
+    w.story = (
+        f"thread {coord(w.threads[0])} of {{block}} arrives at {at}; thread {coord(w.threads[1])} never does"
+    )
+    return out, w, left
+
+
 def reach_where(ctx: Any, b: Block, make: Any, story: str) -> tuple[Outcome, Witness | None, Any]:
     """Some thread of some launch reaches `b` with `make(enc, thread)` true (a bulk copy of a size or at
     an address the hardware refuses). Returns the model too, to read the offending value from."""
@@ -265,4 +316,4 @@ def reach_where(ctx: Any, b: Block, make: Any, story: str) -> tuple[Outcome, Wit
     return out, w, (out.model, enc, ta)
 
 
-__all__ = ["many_arrive", "pending_read", "reach_where", "region"]
+__all__ = ["many_arrive", "missing_arrival", "pending_read", "reach_where", "region"]

@@ -1,0 +1,129 @@
+"""`mbarrier-arrival-mismatch` for a role that can leave before arriving: the count is every thread of
+the role, and a parameter lets some of them `return` first (nothing retires their arrivals), so the phase
+never completes. Near misses: no early exit, an exit that every thread takes together (a block-uniform
+trip count), and a count below the role (not this rule). Also nvcc's `warp == k` idiom, `(tid & -32) ==
+32 * k`, read as a `tid.x` interval by `threads_of`."""
+
+from __future__ import annotations
+
+import pytest
+
+from irc.analysis.checks.common import FunctionContext
+from irc.analysis.mbarrier import threads_of
+from irc.compiler import check_kdsl
+from irc.frontend.ptx.lift import lift_module
+from irc.frontend.ptx.parser import parse_ptx
+
+KERNEL = """
+@launch(block = 128)
+kernel strips(out: *global f32, map: tensormap<f32; 32, 96>, ntiles: u32, ncols: u32) {{
+    shared tiles: [f32; 2, 32, 96] align 128;
+    shared full: [mbarrier; 2];
+    shared empty: [mbarrier; 2];
+    if tid.x == 0 {{
+        for s in 0..2 {{
+            mbarrier_init(&full[s], 1);
+            mbarrier_init(&empty[s], {count});
+        }}
+        fence_mbarrier_init();
+    }}
+    barrier();
+    if tid.x < 32 {{
+        if tid.x == 0 {{
+            for k in 0..ntiles {{
+                let s = k % 2;
+                if k >= 2 {{
+                    mbarrier_wait(&empty[s], (k / 2 - 1) % 2);
+                }}
+                mbarrier_arrive_expect_tx(&full[s], 12288);
+                tma_load(&tiles[s, 0, 0], map, [0, (k * 32) as i32], &full[s]);
+            }}
+        }}
+        return;
+    }}
+    let c = tid.x - 32;
+{leave}
+    var acc = 0.0;
+    for k in 0..ntiles {{
+        let s = k % 2;
+        mbarrier_wait(&full[s], (k / 2) % 2);
+        acc += tiles[s, 0, c];
+        mbarrier_arrive(&empty[s]);
+    }}
+    if c < ncols {{
+        out[c] = acc;
+    }}
+}}
+"""
+
+
+def _arrival(leave: str, count: int = 96) -> list:
+    src = KERNEL.format(leave=leave, count=count)
+    return [d for d in check_kdsl(src, "k.kdsl", arch="sm_90a") if d.check == "mbarrier-arrival-mismatch"]
+
+
+@pytest.mark.parametrize(
+    "leave,bad",
+    [
+        ("    if c / 32 * 32 >= ncols { return; }", True),  # an idle warp leaves without retiring arrivals
+        ("", False),  # every consumer stays and arrives
+        ("    if ntiles == 0 { return; }", False),  # all threads leave together: no phase is in use
+    ],
+)
+def test_role_that_leaves_before_arriving(leave: str, bad: bool) -> None:
+    found = _arrival(leave)
+    assert bool(found) == bad, [d.message for d in found]
+    if bad:
+        d = found[0]
+        lines = KERNEL.format(leave=leave, count=96).split("\n")
+        assert d.span is not None and "return" in lines[d.span.line - 1]
+        assert "never arrive" in d.witness["text"] and "ncols" in d.witness["text"]
+
+
+def test_a_count_below_the_role_is_not_this_rule() -> None:
+    """With a count of 64 every phase gets more arrivals than it counts when no warp leaves: the rule
+    asks only when the count is the whole role."""
+    assert not any(
+        "can leave before arriving" in d.message
+        for d in _arrival("    if c / 32 * 32 >= ncols { return; }", 64)
+    )
+
+
+_PTX = """\
+.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 out)
+.reqntid 128, 1, 1
+{{
+  .reg .pred %p<3>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<3>;
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, -32;
+  setp.{pred}.s32 %p1, %r2, {k};
+  @%p1 bra $L_skip;
+  ld.param.u64 %rd1, [out];
+  st.global.u32 [%rd1], %r1;
+$L_skip:
+  ret;
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "pred,k,want",
+    [("ne", 32, (32, 63)), ("ne", 0, (0, 31)), ("eq", 0, (32, 127)), ("ne", 16, None)],
+)
+def test_warp_index_by_mask(pred: str, k: int, want: tuple[int, int] | None) -> None:
+    """`(tid & -32) == 32` selects warp 1; `== 16` is no warp (no tid interval decided)."""
+    text = _PTX.format(pred=pred, k=k)
+    module, _ = lift_module(parse_ptx(text, "k.ptx"), text)
+    fn = module.functions[0]
+    ctx = FunctionContext(fn, module, "sm_90a")
+    store = next(b for b in fn.blocks for op in b.ops if op.name == "store")
+    th = threads_of(fn, ctx.cfg, store)
+    if want is None:
+        assert th.lo != th.hi or th.tids == (0, 127)
+    else:
+        assert th.tids == want and th.lo == th.hi == want[1] - want[0] + 1
