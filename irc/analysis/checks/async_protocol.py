@@ -152,7 +152,65 @@ def check_phase(ctx: FunctionContext) -> list[Diagnostic]:
             d = _two_waits_one_phase(ctx, o, seqs, rpo)
             if d is not None:
                 out.append(d)
+        for w in o.waits:
+            d = _stale_token(ctx, o, w)
+            if d is not None:
+                out.append(d)
     return out
+
+
+def _polls(lp, w: Op) -> bool:  # type: ignore[no-untyped-def]
+    """Whether loop `lp` repeats the wait `w` until it succeeds: an exit of the loop is decided by the
+    wait's result. `is_spin_loop` knows only the bare loop; libcu++'s `barrier::wait` polls with a backoff
+    (`nanosleep`, clock reads) in the loop too."""
+    seen: set[int] = set()
+    for src, _ in lp.exits:
+        t = src.terminator
+        work = [t.operands[0]] if t is not None and t.name == "cbr" and t.operands else []
+        while work:
+            v = work.pop()
+            if id(v) in seen or not isinstance(v, OpResult) or v.op.block not in lp.blocks:
+                continue
+            seen.add(id(v))
+            if v.op is w:
+                return True
+            if len(seen) < 64:
+                work.extend(v.op.operands)
+    return False
+
+
+def _stale_token(ctx: FunctionContext, o: BarrierObject, w: Op) -> Diagnostic | None:
+    """A wait on a state token (`mbarrier.test_wait`/`try_wait` with the result of an arrive) inside a
+    loop, whose token is the same in every iteration (taken once, before the loop): the phase it names
+    completes once, so from the second iteration on the wait returns at once. Reported with a launch that
+    runs the wait in iteration 1; a loop that cannot get there (the solver says so) is silent."""
+    if not w.attrs.get("state") or w.block is None or len(w.operands) < 2:
+        return None
+    lp = next((x for x in ctx.cfg.loops_containing(w.block) if not _polls(x, w)), None)
+    if lp is None or _eval(ctx).varies(w.operands[1], lp):
+        return None
+    from irc.analysis.symbolic.asyncq import reach_in_iteration
+
+    res, wit = reach_in_iteration(ctx, w.block, lp, 1, "waits again on the token of a completed phase")
+    if not res.sat:
+        return not_decided(PHASE, w, res.reason) if res.reason in ("timeout", "budget") else None
+    tok = strip(w.operands[1])
+    src = tok.op if isinstance(tok, OpResult) else None
+    labels = _lab(w, "waits on the same token in every iteration")
+    if src is not None and src.span is not None:
+        labels += _lab(src, "the token: the phase of this one arrival, before the loop")
+    d = error(
+        PHASE,
+        f"mbarrier wait on a stale state token of `{o.sym}`: the token is taken once, outside the loop, so "
+        f"every iteration after the first asks about a phase that has already completed and the wait "
+        f"returns at once (stale data)",
+        w.span,
+        labels=labels,
+        help="take the token from this iteration's arrive (`token = mbarrier.arrive(...)` inside the loop), "
+        "or wait on the phase parity",
+    )
+    d.witness = witness_json(wit)
+    return d
 
 
 def _two_waits_one_phase(ctx: FunctionContext, o: BarrierObject, seqs: dict, rpo: dict) -> Diagnostic | None:

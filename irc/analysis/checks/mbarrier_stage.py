@@ -237,20 +237,11 @@ def _diag(
 
 
 def _witness(ctx: FunctionContext, lp: Loop, rel: Op, k: int) -> object | None:
-    """A launch in which a thread executes the release in iteration `k` of the loop (the solver picks the
-    trip-count parameters); None without the solver, and then the reach witness is attached later."""
-    from irc.analysis.symbolic.queries import coord, symbolic
-    from irc.analysis.symbolic.witness import from_model
+    """A launch in which a thread executes the release in iteration `k` of the loop; None without the
+    solver (the reach witness is attached later then)."""
+    from irc.analysis.symbolic.asyncq import reach_in_iteration
 
-    sym = symbolic(ctx)
-    if sym is None or rel.block is None:
+    if rel.block is None:
         return None
-    enc = sym.enc
-    ta = enc.thread("a")
-    goals = [enc.reach(rel.block, ta), enc.iteration(lp, ta) == k]
-    out = sym.solve(goals, ("a",))
-    if not out.sat:
-        return None
-    w = from_model(out.model, enc, ["a"], sym.contract_text, blocks=[rel.block])
-    w.story = f"thread {coord(w.threads[0])} of {{block}} releases a stage it does not hold"
+    _, w = reach_in_iteration(ctx, rel.block, lp, k, "releases a stage it does not hold")
     return w

@@ -296,6 +296,22 @@ def missing_arrival(
     return out, w, left
 
 
+def reach_in_iteration(ctx: Any, b: Block, lp: Loop, k: int, story: str) -> tuple[Outcome, Witness | None]:
+    """Some thread of some launch executes block `b` in iteration `k` of loop `lp` (the solver picks the
+    trip-count parameters): the witness of a protocol mistake that the iterations' evaluation found."""
+    sym = symbolic(ctx)
+    if sym is None:
+        return Outcome("unknown", reason="solver unavailable (pip install z3-solver)"), None
+    enc = sym.enc
+    ta = enc.thread("a")
+    out = sym.solve([enc.reach(b, ta), enc.iteration(lp, ta) == k], ("a",))
+    if not out.sat:
+        return out, None
+    w = from_model(out.model, enc, ["a"], sym.contract_text, blocks=[b])
+    w.story = f"thread {coord(w.threads[0])} of {{block}} {story}"
+    return out, w
+
+
 def reach_where(ctx: Any, b: Block, make: Any, story: str) -> tuple[Outcome, Witness | None, Any]:
     """Some thread of some launch reaches `b` with `make(enc, thread)` true (a bulk copy of a size or at
     an address the hardware refuses). Returns the model too, to read the offending value from."""
@@ -316,4 +332,4 @@ def reach_where(ctx: Any, b: Block, make: Any, story: str) -> tuple[Outcome, Wit
     return out, w, (out.model, enc, ta)
 
 
-__all__ = ["many_arrive", "missing_arrival", "pending_read", "reach_where", "region"]
+__all__ = ["many_arrive", "missing_arrival", "pending_read", "reach_in_iteration", "reach_where", "region"]
