@@ -581,7 +581,88 @@ def check_tx(ctx: FunctionContext) -> list[Diagnostic]:
                 "`mbarrier.expect_tx`) with the bytes of every box copied in this phase",
             )
         )
-    return out + _duplicated_copies(ctx, pr)
+    return out + _duplicated_copies(ctx, pr) + _announced_too_few(ctx, pr)
+
+
+_READS = ("load", "load_vec")
+
+
+def _announced_too_few(ctx: FunctionContext, pr: Protocol) -> list[Diagnostic]:
+    """One `expect_tx` of a constant byte count for the copies of a phase, each into a shared array of its
+    own that nothing else writes, and readers after the wait: the solver is asked whether the bytes they
+    read need more than the announcement (`asyncq.undelivered_reads`). The box of a host-built tensor
+    map is unknown, but a copy writes a prefix of its destination, so a byte read after the wait bounds
+    the box from below; the announcement covering only the first tile is the bug."""
+    from irc.analysis.races import shared_accesses
+
+    out: list[Diagnostic] = []
+    if pr.opaque:
+        return out
+    cfg = ctx.cfg
+    writers: dict[str | None, int] = {}
+    for acc in shared_accesses(ctx.fn, cfg):
+        if acc.write:
+            r = shared_root(acc.ptr)
+            writers[r] = writers.get(r, 0) + 1
+    for o in pr.objects.values():
+        if len(o.announces) != 1 or not o.copies or len(o.copies) > 4 or not o.waits:
+            continue
+        ann = o.announces[0]
+        E = const_int(ann.operands[1]) if len(ann.operands) > 1 else None
+        if E is None or E <= 0 or ann.block is None:
+            continue
+        lp = iteration_loop(cfg, ann.block)
+        roots = [shared_root(c.operands[0]) for c in o.copies]
+        if None in roots or len(set(roots)) != len(roots):
+            continue
+        if any(c.block is None or iteration_loop(cfg, c.block) is not lp for c in o.copies):
+            continue
+        if any(writers.get(r, 0) != 1 for r in roots):
+            continue  # each destination written by its copy alone (shared_accesses counts the copy)
+        waits = [w for w in o.waits if w.block is not None and iteration_loop(cfg, w.block) is lp]
+        if len(waits) != 1:
+            continue
+        wb = waits[0].block
+        assert wb is not None
+        reads: list[list[Op]] = [[] for _ in roots]
+        for b in cfg.rpo:
+            if not cfg.dominates(wb, b) or (lp is not None and b not in lp.blocks):
+                continue
+            for op in b.ops:
+                if op.name in _READS and op.operands:
+                    r = shared_root(op.operands[0])
+                    if r in roots:
+                        reads[roots.index(r)].append(op)
+        if not all(reads):
+            continue
+        from irc.analysis.symbolic.asyncq import undelivered_reads
+
+        res, w, got = undelivered_reads(ctx, lp, o.copies, reads, E)
+        if res.status == "unknown" and res.reason in ("timeout", "budget"):
+            out.append(not_decided(TX, ann, res.reason))
+            continue
+        if not res.sat or w is None:
+            continue
+        need = sum(g + 1 for g in got)
+        labels = _lab(ann, f"announces {E} bytes for this phase")
+        for c, g in zip(o.copies, got):
+            labels += _lab(
+                c, f"must write at least {g + 1} bytes: byte {g} of its destination is read after the wait"
+            )
+        d = error(
+            TX,
+            f"`expect_tx` announces {E} bytes on `{o.sym}`, but the {len(o.copies)} copies of the phase must "
+            f"deliver at least {need}: the readers after the wait read that far into their destinations (a "
+            f"copy writes a prefix of its destination), so the phase completes before the last bytes land "
+            f"and they are read stale",
+            ann.span,
+            labels=labels,
+            help="announce the bytes of every copy that completes on this barrier in the phase (the sum of "
+            "their boxes)",
+        )
+        d.witness = witness_json(w)
+        out.append(d)
+    return out
 
 
 def _duplicated_copies(ctx: FunctionContext, pr: Protocol) -> list[Diagnostic]:

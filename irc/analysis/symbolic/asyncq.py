@@ -312,6 +312,77 @@ def reach_in_iteration(ctx: Any, b: Block, lp: Loop, k: int, story: str) -> tupl
     return out, w
 
 
+def undelivered_reads(
+    ctx: Any, lp: Loop | None, copies: list[Op], reads: list[list[Op]], announced: int
+) -> tuple[Outcome, Witness | None, list[int]]:
+    """After the wait of one phase, can the readers of the copies' destinations (thread `t_i` reads
+    `reads[i]`, which lie in copy i's destination) read bytes that need the copies to deliver more than
+    `announced` bytes together? A TMA or bulk copy writes a prefix of its destination, so a read at byte
+    `o` of it needs a box of at least `o + size`. Satisfiable: some byte read after the wait is not
+    written in that phase (the phase completed on the announced bytes). Returns the byte each thread
+    reads (relative to its copy's destination)."""
+    sym = symbolic(ctx)
+    if sym is None:
+        return Outcome("unknown", reason="solver unavailable (pip install z3-solver)"), None, []
+    enc = sym.enc
+    z = enc.z
+    from irc.analysis.mbarrier import shared_root
+
+    names = tuple(f"r{i}" for i in range(len(copies)))
+    ths = [enc.thread(n) for n in names]
+    bases, sizes = enc.shared_bases(), enc.shared_sizes()
+    q = []
+    offs = []
+    need = z.BitVecVal(0, 64)
+    for i, (c, th) in enumerate(zip(copies, ths)):
+        dst = _addr(z, enc.value(c.operands[0], th))
+        if dst is None or not enc.pure(dst):
+            return Outcome("unknown", reason="the destination depends on loaded data"), None, []
+        off = z.BitVec(f"off{i}", 64)
+        alts = []
+        for r in reads[i]:
+            pr, o, n = region(r)
+            x = _addr(z, enc.value(pr, th))
+            g = enc.reach(r.block, th)  # type: ignore[arg-type]
+            if x is None or not enc.pure(x) or not enc.pure(g):
+                continue
+            # the read's own loops (`for r in 0..32` after the wait) run only their real iterations, and a
+            # read stays inside its allocation (`exists` is only a necessary condition: an unrolled loop
+            # stepping a pointer could otherwise be read past its end)
+            g = z.And(g, *[enc.exists(x2, th) for x2 in ctx.cfg.loops_containing(r.block) if x2 is not lp])
+            sym_r = shared_root(pr)
+            if sym_r in bases and sym_r in sizes:
+                lo_r = z.BitVecVal(bases[sym_r], 64)
+                hi_r = z.BitVecVal(bases[sym_r] + sizes[sym_r], 64)
+                at = x + z.BitVecVal(o, 64)
+                g = z.And(g, z.UGE(at, lo_r), z.ULE(at + z.BitVecVal(n, 64), hi_r))
+            alts.append(z.And(g, off == x + z.BitVecVal(o, 64) - dst, z.ULT(off, z.BitVecVal(1 << 20, 64))))
+            alts[-1] = z.And(alts[-1], z.BitVec(f"size{i}", 64) == n)
+        if not alts:
+            return Outcome("unknown", reason="the reads depend on loaded data"), None, []
+        q.append(z.Or(*alts))
+        offs.append(off)
+        need = need + off + z.BitVec(f"size{i}", 64)
+        if lp is not None:
+            q += [enc.iteration(lp, th) == enc.iteration(lp, ths[0]), enc.exists(lp, th)]
+    q.append(z.UGT(need, z.BitVecVal(announced, 64)))
+    out = sym.solve_shapes(q, names)
+    if not out.sat:
+        return out, None, []
+    m = out.model
+    got = [m.eval(o, model_completion=True).as_long() for o in offs]
+    w = from_model(m, enc, list(names), sym.contract_text, blocks=[r.block for rs in reads for r in rs[:1]])
+    parts = [
+        f"thread {coord(t)} reads byte {got[i]} of the destination of the copy at {w.ref(copies[i].span)}"
+        for i, t in enumerate(w.threads)
+    ]
+    w.story = (
+        "after the wait, in {block}, " + " and ".join(parts) + f": together more than the {announced} bytes "
+        "announced"
+    )
+    return out, w, got
+
+
 def reach_where(ctx: Any, b: Block, make: Any, story: str) -> tuple[Outcome, Witness | None, Any]:
     """Some thread of some launch reaches `b` with `make(enc, thread)` true (a bulk copy of a size or at
     an address the hardware refuses). Returns the model too, to read the offending value from."""
@@ -332,4 +403,12 @@ def reach_where(ctx: Any, b: Block, make: Any, story: str) -> tuple[Outcome, Wit
     return out, w, (out.model, enc, ta)
 
 
-__all__ = ["many_arrive", "missing_arrival", "pending_read", "reach_in_iteration", "reach_where", "region"]
+__all__ = [
+    "many_arrive",
+    "missing_arrival",
+    "pending_read",
+    "reach_in_iteration",
+    "reach_where",
+    "region",
+    "undelivered_reads",
+]
