@@ -23,7 +23,6 @@ SUITE = score.SUITE
 # -- what irc misses today (name -> why, a guess) -----------------------------------------------------
 STATIC_MISSES = {
     "cpa_read_filling_stage": "cuda::pipeline's wait_group switch; the read (127 - t) is not provably the copy's bytes",
-    "race_reduce_noinline": "shared accesses through a pointer parameter of a __noinline__ .func are not analysed",
 }
 TWIN_FALSE_POSITIVES: dict[str, str] = {}
 EMU_MISSES: dict[str, str] = {}

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 
 from irc import limits
 from irc.analysis.cfg import CFG, EXIT, AnalysisBudgetExceeded, Loop
-from irc.analysis.checks import CHECKS, KERNEL_ONLY_CHECKS
+from irc.analysis.checks import CALLER_LAUNCH_CHECKS, CHECKS, KERNEL_ONLY_CHECKS
 from irc.analysis.checks.common import FunctionContext
 from irc.analysis.tma_facts import CHECK_ALIGN, CHECK_TX
 from irc.analysis.uniformity import Level, UniformityFacts, analyze_uniformity
@@ -51,11 +51,16 @@ def check_function(
     out: list[Diagnostic] = []
     if len(fn.blocks) > limits.get("max_analysis_blocks"):
         return [not_analysed(fn, f"it has {len(fn.blocks)} blocks (`max_analysis_blocks`)")]
+    inherited = not fn.is_kernel and _inherit_launch(ctx, wanted, allow)
     try:
         for name in wanted:
             if name in allow or name not in CHECKS:
                 continue
-            if name in KERNEL_ONLY_CHECKS and not fn.is_kernel:
+            if (
+                name in KERNEL_ONLY_CHECKS
+                and not fn.is_kernel
+                and not (name in CALLER_LAUNCH_CHECKS and inherited)
+            ):
                 continue
             out.extend(CHECKS[name](ctx))
     except AnalysisBudgetExceeded:
@@ -69,6 +74,28 @@ def check_function(
 
         attach_reach_witnesses(ctx, out)
     return out
+
+
+def _inherit_launch(ctx: FunctionContext, wanted: list[str], allow: frozenset[str]) -> bool:
+    """A device function with shared-memory writes, run by whole blocks of one known shape (its callers'):
+    the checks of `CALLER_LAUNCH_CHECKS` then judge it under that launch, stated as its contract so the
+    witness says where the block shape came from (`irc.analysis.caller_launch`)."""
+    if not any(n in wanted and n not in allow for n in CALLER_LAUNCH_CHECKS):
+        return False
+    from irc.analysis.races import shared_accesses
+
+    if not any(a.write for a in shared_accesses(ctx.fn, ctx.cfg)):
+        return False
+    from irc.analysis.caller_launch import caller_launch
+    from irc.analysis.symbolic.contract import Contract
+
+    got = caller_launch(ctx.fn, ctx.module)
+    if got is None:
+        return False
+    dims, kernel = got
+    ctx.cache["contract"] = Contract(block=dims, origin=f"the launch of its caller `{kernel}`")
+    ctx.cache["caller_launch"] = kernel
+    return True
 
 
 def not_analysed(fn: Function, why: str) -> Diagnostic:

@@ -65,9 +65,20 @@ UNIFORMITY_CHECKS = frozenset(
     {"barrier-divergence", "warp-sync-divergence", "shared-race", "barrier-count", NOTE_CHECK}
 )
 KERNEL_ONLY_CHECKS = UNIFORMITY_CHECKS | {"tma-misaligned", "mbarrier-tx-mismatch"}
+#: Kernel-only checks that also judge a device function whose callers give it one launch of whole blocks
+#: (`irc.analysis.caller_launch`: a `__noinline__` block reduction).
+CALLER_LAUNCH_CHECKS = frozenset({"shared-race"})
 #: Checks about what the source says: the .kdsl driver runs them on the IR before the optimization passes
 #: (`irc.compiler`), because value numbering makes operands equal that the source wrote differently
 #: (`min(v | 0, v)` becomes `min(v, v)`). Lifted PTX has no optimizer: every check runs on it as lifted.
 SOURCE_CHECKS = frozenset({"self-cancel"})
 
-__all__ = ["CHECKS", "KERNEL_ONLY_CHECKS", "SOURCE_CHECKS", "UNIFORMITY_CHECKS", "CheckFn", "FunctionContext"]
+__all__ = [
+    "CALLER_LAUNCH_CHECKS",
+    "CHECKS",
+    "KERNEL_ONLY_CHECKS",
+    "SOURCE_CHECKS",
+    "UNIFORMITY_CHECKS",
+    "CheckFn",
+    "FunctionContext",
+]

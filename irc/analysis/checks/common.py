@@ -248,8 +248,8 @@ def launch_eval(ctx: FunctionContext):  # type: ignore[no-untyped-def]
     and at most 1,024 threads, shared by the checks that ask which threads reach what (`shared-race`,
     `barrier-count`, the partial-warp rule of `warp-sync-divergence`) with its memos; else None."""
     fn = ctx.fn
-    if not fn.is_kernel:
-        return None
+    if not fn.is_kernel and "caller_launch" not in ctx.cache:
+        return None  # a device function: only in the launch its callers give it (`caller_launch`)
     dims, known = launch_dims(fn, ctx.cache.get("contract"))
     if not known or dims[0] * dims[1] * dims[2] > 1024:
         return None

@@ -78,7 +78,7 @@ def _arch_num(arch: str) -> int:
 
 def check_shared_race(ctx: FunctionContext) -> list[Diagnostic]:
     fn = ctx.fn
-    if not fn.is_kernel:
+    if not fn.is_kernel and "caller_launch" not in ctx.cache:
         return []
     cfg = ctx.cfg
     accs = shared_accesses(fn, cfg)
@@ -503,11 +503,24 @@ def _report(ctx, ev, a, ea, ia, c, ec, ic, byte, same_warp, sop, loop_index, sbl
     if x.op.span is not None and x.op is not y.op:
         labels.append(Label(x.op.span, f"{_VERB[x.kind]} `{ex}` here ({_who(ev, tx)})"))
     d = error(CHECK, msg, y.op.span, labels=labels, help=help_text)
-    d.witness = _numeric_witness(ev, tx, ty, cx, cy, start_loops, name, off)
+    contract = ctx.cache.get("contract")
+    d.witness = _numeric_witness(
+        ev,
+        tx,
+        ty,
+        cx,
+        cy,
+        start_loops,
+        name,
+        off,
+        getattr(contract, "text", "") if contract is not None else "",
+    )
     return d
 
 
-def _numeric_witness(ev, tx: int, ty: int, cx: dict, cy: dict, start_loops, name: str, off: int) -> dict:  # type: ignore[no-untyped-def]
+def _numeric_witness(
+    ev, tx: int, ty: int, cx: dict, cy: dict, start_loops, name: str, off: int, contract: str = ""
+) -> dict:  # type: ignore[no-untyped-def]
     """The evaluation's witness in the form every finding carries (`irc.analysis.symbolic.witness`):
     the block it evaluated (block 0 of a one-block grid: the index is block-independent there), both
     threads, the iterations and the byte."""
@@ -518,7 +531,7 @@ def _numeric_witness(ev, tx: int, ty: int, cx: dict, cy: dict, start_loops, name
     def coord(t: int) -> tuple[int, int, int]:
         return (t % bx, (t // bx) % by, t // (bx * by))
 
-    w = Witness((bx, by, bz), (1, 1, 1), (0, 0, 0), [coord(tx), coord(ty)])
+    w = Witness((bx, by, bz), (1, 1, 1), (0, 0, 0), [coord(tx), coord(ty)], contract=contract)
     for lp, j in sorted(cx.items(), key=lambda kv: kv[0].depth):
         sp = next((op.span for op in lp.header.ops if op.span is not None), None)
         key = f"the loop at {w.ref(sp)}" if sp is not None else "the loop"
