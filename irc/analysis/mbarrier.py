@@ -441,12 +441,15 @@ def _tid_interval(v: Value, pol: bool, lo: int, hi: int) -> tuple[int, int] | No
             sv = int(s.op.attrs["value"])
             scale = (1 << sv) if a.op.name == "shr" else sv
             a = strip(a.op.operands[0])
-    elif isinstance(a, OpResult) and a.op.name == "and" and len(a.op.operands) == 2 and pred in ("eq", "ne"):
-        # nvcc's `warp == k` for warp = tid / 32: `(tid & -32) == 32 * k`, i.e. (tid >> 5) == k
+    elif isinstance(a, OpResult) and a.op.name == "and" and len(a.op.operands) == 2:
         s = strip(a.op.operands[1])
         m = s.op.attrs.get("value") if isinstance(s, OpResult) and s.op.name == "const" else None
-        low = (~m) & 0xFFFFFFFF if isinstance(m, int) and not isinstance(m, bool) else 0
-        if low and (low & (low + 1)) == 0 and k % (low + 1) == 0:
+        m = m & 0xFFFFFFFF if isinstance(m, int) and not isinstance(m, bool) else None
+        low = (~m) & 0xFFFFFFFF if m is not None else 0
+        if m is not None and (m & (m + 1)) == 0 and hi <= m:
+            a = strip(a.op.operands[0])  # Triton's `(tid & 127) == 0` in a block of at most 128: tid itself
+        elif low and (low & (low + 1)) == 0 and k % (low + 1) == 0 and pred in ("eq", "ne"):
+            # nvcc's `warp == k` for warp = tid / 32: `(tid & -32) == 32 * k`, i.e. (tid >> 5) == k
             scale, k = low + 1, k // (low + 1)
             a = strip(a.op.operands[0])
     if not (isinstance(a, OpResult) and a.op.name == "sreg" and a.op.attrs.get("name") == "tid.x"):

@@ -260,22 +260,34 @@ def missing_arrival(
     enc = sym.enc
     z = enc.z
     ta, tb = enc.thread("a"), enc.thread("b")
-    ra, rb = enc.reach(b, ta), enc.reach(b, tb)
-    if not enc.pure(ra) or not enc.pure(rb) or _uniform_unknowns(enc, ra):
+    ra = enc.reach(b, ta)
+    if not enc.pure(ra) or _uniform_unknowns(enc, ra):
+        return Outcome("unknown", reason="the arriving threads depend on loaded data"), None, None
+    # `b` not reached is asked as "turned away at one of its guards": the negation of a path condition
+    # would also hold for a thread still inside an earlier loop (its exit taken at no iteration yet)
+    around = set(ctx.cfg.loops_containing(b))
+    away: list[tuple[Op, Any]] = []
+    for t, pol in guards(ctx.cfg, b):
+        if t.block is None or any(lp not in around for lp in ctx.cfg.loops_containing(t.block)):
+            continue  # the exit test of a loop before `b` (a polling wait, a copy loop): always left
+        c = enc.value(t.operands[0], tb)
+        c = c if z.is_bool(c) else c != 0
+        rt = enc.reach(t.block, tb)
+        if enc.pure(c) and enc.pure(rt):
+            away.append((t, z.And(rt, z.Not(c) if pol else c)))
+    if not away:
         return Outcome("unknown", reason="the arriving threads depend on loaded data"), None, None
     lin = enc.linear_tid(tb)
-    q = [ra, z.Not(rb), enc.distinct(ta, tb), z.UGE(lin, tids[0]), z.ULE(lin, tids[1])]
+    q = [ra, z.Or(*[x for _, x in away]), enc.distinct(ta, tb), z.UGE(lin, tids[0]), z.ULE(lin, tids[1])]
     q += same_iterations(sym, b, ta, tb)
     out = sym.solve_shapes(q, ("a", "b"))
     if not out.sat:
         return out, None, None
     w = from_model(out.model, enc, ["a", "b"], sym.contract_text, blocks=[b])
     left = None
-    for t, pol in guards(ctx.cfg, b):
-        c = enc.value(t.operands[0], tb)
-        c = c if z.is_bool(c) else c != 0
-        if z.is_false(out.model.eval(c, model_completion=True)) == pol:
-            left = t  # innermost first: the last one is where the thread turned away first
+    for t, x in away:  # innermost first: the last one true is where the thread turned away first
+        if z.is_true(out.model.eval(x, model_completion=True)):
+            left = t
     at = w.ref(at_span) if at_span is not None else "it"
     split = enumerate_threads(out.model, enc, lambda th: enc.reach(b, th))
     if split is not None:

@@ -393,12 +393,26 @@ class Encoder:
         t = p.terminator
         if t is None or t.name != "cbr" or len(t.successors) < 2 or t.successors[0] is t.successors[1]:
             return pc
-        if self._leaves_spin_loop(p, t.successors[i]):
+        if self._leaves_spin_loop(p, t.successors[i]) or self._rotated_poll(t):
             return pc  # a polling wait (`L: try_wait p; @!p bra L`) ends on this edge once it returns
         c = yield ("v", t.operands[0])
         if not z.is_bool(c):
             c = c != 0
         return z.And(pc, c if i == 0 else z.Not(c))
+
+    def _rotated_poll(self, t: Op) -> bool:
+        """The first test of a polling wait that nvcc rotated (`if (!test_wait(..)) do { nanosleep; } while
+        (!test_wait(..))`): one side enters the spin loop, whose only way out is the other side. Either way
+        the thread goes on past the wait, so the test is not a path condition (the join after it would
+        otherwise keep the wait's result as an unknown: `(x and r) or (x and not r)`)."""
+        from irc.analysis.mbarrier import is_spin_loop
+
+        s0, s1 = t.successors[0], t.successors[1]
+        for into, out in ((s0, s1), (s1, s0)):
+            for lp in self.cfg.loops_containing(into):
+                if lp.header is into and is_spin_loop(lp) and lp.exits and all(e[1] is out for e in lp.exits):
+                    return True
+        return False
 
     def _leaves_spin_loop(self, p: Block, s: Block) -> bool:
         from irc.analysis.mbarrier import is_spin_loop
@@ -442,6 +456,10 @@ class Encoder:
                 t = z.BitVecVal(c0 % n, w) + ph  # below 2n: one conditional subtraction is the remainder
                 t = z.If(z.UGE(t, z.BitVecVal(n, w)), t - z.BitVecVal(n, w), t)
                 return z.If(kk == 0, z.BitVecVal(c0, w), t)
+            if ring is None and step is None and not z.is_bool(init):
+                bounded = self._ring_with_retries(a, lp, inside, outside, th)
+                if bounded is not None:
+                    return bounded
             if step is None and init is not None:
                 prev = yield from self._previous(a, lp, [v for _, _, v in inside], init, th)
                 if prev is not None:
@@ -568,6 +586,25 @@ class Encoder:
             return None
         k = self.iteration(lp, th)
         return z.If(k == 0, init, z.substitute(t, *self.step_back(lp, th)))
+
+    def _ring_with_retries(self, a: BlockArg, lp: Loop, inside: list, outside: list, th: Thread) -> Any:
+        """A stage index whose loop shares its header with a polling wait (the wait is the body's first
+        instruction, so nvcc's `@!p bra HEADER` retries the whole header): the retry edge passes the index
+        unchanged, the other edges step the ring. The iteration counter then also counts retries, so the
+        index is not `(c + k) % n`; it is still one of the ring's values, which is what is said: an
+        unknown (shared as the lattice allows) within [0, n), or the start c."""
+        z = self.z
+        steps = [v for _, _, v in inside if _strip(v) is not a]
+        if not steps or len(steps) == len(inside):
+            return None
+        ring = self._ring(a, lp, steps, outside)
+        if ring is None:
+            return None
+        c0, n = ring
+        w = _width(a.type)
+        x = self.opaque(a, th)
+        th.side.append(z.Or(x == z.BitVecVal(c0 % (1 << w), w), z.ULT(x, z.BitVecVal(n, w))))
+        return x
 
     def _ring(self, a: BlockArg, lp: Loop, backs: list[Value], outside: list) -> tuple[int, int] | None:
         """(c, n) when `a` is a stage index counting modulo n from the constant c (-1 <= c < n): every back
