@@ -269,6 +269,8 @@ def _decide(v: Value, ops: list[OpResult], pairs: list[tuple[Value, Value]], oth
         t2 = enc.run(v, ops, b)
         if t1 is None or t2 is None:
             return False
+        if _same_tree(v, ops, pairs, others):  # one term up to commuted operands: the solver's unsat
+            return True
         differ = t1 != t2
         if enc.D.compared_floats and t1.size() in _FLOAT_WIDTHS:
             # a float compare chose the result: +0 and -0 are one value (an argmax of equal zeros)
@@ -284,6 +286,54 @@ def _decide(v: Value, ops: list[OpResult], pairs: list[tuple[Value, Value]], oth
         return s.check() == m.unsat
     except Exception:  # noqa: BLE001 - a sort the encoding does not cover: not proven
         return False
+
+
+def _same_tree(v: Value, ops: list[OpResult], pairs: list[tuple[Value, Value]], others: list[Value]) -> bool:
+    """Whether the combine computes one expression in both orders, with the operands of each commutative
+    op (`COMMUTATIVE` names the op table marks commutative: their semantics, and the uninterpreted
+    function `_Enc.op` falls back to, ignore operand order) taken as a set: then f(X, Y) and f(Y, X) are
+    equal for every input, so the solver's question is unsat. Most combines of a reduction (a max, a sum,
+    the online softmax's rescale) are this; the rest (an argmax's tie-break) go to the solver.
+
+    Why: each solver question costs ~25 ms (bit-blasting compares and float UFs), a few dozen per Triton
+    attention file; this walk costs microseconds. Leaves are named as `_decide` names its variables."""
+    a: dict[int, int] = {}
+    b: dict[int, int] = {}
+    nodes: dict[tuple, int] = {}
+
+    def intern(key: tuple) -> int:
+        return nodes.setdefault(key, len(nodes))
+
+    for i, (x, y) in enumerate(pairs):
+        if id(x) not in a:
+            a[id(x)] = intern(("a", i))
+            b[id(x)] = intern(("b", i))
+        a[id(y)] = b[id(x)]
+        b[id(y)] = a[id(x)]
+    for i, o in enumerate(others):
+        a[id(o)] = b[id(o)] = intern(("l", i))
+
+    def tree(env: dict[int, int]) -> int | None:
+        env = dict(env)
+        for r in ops:
+            op = r.op
+            args: list[int] = []
+            for o in op.operands:
+                c = _strip(o)
+                t = env.get(id(c))
+                if t is None and isinstance(c, OpResult) and c.op.name == "const":
+                    t = intern(("k", repr(c.op.attrs.get("value")), str(c.type)))
+                if t is None:
+                    return None
+                args.append(t)
+            if len(args) == 2 and op.name in COMMUTATIVE and op.has_trait("commutative"):
+                args.sort()
+            attrs = tuple(sorted((k, repr(x)) for k, x in op.attrs.items()))
+            env[id(r)] = intern((op.name, attrs, str(r.type), tuple(args)))
+        return env.get(id(_strip(v)))
+
+    t1 = tree(a)
+    return t1 is not None and t1 == tree(b)
 
 
 class _Enc:
