@@ -24,6 +24,7 @@ from a kernel parameter) is taken to run at least twice for some input; nothing 
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 from typing import Any
 
@@ -927,25 +928,29 @@ def _witness_lists(A, B, sa: int, sb: int, want_same_warp: bool, ranges):
     A byte's answer depends only on its two rows (`_row_witness`), and where neither side's addresses
     share bytes every byte of an address has that address's row: then the join runs address against
     address (the overlaps of two sorted lists of disjoint intervals, in increasing order, each answered
-    at its first byte) instead of byte against byte. Why: a 16-byte `ldmatrix` row against a tile's
+    at its first byte; runs of intervals that meet nothing are skipped by bisection) instead of byte
+    against byte. Why: a 16-byte `ldmatrix` row against a tile's
     stores is 16 times fewer steps, and no set of every common byte is built."""
     rk = None if ranges is None else tuple(ranges)
     ia, ib = _byte_index(A, sa, rk), _byte_index(B, sb, rk)
     ta, tb = A[0].v, B[0].v
     if ia[0] is not None and ib[0] is not None:
-        xs, ys = ia[0], ib[0]
+        (xa, ra), (xb, rb) = ia[0], ib[0]
         i = j = 0
-        while i < len(xs) and j < len(ys):
-            a, ra = xs[i]
-            b, rb = ys[j]
-            if max(a, b) < min(a + sa, b + sb):
-                got = _row_witness(ra, rb, ta, tb, want_same_warp)
+        while i < len(xa) and j < len(xb):
+            a, b = xa[i], xb[j]
+            if a + sa <= b:  # A's intervals that end by b meet neither this B interval nor a later one
+                i = bisect_right(xa, b - sa, i)
+            elif b + sb <= a:
+                j = bisect_right(xb, a - sb, j)
+            else:
+                got = _row_witness(ra[i], rb[j], ta, tb, want_same_warp)
                 if got is not None:
                     return got[0], got[1], max(a, b)
-            if a + sa <= b + sb:
-                i += 1
-            else:
-                j += 1
+                if a + sa <= b + sb:
+                    i += 1
+                else:
+                    j += 1
         return None
     ba, bb = _bytes_of(ia, sa), _bytes_of(ib, sb)
     for k in sorted(ba.keys() & bb.keys()):
@@ -1003,9 +1008,9 @@ def _row_witness(ra: tuple, rb: tuple, ta: list, tb: list, want_same_warp: bool)
 def _byte_index(E, size: int, ranges: tuple | None) -> list:
     """The index of an `entries` result (on lists) by the bytes inside `ranges` (all when None): each
     byte's row is (the entries that touch it, in entry order; the lowest and highest warp and thread
-    among them). `[rows, None]` with rows = sorted (address, row) when no two addresses share a byte and
-    each address's bytes lie inside one range (all of an address's bytes have its row); otherwise
-    `[None, byte -> row]`. `_bytes_of` gives the byte map of either."""
+    among them). `[(addresses, rows), None]` (addresses sorted, rows beside them) when no two addresses
+    share a byte and each address's bytes lie inside one range (all of an address's bytes have its row);
+    otherwise `[None, byte -> row]`. `_bytes_of` gives the byte map of either."""
     return _derived(E, ("bytes", size, ranges), lambda: _build_byte_index(E, size, ranges))
 
 
@@ -1013,7 +1018,7 @@ def _bytes_of(ix: list, size: int) -> dict[int, tuple]:
     """byte -> row of a `_byte_index` result (made from its address rows once, when first asked)."""
     if ix[1] is None:
         out: dict[int, tuple] = {}
-        for a, row in ix[0]:
+        for a, row in zip(*ix[0]):
             out.update(dict.fromkeys(range(a, a + size), row))
         ix[1] = out
     return ix[1]
@@ -1045,7 +1050,7 @@ def _build_byte_index(E, size: int, ranges: tuple | None) -> list:
     # its bytes: readers only read it).
     ts = E[0].v
     if ranges is None or all(any(lo <= a and a + size <= hi for lo, hi in ranges) for a in starts):
-        return [[(a, _row(by_addr[a], ts)) for a in starts], None]
+        return [(starts, [_row(by_addr[a], ts) for a in starts]), None]
     out: dict[int, tuple] = {}
     for a, js in by_addr.items():
         row = _row(js, ts)
