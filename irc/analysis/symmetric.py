@@ -68,7 +68,26 @@ def bfly_of(v: Value) -> tuple[int, Value] | None:
     return None if step is None else (step[0], _strip(s.op.operands[0]))
 
 
-def _slice(v: Value, stop: set[Value], limit: int) -> tuple[list[OpResult], list[Value]] | None:
+#: Value -> `_node`'s answer, kept by a caller that searches many overlapping slices (`lanegroups`)
+Nodes = dict
+
+
+def _node(x: Value, memo: Nodes | None) -> tuple[tuple[int, Value] | None, tuple[Value, ...] | None]:
+    """(`bfly_of(x)`, x's operands with copies stripped when x is a `pure_op`, else None). Why memoised:
+    lanegroups searches the slice above each of a thousand values of an attention kernel, and the slices
+    overlap; each node is classified once instead of once per slice."""
+    hit = memo.get(x) if memo is not None else None
+    if hit is None:
+        ops = tuple(_strip(o) for o in x.op.operands) if pure_op(x) else None  # type: ignore[union-attr]
+        hit = (bfly_of(x), ops)
+        if memo is not None:
+            memo[x] = hit
+    return hit
+
+
+def _slice(
+    v: Value, stop: set[Value], limit: int, memo: Nodes | None = None
+) -> tuple[list[OpResult], list[Value]] | None:
     """The pure ops `v` is computed by (topological order) and its leaves, stopping at `stop`, copies
     stripped. None past `limit` ops."""
     order: list[OpResult] = []
@@ -83,19 +102,20 @@ def _slice(v: Value, stop: set[Value], limit: int) -> tuple[list[OpResult], list
         if id(x) in seen:
             continue
         seen.add(id(x))
-        if x in stop or not pure_op(x) or x.op.name == "const":  # type: ignore[union-attr]
+        ops = _node(x, memo)[1]
+        if x in stop or ops is None or x.op.name == "const":  # type: ignore[union-attr]
             if not (isinstance(x, OpResult) and x.op.name == "const"):
                 leaves.append(x)
             continue
         if len(order) + len(stack) > limit:
             return None
         stack.append((x, True))
-        for o in x.op.operands:  # type: ignore[union-attr]
-            stack.append((_strip(o), False))
+        for o in ops:
+            stack.append((o, False))
     return order, leaves
 
 
-def _near_shuffles(v: Value) -> list[tuple[int, Value, Value]]:
+def _near_shuffles(v: Value, memo: Nodes | None = None) -> list[tuple[int, Value, Value]]:
     """The butterfly shuffles (d, source, result) the first MAX_SLICE pure ops above `v` read,
     breadth first (the step that made `v` is the nearest)."""
     out: list[tuple[int, Value, Value]] = []
@@ -105,14 +125,13 @@ def _near_shuffles(v: Value) -> list[tuple[int, Value, Value]]:
     while i < len(queue) and i < MAX_SLICE:
         x = queue[i]
         i += 1
-        b = bfly_of(x)
+        b, ops = _node(x, memo)
         if b is not None:
             out.append((b[0], b[1], x))
             continue
-        if not pure_op(x):
+        if ops is None:
             continue
-        for o in x.op.operands:  # type: ignore[union-attr]
-            s = _strip(o)
+        for s in ops:
             if id(s) not in seen:
                 seen.add(id(s))
                 queue.append(s)
@@ -138,19 +157,19 @@ class Step:
         return self.verdict
 
 
-def butterfly_steps(v: Value) -> list[Step]:
+def butterfly_steps(v: Value, memo: Nodes | None = None) -> list[Step]:
     """The candidate steps above `v`, one per shuffle offset its nearby slice reads (no solver yet: the
-    caller first rules out steps whose other inputs differ across the pair)."""
+    caller first rules out steps whose other inputs differ across the pair). `memo`: see `_node`."""
     if not pure_op(v) or getattr(v.type, "is_bool", False):
         return []  # a predicate is a step's intermediate, not what lanes store or carry on
     by_d: dict[int, list[tuple[Value, Value]]] = {}
-    for d, x, y in _near_shuffles(v):
+    for d, x, y in _near_shuffles(v, memo):
         by_d.setdefault(d, []).append((x, y))
     out: list[Step] = []
     for d, pairs in by_d.items():
         xs = list(dict.fromkeys(x for x, _ in pairs))
         ys = list(dict.fromkeys(y for _, y in pairs))
-        sub = _slice(v, set(xs) | set(ys), MAX_COMBINE)
+        sub = _slice(v, set(xs) | set(ys), MAX_COMBINE, memo)
         if sub is None:
             continue
         ops, lv = sub
