@@ -324,14 +324,20 @@ class Groups:
         cfg = self.cfg
         outs: dict[tuple[int, int], State] = {}  # (pred, succ) -> the state along that edge
         state_in: dict[Block, State] = {cfg.entry: ({}, frozenset())}
+        # the state each block's out-edges were last computed from: a block whose state is still that
+        # object (a state is replaced only by an unequal one) would compute the same edges, and every
+        # merge they feed was already made from them when they were computed. Why: the fixpoint takes a
+        # few rounds over every block while only the loops' blocks change after the first.
+        done_from: dict[int, State] = {}
         changed = True
         rounds = 0
         while changed and rounds < 60:
             changed = False
             rounds += 1
             for b in cfg.rpo:
-                if b not in state_in:
+                if b not in state_in or done_from.get(id(b)) is state_in[b]:
                     continue
+                done_from[id(b)] = state_in[b]
                 out = self.transfer(b, state_in[b], False)
                 for s in cfg.succs.get(b, []):
                     outs[(id(b), id(s))] = self.edge(b, s, out)

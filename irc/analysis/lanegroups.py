@@ -25,7 +25,7 @@ A near miss (a butterfly missing a step, a different offset) keeps the bit, so t
 from __future__ import annotations
 
 from irc.analysis.collectives import COMMUTATIVE, bfly_step, strip_copies
-from irc.analysis.symmetric import Step, butterfly_steps
+from irc.analysis.symmetric import Nodes, Step, butterfly_steps
 from irc.analysis.symmetric import bfly_of as near_bfly
 from irc.analysis.symmetric import pure_op as near_pure
 from irc.analysis.uniformity import Level
@@ -40,6 +40,7 @@ class LaneGroups:
         self.m: dict[Value, int] = {}
         self.sym: dict[Value, object] = {}
         self._cone: dict[Value, bool] = {}
+        self._nodes: Nodes = {}  # the slice searches' per-value classification (`symmetric._node`)
         self._cyclic = False
         self._z3 = None
         self._solve(fn)
@@ -137,7 +138,7 @@ class LaneGroups:
         if hit is None:
             # no butterfly shuffle anywhere among the pure ops above r: `butterfly_steps` would search its
             # slice and find none (most values of most kernels; the search is most of this fixpoint's time)
-            hit = self.sym[r] = butterfly_steps(r) if self._bfly_above(strip_copies(r)) else []
+            hit = self.sym[r] = butterfly_steps(r, self._nodes) if self._bfly_above(strip_copies(r)) else []
         return hit  # type: ignore[return-value]
 
     def _bfly_above(self, x: Value) -> bool:

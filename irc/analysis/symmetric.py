@@ -68,7 +68,26 @@ def bfly_of(v: Value) -> tuple[int, Value] | None:
     return None if step is None else (step[0], _strip(s.op.operands[0]))
 
 
-def _slice(v: Value, stop: set[Value], limit: int) -> tuple[list[OpResult], list[Value]] | None:
+#: Value -> `_node`'s answer, kept by a caller that searches many overlapping slices (`lanegroups`)
+Nodes = dict
+
+
+def _node(x: Value, memo: Nodes | None) -> tuple[tuple[int, Value] | None, tuple[Value, ...] | None]:
+    """(`bfly_of(x)`, x's operands with copies stripped when x is a `pure_op`, else None). Why memoised:
+    lanegroups searches the slice above each of a thousand values of an attention kernel, and the slices
+    overlap; each node is classified once instead of once per slice."""
+    hit = memo.get(x) if memo is not None else None
+    if hit is None:
+        ops = tuple(_strip(o) for o in x.op.operands) if pure_op(x) else None  # type: ignore[union-attr]
+        hit = (bfly_of(x), ops)
+        if memo is not None:
+            memo[x] = hit
+    return hit
+
+
+def _slice(
+    v: Value, stop: set[Value], limit: int, memo: Nodes | None = None
+) -> tuple[list[OpResult], list[Value]] | None:
     """The pure ops `v` is computed by (topological order) and its leaves, stopping at `stop`, copies
     stripped. None past `limit` ops."""
     order: list[OpResult] = []
@@ -83,19 +102,20 @@ def _slice(v: Value, stop: set[Value], limit: int) -> tuple[list[OpResult], list
         if id(x) in seen:
             continue
         seen.add(id(x))
-        if x in stop or not pure_op(x) or x.op.name == "const":  # type: ignore[union-attr]
+        ops = _node(x, memo)[1]
+        if x in stop or ops is None or x.op.name == "const":  # type: ignore[union-attr]
             if not (isinstance(x, OpResult) and x.op.name == "const"):
                 leaves.append(x)
             continue
         if len(order) + len(stack) > limit:
             return None
         stack.append((x, True))
-        for o in x.op.operands:  # type: ignore[union-attr]
-            stack.append((_strip(o), False))
+        for o in ops:
+            stack.append((o, False))
     return order, leaves
 
 
-def _near_shuffles(v: Value) -> list[tuple[int, Value, Value]]:
+def _near_shuffles(v: Value, memo: Nodes | None = None) -> list[tuple[int, Value, Value]]:
     """The butterfly shuffles (d, source, result) the first MAX_SLICE pure ops above `v` read,
     breadth first (the step that made `v` is the nearest)."""
     out: list[tuple[int, Value, Value]] = []
@@ -105,14 +125,13 @@ def _near_shuffles(v: Value) -> list[tuple[int, Value, Value]]:
     while i < len(queue) and i < MAX_SLICE:
         x = queue[i]
         i += 1
-        b = bfly_of(x)
+        b, ops = _node(x, memo)
         if b is not None:
             out.append((b[0], b[1], x))
             continue
-        if not pure_op(x):
+        if ops is None:
             continue
-        for o in x.op.operands:  # type: ignore[union-attr]
-            s = _strip(o)
+        for s in ops:
             if id(s) not in seen:
                 seen.add(id(s))
                 queue.append(s)
@@ -138,19 +157,19 @@ class Step:
         return self.verdict
 
 
-def butterfly_steps(v: Value) -> list[Step]:
+def butterfly_steps(v: Value, memo: Nodes | None = None) -> list[Step]:
     """The candidate steps above `v`, one per shuffle offset its nearby slice reads (no solver yet: the
-    caller first rules out steps whose other inputs differ across the pair)."""
+    caller first rules out steps whose other inputs differ across the pair). `memo`: see `_node`."""
     if not pure_op(v) or getattr(v.type, "is_bool", False):
         return []  # a predicate is a step's intermediate, not what lanes store or carry on
     by_d: dict[int, list[tuple[Value, Value]]] = {}
-    for d, x, y in _near_shuffles(v):
+    for d, x, y in _near_shuffles(v, memo):
         by_d.setdefault(d, []).append((x, y))
     out: list[Step] = []
     for d, pairs in by_d.items():
         xs = list(dict.fromkeys(x for x, _ in pairs))
         ys = list(dict.fromkeys(y for _, y in pairs))
-        sub = _slice(v, set(xs) | set(ys), MAX_COMBINE)
+        sub = _slice(v, set(xs) | set(ys), MAX_COMBINE, memo)
         if sub is None:
             continue
         ops, lv = sub
@@ -269,6 +288,8 @@ def _decide(v: Value, ops: list[OpResult], pairs: list[tuple[Value, Value]], oth
         t2 = enc.run(v, ops, b)
         if t1 is None or t2 is None:
             return False
+        if _same_tree(v, ops, pairs, others):  # one term up to commuted operands: the solver's unsat
+            return True
         differ = t1 != t2
         if enc.D.compared_floats and t1.size() in _FLOAT_WIDTHS:
             # a float compare chose the result: +0 and -0 are one value (an argmax of equal zeros)
@@ -284,6 +305,54 @@ def _decide(v: Value, ops: list[OpResult], pairs: list[tuple[Value, Value]], oth
         return s.check() == m.unsat
     except Exception:  # noqa: BLE001 - a sort the encoding does not cover: not proven
         return False
+
+
+def _same_tree(v: Value, ops: list[OpResult], pairs: list[tuple[Value, Value]], others: list[Value]) -> bool:
+    """Whether the combine computes one expression in both orders, with the operands of each commutative
+    op (`COMMUTATIVE` names the op table marks commutative: their semantics, and the uninterpreted
+    function `_Enc.op` falls back to, ignore operand order) taken as a set: then f(X, Y) and f(Y, X) are
+    equal for every input, so the solver's question is unsat. Most combines of a reduction (a max, a sum,
+    the online softmax's rescale) are this; the rest (an argmax's tie-break) go to the solver.
+
+    Why: each solver question costs ~25 ms (bit-blasting compares and float UFs), a few dozen per Triton
+    attention file; this walk costs microseconds. Leaves are named as `_decide` names its variables."""
+    a: dict[int, int] = {}
+    b: dict[int, int] = {}
+    nodes: dict[tuple, int] = {}
+
+    def intern(key: tuple) -> int:
+        return nodes.setdefault(key, len(nodes))
+
+    for i, (x, y) in enumerate(pairs):
+        if id(x) not in a:
+            a[id(x)] = intern(("a", i))
+            b[id(x)] = intern(("b", i))
+        a[id(y)] = b[id(x)]
+        b[id(y)] = a[id(x)]
+    for i, o in enumerate(others):
+        a[id(o)] = b[id(o)] = intern(("l", i))
+
+    def tree(env: dict[int, int]) -> int | None:
+        env = dict(env)
+        for r in ops:
+            op = r.op
+            args: list[int] = []
+            for o in op.operands:
+                c = _strip(o)
+                t = env.get(id(c))
+                if t is None and isinstance(c, OpResult) and c.op.name == "const":
+                    t = intern(("k", repr(c.op.attrs.get("value")), str(c.type)))
+                if t is None:
+                    return None
+                args.append(t)
+            if len(args) == 2 and op.name in COMMUTATIVE and op.has_trait("commutative"):
+                args.sort()
+            attrs = tuple(sorted((k, repr(x)) for k, x in op.attrs.items()))
+            env[id(r)] = intern((op.name, attrs, str(r.type), tuple(args)))
+        return env.get(id(_strip(v)))
+
+    t1 = tree(a)
+    return t1 is not None and t1 == tree(b)
 
 
 class _Enc:

@@ -660,7 +660,24 @@ def _elem_text(e: Elem) -> str:
     return f"a `.{e.name}` modifier ({' '.join(e.values[:6])}{' ...' if len(e.values) > 6 else ''})"
 
 
+#: id(form) -> (the form, every spelling its modifier slots take): data derived from the table, per process
+_SPELLINGS: dict[int, tuple[Form, frozenset[str]]] = {}
+
+
+def _spellings(f: Form) -> frozenset[str]:
+    hit = _SPELLINGS.get(id(f))
+    if hit is None or hit[0] is not f:
+        hit = _SPELLINGS[id(f)] = (f, frozenset(v for e in f.elems for v in e.values))
+    return hit[1]
+
+
 def _assign(f: Form, mods: list[str]) -> Match | None:
+    # A modifier no slot of `f` spells cannot be placed (a type goes to a type slot that lists it, any
+    # other one to a slot that lists it): rule the form out before the placement search. Why: an opcode is
+    # tried against every form of its stem in table order (dozens for `mma`, `cvt`, `ld`).
+    spelled = _spellings(f)
+    if not all(m in spelled for m in mods):
+        return None
     type_elems = [e for e in f.elems if e.is_type]
     other = [e for e in f.elems if not e.is_type]
     ordered = TYPES | _PLACED.get("ordered", {}).get(f.stem, set())

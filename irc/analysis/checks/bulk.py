@@ -48,8 +48,6 @@ def _line(op: Op) -> str:
 def check_bulk_size(ctx: FunctionContext) -> list[Diagnostic]:
     if not ctx.fn.is_kernel:
         return []
-    from irc.analysis.symbolic.asyncq import reach_where
-
     out: list[Diagnostic] = []
     for op in ctx.reachable_ops():
         if op.name not in BULK_OPS or len(op.operands) < 3 or op.block is None:
@@ -58,6 +56,8 @@ def check_bulk_size(ctx: FunctionContext) -> list[Diagnostic]:
         c = const_int(size)
         if c is not None and c % 16 == 0 and c > 0:
             continue
+        # (imported here: the solver's modules load only for a kernel with a bulk copy to ask about)
+        from irc.analysis.symbolic.asyncq import reach_where
 
         if c is None:
             # a size computed from parameters (`count * sizeof(float)`): hosts usually guarantee the

@@ -88,15 +88,35 @@ def pending_read(
             memo[key] = z.And(*cs) if cs else z.BoolVal(True)
         return memo[key]
 
+    # Each copy and each read appears in many pairs (8 reads x a dozen copies per question): its address
+    # terms are built once. z3 numbers its terms, and the numbering steers the model it returns (the
+    # witness), so these memos change no term's lifetime: they keep only terms of accepted pairs (which
+    # `found` keeps alive anyway; a skipped pair's terms are rebuilt and dropped as before) and are
+    # emptied before the terms are released.
+    addrs: dict[int, Any] = {}  # op -> its zero-extended address, for the thread that runs the op here
+    ends: dict[tuple[int, str], Any] = {}  # (op, "lo"/"hi") -> its first byte / one past its last
+
+    def bound(op: Op, which: str, x: Any, k: int) -> Any:
+        key = (id(op), which)
+        hit = ends.get(key)
+        if hit is None:
+            hit = ends[key] = x + z.BitVecVal(k, 64)
+        return hit
+
+    regions = {id(op): region(op) for pair in pairs for op in pair}
     for c, r in pairs:
-        pc, oc, nc = region(c)
-        pr, orr, nr = region(r)
-        xa, xb = _addr(z, enc.value(pc, ta)), _addr(z, enc.value(pr, tb))
-        if xa is None or xb is None or not enc.pure(xa) or not enc.pure(xb):
-            continue
-        xa = xa + z.BitVecVal(oc, 64)
-        xb = xb + z.BitVecVal(orr, 64)
-        overlap = z.And(z.ULT(xa, xb + z.BitVecVal(nr, 64)), z.ULT(xb, xa + z.BitVecVal(nc, 64)))
+        pc, oc, nc = regions[id(c)]
+        pr, orr, nr = regions[id(r)]
+        xa, xb = addrs.get(id(c)), addrs.get(id(r))
+        if xa is None or xb is None:  # (both encoded before either is judged)
+            xa = xa if xa is not None else _addr(z, enc.value(pc, ta))
+            xb = xb if xb is not None else _addr(z, enc.value(pr, tb))
+            if xa is None or xb is None or not enc.pure(xa) or not enc.pure(xb):
+                continue
+            addrs[id(c)], addrs[id(r)] = xa, xb
+        xa = bound(c, "lo", xa, oc)
+        xb = bound(r, "lo", xb, orr)
+        overlap = z.And(z.ULT(xa, bound(r, "hi", xb, nr)), z.ULT(xb, bound(c, "hi", xa, nc)))
         # the copying thread is one that skipped the waits other threads ran (`if (tid == 0) wait_all`):
         # that thread, in the reader's iterations of the loops the wait shares with the read (the wait
         # lies between copy and read), does not reach the wait
@@ -114,10 +134,19 @@ def pending_read(
             overlap = z.And(overlap, *same, z.Not(enc.reach(wt.block, tw)))
         found.append((overlap, (c, r)))
     # the loop counts last: the address terms above create the counters' residues they relate
-    hits = [
-        (z.And(o, z.Or(*[counted(k) for k in variants.get((id(c), id(r)), [{}])])), (c, r))
-        for o, (c, r) in found
-    ]
+    anyof: dict[tuple[int, ...], Any] = {}  # the disjunction of some `counted` terms (pairs share them)
+
+    def counted_any(vs: list[dict[Loop, int]]) -> Any:
+        cs = [counted(k) for k in vs]
+        key = tuple(id(x) for x in cs)  # `memo` keeps each term alive: its id names it
+        hit = anyof.get(key)
+        if hit is None:
+            hit = anyof[key] = z.Or(*cs)
+        return hit
+
+    hits = [(z.And(o, counted_any(variants.get((id(c), id(r)), [{}]))), (c, r)) for o, (c, r) in found]
+    for held in (addrs, ends, anyof):
+        held.clear()
     if not hits:
         return Outcome("unknown", reason="the address depends on loaded data"), None, None
     base = [enc.reach(cb, ta), enc.reach(rb, tb)]

@@ -211,12 +211,27 @@ def _matches(v: Variant, mods: list[str], types: frozenset[str], kind: str) -> d
     return attrs
 
 
+#: (base, modifiers, type spellings, kind) -> `arith_op`'s answer: a kernel spells a few dozen opcodes
+#: thousands of times, and matching one tries every template of its base. Data only, per process.
+_ARITH_MEMO: dict[tuple[str, tuple[str, ...], frozenset[str], str], tuple[str, dict[str, Any]] | None] = {}
+
+
 def arith_op(
     base: str, mods: list[str], types: frozenset[str], kind: str
 ) -> tuple[str, dict[str, Any]] | None:
     """The IR op and its attributes of an arithmetic PTX instruction, by the exact-modifier rule (see the
     module docstring), or None. `types`: the PTX type-suffix spellings; `kind`: "int" / "float" / "bool"
-    of the instruction's type."""
+    of the instruction's type. The attributes are the caller's own (a fresh dict each call)."""
+    key = (base, tuple(mods), types, kind)
+    if key not in _ARITH_MEMO:
+        _ARITH_MEMO[key] = _arith_op(base, mods, types, kind)
+    hit = _ARITH_MEMO[key]
+    return None if hit is None else (hit[0], dict(hit[1]))
+
+
+def _arith_op(
+    base: str, mods: list[str], types: frozenset[str], kind: str
+) -> tuple[str, dict[str, Any]] | None:
     hits = []
     for v in ARITH.get(base, ()):
         attrs = _matches(v, mods, types, kind)
