@@ -102,6 +102,8 @@ class Encoder:
         self._undet_memo: dict[tuple[int, int], bool] = {}
         self._exists_memo: dict[tuple[int, str], Any] = {}
         self._pure_memo: dict[int, bool] = {}
+        # the terms those memos are keyed by (z3 ids): kept alive, since z3 reuses the id of a freed term
+        self._memo_terms: list[Any] = []
         self._ufs: dict[tuple, Any] = {}
         self._layout: tuple[dict[str, int], dict[str, int]] | None = None
         self._derived = 0
@@ -508,6 +510,7 @@ class Encoder:
         hit = self._pure_memo.get(key)
         if hit is None:
             hit = self._pure_memo[key] = not self._unknown_in(term, None)
+            self._memo_terms.append(term)
         return hit
 
     def undetermined(self, term: Any, lp: Loop) -> bool:
@@ -517,6 +520,7 @@ class Encoder:
         hit = self._undet_memo.get(key)
         if hit is None:
             hit = self._undet_memo[key] = self._unknown_in(term, lp)
+            self._memo_terms.append(term)
         return hit
 
     def _unknown_in(self, term: Any, lp: Loop | None) -> bool:
