@@ -34,9 +34,13 @@ class LineInfo:
 
     def __init__(self, text: str):
         self.files: dict[int, str] = {}
-        self.loc_of_line: dict[int, tuple[Where, Where | None]] = {}
-        self.parent: dict[Where, Where] = {}
-        cur: tuple[Where, Where | None] | None = None
+        # each instruction line -> its inlining chain, innermost first, as (file, line, col). Computed
+        # while scanning: a location's call site is the one its latest `.loc ... inlined_at` gave (one
+        # helper line, `barrier.h:192`, is inlined at many call sites; a map over the whole file would
+        # send every instance to the last call site)
+        self.loc_of_line: dict[int, tuple[Where, ...]] = {}
+        parent: dict[Where, Where] = {}
+        cur: tuple[Where, ...] | None = None
         for i, line in enumerate(text.splitlines(), 1):
             s = line.lstrip()
             if not s:
@@ -45,10 +49,14 @@ class LineInfo:
                 m = _LOC.match(line)
                 if m:
                     here = (int(m.group(1)), int(m.group(2)), int(m.group(3)))
-                    up = (int(m.group(4)), int(m.group(5)), int(m.group(6))) if m.group(4) else None
-                    if up is not None:
-                        self.parent[here] = up
-                    cur = (here, up)
+                    if m.group(4):
+                        parent[here] = (int(m.group(4)), int(m.group(5)), int(m.group(6)))
+                    else:
+                        parent.pop(here, None)
+                    chain = [here]
+                    while chain[-1] in parent and parent[chain[-1]] not in chain and len(chain) < 64:
+                        chain.append(parent[chain[-1]])
+                    cur = tuple(chain)
                 continue
             if s.startswith(".file"):
                 m = _FILE.match(line)
@@ -60,19 +68,11 @@ class LineInfo:
 
     def chain(self, ptx_line: int) -> list[tuple[str, int, int]]:
         """The inlining chain of the instruction at `ptx_line`, innermost first, as (path, line, col)."""
-        got = self.loc_of_line.get(ptx_line)
-        if got is None:
-            return []
-        here, up = got
-        out: list[tuple[str, int, int]] = []
-        seen: set[Where] = set()
-        w: Where | None = here
-        while w is not None and w not in seen and len(out) < 64:
-            seen.add(w)
-            if w[1] > 0 and w[0] in self.files:
-                out.append((self.files[w[0]], w[1], w[2]))
-            w = up if w == here else self.parent.get(w)
-        return out
+        return [
+            (self.files[w[0]], w[1], w[2])
+            for w in self.loc_of_line.get(ptx_line, ())
+            if w[1] > 0 and w[0] in self.files
+        ]
 
     def at(self, ptx_line: int) -> tuple[str, int, int] | None:
         """The first location of the chain in the user's code (not a toolkit header); for a kernel that
