@@ -127,3 +127,74 @@ def test_warp_index_by_mask(pred: str, k: int, want: tuple[int, int] | None) -> 
         assert th.lo != th.hi or th.tids == (0, 127)
     else:
         assert th.tids == want and th.lo == th.hi == want[1] - want[0] + 1
+
+
+_TOKENS = """\
+.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry smooth(.param .u64 out, .param .u32 active, .param .u32 iters)
+.reqntid 128, 1, 1
+{{
+  .shared .align 8 .b64 bar;
+  .reg .pred %p<8>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<6>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u32 %r2, [active];
+  ld.param.u32 %r3, [iters];
+  mov.u32 %r4, bar;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 mbarrier.init.shared.b64 [%r4], 128;
+  bar.sync 0;
+  {leave}
+  @%p2 bra $L_exit;
+  mbarrier.arrive.shared.b64 %rd1, [%r4];
+$L_w0:
+  mbarrier.test_wait.shared.b64 %p3, [%r4], %rd1;
+  @!%p3 bra $L_w0;
+  mov.u32 %r5, 0;
+$L_loop:
+  setp.ge.u32 %p4, %r5, %r3;
+  @%p4 bra $L_done;
+  mbarrier.arrive.shared.b64 %rd2, [%r4];
+$L_w1:
+  mbarrier.test_wait.shared.b64 %p5, [%r4], %rd2;
+  @!%p5 bra $L_w1;
+  add.u32 %r5, %r5, 1;
+  bra.uni $L_loop;
+$L_done:
+  ld.param.u64 %rd3, [out];
+  st.global.u32 [%rd3], %r5;
+  ret;
+$L_exit:
+  {drop}
+  ret;
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "leave,drop,bad",
+    [
+        ("setp.ge.u32 %p2, %r1, %r2;", "", True),  # threads past `active` leave: a cuda::barrier of 128 hangs
+        ("setp.ge.u32 %p2, %r1, %r2;", "mbarrier.arrive_drop.shared.b64 %rd4, [%r4];", False),
+        ("mov.u32 %r6, %ctaid.x;\n  setp.ge.u32 %p2, %r6, %r2;", "", False),  # the whole block leaves
+    ],
+)
+def test_two_arrive_sites_with_their_own_tokens(leave: str, drop: str, bad: bool) -> None:
+    """`cuda::barrier::arrive_and_wait()` before a loop and in it: two arrive sites, each of which fills a
+    phase alone, and waits on their own tokens (one phase per use by construction)."""
+    from irc.compiler import check_ptx
+    from irc.ptxas import find_ptxas, run_ptxas
+
+    text = _TOKENS.format(leave=leave, drop=drop)
+    if find_ptxas():
+        r = run_ptxas(text, "sm_80")
+        assert r.ok, r.stderr
+    found = [d for d in check_ptx(text, "k.ptx") if d.check == "mbarrier-arrival-mismatch"]
+    assert bool(found) == bad, [d.message for d in found]
+    if bad:
+        assert found[0].span is not None and "bra $L_exit" in text.splitlines()[found[0].span.line - 1]
+        assert "never arrive" in found[0].witness["text"]

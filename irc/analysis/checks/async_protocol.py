@@ -186,7 +186,7 @@ def _stale_token(ctx: FunctionContext, o: BarrierObject, w: Op) -> Diagnostic | 
     runs the wait in iteration 1; a loop that cannot get there (the solver says so) is silent."""
     if not w.attrs.get("state") or w.block is None or len(w.operands) < 2:
         return None
-    lp = next((x for x in ctx.cfg.loops_containing(w.block) if not _polls(x, w)), None)
+    lp = _wait_loop(ctx, w)
     if lp is None or _eval(ctx).varies(w.operands[1], lp):
         return None
     from irc.analysis.symbolic.asyncq import reach_in_iteration
@@ -400,14 +400,18 @@ def check_arrival(ctx: FunctionContext) -> list[Diagnostic]:
                 if hi >= 0 and C > hi and _one_phase_per_use(ctx, o, sites):
                     a = sites[0][0]
                     out.append(_arrival_diag(o, C, a, hi, sites[0][2].why, too_many=False))
-                elif hi == C:
-                    d = _role_left_early(ctx, o, C, sites)
-                    if d is not None:
-                        out.append(d)
+                elif hi == C or (len(sites) > 1 and all(th.hi == C for _, _, th, _ in sites)):
+                    # one site whose role is the count, or several that each fill a whole phase alone
+                    # (`bar.arrive_and_wait()` before a loop and in it: a phase gets one site's arrivals)
+                    for site in sites:
+                        d = _role_left_early(ctx, o, C, [site], sites)
+                        if d is not None:
+                            out.append(d)
+                            break
     return out
 
 
-def _role_left_early(ctx: FunctionContext, o: BarrierObject, C: int, sites) -> Diagnostic | None:  # type: ignore[no-untyped-def]
+def _role_left_early(ctx: FunctionContext, o: BarrierObject, C: int, sites, every=None) -> Diagnostic | None:  # type: ignore[no-untyped-def]
     """The count is every thread of the arriving role, but some launch lets a thread of that role leave
     before it arrives (a warp with no work `return`s) and nothing retires its arrival
     (`mbarrier.arrive_drop`): the phase waits for an arrival that never comes and the waiters hang.
@@ -418,7 +422,7 @@ def _role_left_early(ctx: FunctionContext, o: BarrierObject, C: int, sites) -> D
     a, per, th, _ = sites[0]
     if per != 1 or a.name != "mbarrier_arrive" or th.tids is None or th.lo == th.hi:
         return None
-    if any(x.attrs.get("drop") for x in o.arrives) or not _one_phase_per_use(ctx, o, sites):
+    if any(x.attrs.get("drop") for x in o.arrives) or not _one_phase_per_use(ctx, o, every or sites):
         return None
     from irc.analysis.symbolic.asyncq import missing_arrival
 
@@ -513,7 +517,7 @@ def _one_phase_per_use(ctx: FunctionContext, o: BarrierObject, sites) -> bool:
     for w in o.waits:
         if w.block is None:
             return False
-        if iteration_loop(ctx.cfg, w.block) is None:
+        if _wait_loop(ctx, w) is None or _own_token(ctx, o, w):
             continue
         seq = wait_sequence(ctx, w)
         if not seq or len(seq) < 2:
@@ -524,6 +528,24 @@ def _one_phase_per_use(ctx: FunctionContext, o: BarrierObject, sites) -> bool:
                 return False
             last[off] = p
     return True
+
+
+def _own_token(ctx: FunctionContext, o: BarrierObject, w: Op) -> bool:
+    """A wait on the state token of an arrive on the same object in the same iteration (`cuda::barrier`'s
+    `arrive_and_wait`): it waits for the phase that arrive belongs to, one phase per use by construction."""
+    if not w.attrs.get("state") or len(w.operands) < 2 or w.block is None:
+        return False
+    tok = strip(w.operands[1])
+    if not isinstance(tok, OpResult) or tok.op not in o.arrives or tok.op.block is None:
+        return False
+    return iteration_loop(ctx.cfg, tok.op.block) is _wait_loop(ctx, w)
+
+
+def _wait_loop(ctx: FunctionContext, w: Op):  # type: ignore[no-untyped-def]
+    """The innermost loop around the wait `w` that is not its own polling loop (with a backoff, which
+    `is_spin_loop` does not take for a bare poll)."""
+    assert w.block is not None
+    return next((x for x in ctx.cfg.loops_containing(w.block) if not _polls(x, w)), None)
 
 
 def _arrival_diag(o: BarrierObject, C: int, a: Op, n: int, why: str, too_many: bool) -> Diagnostic:
