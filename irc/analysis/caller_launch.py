@@ -21,7 +21,7 @@ from irc.ir.types import PtrType
 def caller_launch(fn: Function, module: Module | None) -> tuple[tuple[int, int, int], str] | None:
     """(block shape, caller kernel's name) when `fn` runs in one known launch of whole blocks; else None."""
     from irc.analysis.checks.common import FunctionContext, launch_dims
-    from irc.analysis.mbarrier import _block_uniform
+    from irc.analysis.mbarrier import block_uniform
 
     if fn.is_kernel or module is None:
         return None
@@ -45,10 +45,10 @@ def caller_launch(fn: Function, module: Module | None) -> tuple[tuple[int, int, 
         if op.block is None:
             return None
         for t, _ in guards(ctx.cfg, op.block):
-            if not _block_uniform(ctx.facts, t.operands[0]):
+            if not block_uniform(ctx.facts, t.operands[0]):
                 return None
         for i in steered:
-            if i >= len(op.operands) or not _block_uniform(ctx.facts, op.operands[i]):
+            if i >= len(op.operands) or not block_uniform(ctx.facts, op.operands[i]):
                 return None
     return dims, calls[0][0].name
 

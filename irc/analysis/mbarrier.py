@@ -474,7 +474,7 @@ def _tid_interval(v: Value, pol: bool, lo: int, hi: int) -> tuple[int, int] | No
     return None  # `ne` in the middle: not an interval
 
 
-def _block_uniform(facts: object, v: Value) -> bool:
+def block_uniform(facts: object, v: Value) -> bool:
     from irc.analysis.uniformity import Level
 
     try:
@@ -515,7 +515,7 @@ def threads_of(
         ):
             continue  # loop exit tests
         c = t.operands[0]
-        if facts is not None and _block_uniform(facts, c):
+        if facts is not None and block_uniform(facts, c):
             continue
         if _is_elect(c) and pol:
             elect = True
@@ -637,6 +637,7 @@ __all__ = [
     "arrival_count",
     "barrier_operand",
     "block_size",
+    "block_uniform",
     "const_int",
     "executes",
     "guards",

@@ -39,7 +39,7 @@ UNWAITED = "async-unwaited"
 PROXY = "async-proxy-fence"
 
 
-def _proto(ctx: FunctionContext) -> Protocol:
+def proto_of(ctx: FunctionContext) -> Protocol:
     p = ctx.cache.get("mbar_protocol")
     if p is None:
         p = protocol(ctx.fn, ctx.cfg)
@@ -47,7 +47,7 @@ def _proto(ctx: FunctionContext) -> Protocol:
     return p  # type: ignore[return-value]
 
 
-def _eval(ctx: FunctionContext) -> Eval:
+def eval_of(ctx: FunctionContext) -> Eval:
     e = ctx.cache.get("mbar_eval")
     if e is None:
         e = Eval(ctx.fn, ctx.cfg)
@@ -64,7 +64,7 @@ def _lab(op: Op, msg: str) -> list[Label]:
 
 
 def _has_ops(ctx: FunctionContext) -> bool:
-    return bool(_proto(ctx).objects)
+    return bool(proto_of(ctx).objects)
 
 
 # ------------------------------------------------------------------------------------ wait parities
@@ -76,7 +76,7 @@ def wait_sequence(ctx: FunctionContext, w: Op) -> list[tuple[int, int, int]] | N
     lp = iteration_loop(ctx.cfg, w.block)
     if lp is None:
         return None
-    ev = _eval(ctx)
+    ev = eval_of(ctx)
     its = iterations(ev, ctx.cfg, lp)
     if its is None:
         return None
@@ -98,7 +98,7 @@ def _reused(ctx: FunctionContext, o: BarrierObject, off: int) -> Op | None:
     """An arrival on element `off` of `o` inside a loop (so the barrier goes through one phase per
     iteration), if any. Arrivals at a fixed other offset of the same symbol (barriers packed into one
     shared array) do not count."""
-    ev = _eval(ctx)
+    ev = eval_of(ctx)
     for op in o.arrives + o.copies:
         if op.block is None:
             continue
@@ -114,7 +114,7 @@ def _reused(ctx: FunctionContext, o: BarrierObject, off: int) -> Op | None:
     return None
 
 
-def _element(ctx: FunctionContext, sym: str, off: int) -> str:
+def element_name(ctx: FunctionContext, sym: str, off: int) -> str:
     """`full[1]` for an element of a declared mbarrier array, else `sym+off`."""
     from irc.ir.types import ArrayType, MBarrierType
 
@@ -126,7 +126,7 @@ def _element(ctx: FunctionContext, sym: str, off: int) -> str:
 
 def check_phase(ctx: FunctionContext) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    pr = _proto(ctx)
+    pr = proto_of(ctx)
     rpo = {b: i for i, b in enumerate(ctx.cfg.rpo)}
     for o in pr.objects.values():
         seqs = {w: wait_sequence(ctx, w) for w in o.waits}
@@ -187,7 +187,7 @@ def _stale_token(ctx: FunctionContext, o: BarrierObject, w: Op) -> Diagnostic | 
     if not w.attrs.get("state") or w.block is None or len(w.operands) < 2:
         return None
     lp = _wait_loop(ctx, w)
-    if lp is None or _eval(ctx).varies(w.operands[1], lp):
+    if lp is None or eval_of(ctx).varies(w.operands[1], lp):
         return None
     from irc.analysis.symbolic.asyncq import reach_in_iteration
 
@@ -227,7 +227,7 @@ def _two_waits_one_phase(ctx: FunctionContext, o: BarrierObject, seqs: dict, rpo
         lp = iteration_loop(cfg, w.block)
         if lp is None:
             continue
-        pos = _pos(rpo, w)
+        pos = exec_pos(rpo, w)
         for k, off, p in seq:
             by_loop.setdefault(id(lp), []).append((k, pos, off, p, w))
     for events in by_loop.values():
@@ -242,7 +242,7 @@ def _two_waits_one_phase(ctx: FunctionContext, o: BarrierObject, seqs: dict, rpo
             arr = _arrive_between(ctx, o, rpo, prev[1], pos)
             if arr is None or _reinitialised(ctx, o, w, off):
                 continue
-            name = _element(ctx, o.sym, off)
+            name = element_name(ctx, o.sym, off)
             labels = _lab(prev[4], f"iteration {k} waits on parity {p} here")
             labels += _lab(
                 arr, f"arrives on `{name}` between the two waits: the first wait's phase completes"
@@ -260,7 +260,7 @@ def _two_waits_one_phase(ctx: FunctionContext, o: BarrierObject, seqs: dict, rpo
     return None
 
 
-def _pos(rpo: dict, op: Op) -> tuple[int, int]:
+def exec_pos(rpo: dict, op: Op) -> tuple[int, int]:
     """`op`'s place in execution order: its block's reverse-postorder index, then its index in the block."""
     return (rpo.get(op.block, -1), op.block.ops.index(op))  # type: ignore[union-attr]
 
@@ -270,7 +270,7 @@ def _arrive_between(ctx: FunctionContext, o: BarrierObject, rpo: dict, a: tuple,
     for x in o.arrives + o.copies:
         if x.block is None:
             continue
-        pos = _pos(rpo, x)
+        pos = exec_pos(rpo, x)
         if a < pos < b:
             return x
     return None
@@ -284,7 +284,7 @@ def _reinitialised(ctx: FunctionContext, o: BarrierObject, w: Op, off: int) -> b
     lp = iteration_loop(ctx.cfg, w.block)
     if lp is None:
         return False
-    ev = _eval(ctx)
+    ev = eval_of(ctx)
     its = iterations(ev, ctx.cfg, lp, 2) or [{}]
     for i in o.inits:
         if i.block is None or i.block not in lp.blocks:
@@ -306,11 +306,11 @@ def _flipped_between(
     sequence), so all of them run on the threads that run `w`."""
     assert w.block is not None
     lp = iteration_loop(ctx.cfg, w.block)
-    here = _pos(rpo, w)
+    here = exec_pos(rpo, w)
     for w2, seq2 in seqs.items():
         if w2 is w or not seq2 or w2.block is None or iteration_loop(ctx.cfg, w2.block) is not lp:
             continue
-        there = _pos(rpo, w2)
+        there = exec_pos(rpo, w2)
         for k2, off2, p2 in seq2:
             if off2 == off and p2 != p and (k0, *here) < (k2, *there) < (k1, *here):
                 return True
@@ -318,7 +318,7 @@ def _flipped_between(
 
 
 def _phase_diag(ctx, o: BarrierObject, w: Op, again: Op, k0: int, k1: int, off: int, p: int) -> Diagnostic:
-    name = _element(ctx, o.sym, off)
+    name = element_name(ctx, o.sym, off)
     par = w.operands[1]
     fixed = const_int(par) is not None
     pv = strip(par)
@@ -341,7 +341,7 @@ def _phase_diag(ctx, o: BarrierObject, w: Op, again: Op, k0: int, k1: int, off: 
 # ------------------------------------------------------------------------------------ arrivals
 def check_arrival(ctx: FunctionContext) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    pr = _proto(ctx)
+    pr = proto_of(ctx)
     if pr.opaque:
         return out
     fn, cfg = ctx.fn, ctx.cfg
@@ -578,7 +578,7 @@ def _arrival_diag(o: BarrierObject, C: int, a: Op, n: int, why: str, too_many: b
 def check_tx(ctx: FunctionContext) -> list[Diagnostic]:
     """Copies complete bytes on a barrier on which no thread ever announces bytes (`expect_tx`)."""
     out: list[Diagnostic] = []
-    pr = _proto(ctx)
+    pr = proto_of(ctx)
     if pr.opaque:
         return out
     for o in pr.objects.values():
@@ -694,7 +694,7 @@ def _duplicated_copies(ctx: FunctionContext, pr: Protocol) -> list[Diagnostic]:
     host's (a CUtensorMap), but N identical copies against fewer announcements is wrong for any box.
     Copies with per-thread operands (each thread its own row) are the legitimate many-issuer shape and
     are not judged; nor is a barrier whose announcements are made by as many threads as the copies."""
-    from irc.analysis.mbarrier import _block_uniform
+    from irc.analysis.mbarrier import block_uniform
 
     out: list[Diagnostic] = []
     facts = ctx.facts
@@ -707,7 +707,7 @@ def _duplicated_copies(ctx: FunctionContext, pr: Protocol) -> list[Diagnostic]:
             lp = iteration_loop(ctx.cfg, c.block)
             loop_blocks = lp.blocks if lp is not None else None
             n = threads_of(ctx.fn, ctx.cfg, c.block, loop_blocks, facts=facts)
-            if n.lo < 2 or not all(_block_uniform(facts, v) for v in c.operands):
+            if n.lo < 2 or not all(block_uniform(facts, v) for v in c.operands):
                 continue
             most = 0
             for a in o.announces:
@@ -749,7 +749,7 @@ def _syncs(op: Op) -> bool:
 
 def check_uninit(ctx: FunctionContext) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    pr = _proto(ctx)
+    pr = proto_of(ctx)
     if pr.opaque:
         return out
     cfg = ctx.cfg
@@ -782,10 +782,10 @@ def check_uninit(ctx: FunctionContext) -> list[Diagnostic]:
             u, off, offs, witness = lost
             labels = _lab(o.inits[0], "the inits name other barriers of this buffer")
             labels += _lab(u, "used here")
-            named = ", ".join(_element(ctx, o.sym, x) for x in sorted(offs))
+            named = ", ".join(element_name(ctx, o.sym, x) for x in sorted(offs))
             d = error(
                 UNINIT,
-                f"mbarrier `{_element(ctx, o.sym, off)}` is used but never initialised: the "
+                f"mbarrier `{element_name(ctx, o.sym, off)}` is used but never initialised: the "
                 f"`mbarrier.init`s of `{o.sym}` name {named} only",
                 u.span,
                 labels=labels,
@@ -1000,7 +1000,7 @@ def check_unwaited(ctx: FunctionContext) -> list[Diagnostic]:
 def _unwaited_paths(ctx: FunctionContext) -> list[Diagnostic]:
     """One thread's view: dataflow of pending bulk/tensor copies along the CFG (the issuing thread reads).
     cp.async groups have their own dataflow and solver query (`irc.analysis.checks.async_cp`)."""
-    pr = _proto(ctx)
+    pr = proto_of(ctx)
     fn, cfg = ctx.fn, ctx.cfg
     if not any(op.name in COPY_OPS for op in fn.ops()):
         return []
@@ -1101,7 +1101,7 @@ def _unwaited_roles(ctx: FunctionContext) -> list[tuple[Op, Diagnostic]]:
     writes, a `tcgen05.mma` reading it through `smem_desc`, or a `tcgen05.ld` of tensor memory that MMAs
     write, reachable from the writer, with neither a wait on the writer's mbarrier before it in the
     reader's own path, nor a CTA barrier before it that some wait on that mbarrier can reach."""
-    pr = _proto(ctx)
+    pr = proto_of(ctx)
     fn, cfg = ctx.fn, ctx.cfg
     # barriers reached through loop-carried addresses are left alone here: their waits are often skipped
     # on the path that issued nothing (Triton's `@!p bra skipWait`), which the dominance test below
@@ -1251,7 +1251,7 @@ def _copy_bound(ctx: FunctionContext, copy: Op) -> int | None:
     bounds = ctx.cache.setdefault("copy_tx_bound", {})
     sym = shared_root(copy.operands[-1])
     if sym not in bounds:
-        pr = _proto(ctx)
+        pr = proto_of(ctx)
         o = pr.objects.get(sym) if sym is not None else None
         got = [const_int(a.operands[1]) if len(a.operands) > 1 else None for a in o.announces] if o else []
         ok = got and not pr.opaque and all(g is not None and g > 0 for g in got)

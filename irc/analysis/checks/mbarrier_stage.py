@@ -27,7 +27,7 @@ or unmodelled instructions on mbarriers, and releases by `expect_tx` arrivals, c
 from __future__ import annotations
 
 from irc.analysis.cfg import Loop
-from irc.analysis.checks.async_protocol import _element, _eval, _pos, _proto
+from irc.analysis.checks.async_protocol import element_name, eval_of, exec_pos, proto_of
 from irc.analysis.checks.common import FunctionContext, witness_json
 from irc.analysis.mbarrier import (
     WAIT_OPS,
@@ -67,7 +67,7 @@ def _ring(elems: set[Elem]) -> list[Elem] | None:
 
 
 def check_stage_mismatch(ctx: FunctionContext) -> list[Diagnostic]:
-    pr = _proto(ctx)
+    pr = proto_of(ctx)
     if pr.opaque or pr.untraced or not pr.objects:
         return []
     cfg = ctx.cfg
@@ -96,12 +96,12 @@ def _judge_loop(ctx: FunctionContext, lp: Loop, ops: list[Op], others: list[Op])
     loop does not hold; None when the loop is clean or cannot be decided."""
     if not any(_is_release(op) for op in ops) or not any(_is_acquire(op) for op in ops):
         return None
-    ev = _eval(ctx)
+    ev = eval_of(ctx)
     its = iterations(ev, ctx.cfg, lp)
     if its is None:
         return None
     rpo = {b: i for i, b in enumerate(ctx.cfg.rpo)}
-    ops = sorted(ops, key=lambda op: _pos(rpo, op))
+    ops = sorted(ops, key=lambda op: exec_pos(rpo, op))
     rows: list[list[tuple[Op, Elem]]] = []
     for env in its:
         row = []
@@ -175,7 +175,7 @@ def _reaches(ctx: FunctionContext, w: Op, lp: Loop) -> bool:
 def _may_wait_on(ctx: FunctionContext, w: Op, xs: list[Elem]) -> bool:
     """Whether a wait outside the judged loop may be on an element of the acquired array: then the loop
     may start holding a stage (a peeled first wait), and the walk from an empty hand would be wrong."""
-    ev = _eval(ctx)
+    ev = eval_of(ctx)
     env: dict = {}
     lp = iteration_loop(ctx.cfg, w.block) if w.block is not None else None
     if lp is not None:
@@ -202,13 +202,13 @@ def _diag(
     ys: list[Elem],
     held: dict[int, tuple[int, Op | None]],
 ) -> Diagnostic:
-    yname = _element(ctx, *ys[s])
-    xname = _element(ctx, *xs[s])
+    yname = element_name(ctx, *ys[s])
+    xname = element_name(ctx, *xs[s])
     have = sorted(held)
     holds = (
         "it holds no stage"
         if not have
-        else "it holds only " + ", ".join(f"stage {i} (`{_element(ctx, *xs[i])}`)" for i in have)
+        else "it holds only " + ", ".join(f"stage {i} (`{element_name(ctx, *xs[i])}`)" for i in have)
     )
     labels = (
         [Label(rel.span, f"iteration {k} releases stage {s} here ({holds})")] if rel.span is not None else []

@@ -17,9 +17,9 @@ __global__ void __launch_bounds__(256) sgemm2(const float* A, const float* B, fl
         pipe.producer_acquire();
         if (kt < ktiles) {
             for (int q = 0; q < 4; ++q) {
-                cuda::memcpy_async(&sa[st][tr][tc + q], &A[(size_t)(row + tr) * n + kt * BT + tc + q],
+                cuda::memcpy_async(&sa[st][tr][tc + q], &A[(size_t)(row + tr) * n + kt * BT + tc + q],  // EXPECT: shared-race (the copy into sa of tile k+2)
                                    sizeof(float), pipe);
-                cuda::memcpy_async(&sb[st][tr][tc + q], &B[(size_t)(kt * BT + tr) * n + col + tc + q],
+                cuda::memcpy_async(&sb[st][tr][tc + q], &B[(size_t)(kt * BT + tr) * n + col + tc + q],  // EXPECT: shared-race (the copy into sb)
                                    sizeof(float), pipe);
             }
         }
@@ -28,7 +28,7 @@ __global__ void __launch_bounds__(256) sgemm2(const float* A, const float* B, fl
     float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     fetch(0, 0);
     for (int kt = 0; kt < ktiles; ++kt) {
-        fetch(kt + 1, (kt + 1) % 2);  // EXPECT: shared-race
+        fetch(kt + 1, (kt + 1) % 2);  // fetches tile k+1; its copies (lines 20, 22) race with iteration k's reads
         cuda::pipeline_consumer_wait_prior<1>(pipe);
         __syncthreads();
         int st = kt % 2;
