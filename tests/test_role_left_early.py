@@ -198,3 +198,80 @@ def test_two_arrive_sites_with_their_own_tokens(leave: str, drop: str, bad: bool
     if bad:
         assert found[0].span is not None and "bra $L_exit" in text.splitlines()[found[0].span.line - 1]
         assert "never arrive" in found[0].witness["text"]
+
+
+_ONE_SYMBOL = """\
+.version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry strips(.param .u64 out, .param .u32 ncols, .param .u32 ntiles)
+.reqntid 128, 1, 1
+{{
+  .shared .align 8 .b8 bars[16];
+  .reg .pred %p<10>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<6>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u32 %r2, [ncols];
+  ld.param.u32 %r3, [ntiles];
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 mbarrier.init.shared.b64 [bars], 1;
+  @%p1 mbarrier.init.shared.b64 [bars+8], 96;
+  bar.sync 0;
+  mov.u32 %r4, 0;
+  setp.ge.u32 %p2, %r1, 32;
+  @%p2 bra $L_consumer;
+  @!%p1 bra $L_end;
+$L_produce:
+  setp.ge.u32 %p3, %r4, %r3;
+  @%p3 bra $L_end;
+  and.b32 %r5, %r4, 1;
+  xor.b32 %r5, %r5, 1;
+$L_pw:
+  mbarrier.try_wait.parity.shared.b64 %p4, [bars+8], %r5;
+  @!%p4 bra $L_pw;
+  mbarrier.arrive.expect_tx.shared.b64 %rd1, [bars], 0;
+  add.u32 %r4, %r4, 1;
+  bra.uni $L_produce;
+$L_consumer:
+  sub.u32 %r6, %r1, 32;
+  {leave}
+  mov.u32 %r8, 0;
+$L_consume:
+  setp.ge.u32 %p6, %r4, %r3;
+  @%p6 bra $L_end;
+  and.b32 %r7, %r4, 1;
+$L_cw:
+  mbarrier.try_wait.parity.shared.b64 %p7, [bars], %r7;
+  @!%p7 bra $L_cw;
+  mbarrier.arrive.shared.b64 %rd2, [bars+8];
+  add.u32 %r4, %r4, 1;
+  bra.uni $L_consume;
+$L_end:
+  ld.param.u64 %rd3, [out];
+  st.global.u32 [%rd3], %r4;
+  ret;
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "leave,bad",
+    [
+        ("setp.ge.u32 %p5, %r6, %r2;\n  @%p5 bra $L_end;", True),  # consumers past ncols leave
+        ("", False),  # every consumer stays
+    ],
+)
+def test_barriers_of_two_counts_in_one_symbol(leave: str, bad: bool) -> None:
+    """`full` (count 1) and `empty` (count 96) in one shared allocation, as a struct puts them: the rule
+    is asked per element group of one count."""
+    from irc.compiler import check_ptx
+    from irc.ptxas import find_ptxas, run_ptxas
+
+    text = _ONE_SYMBOL.format(leave=leave)
+    if find_ptxas():
+        r = run_ptxas(text, "sm_90")
+        assert r.ok, r.stderr
+    found = [d for d in check_ptx(text, "k.ptx") if d.check == "mbarrier-arrival-mismatch"]
+    assert bool(found) == bad, [d.message for d in found]

@@ -275,6 +275,11 @@ class Eval:
 
 
 # --------------------------------------------------------------------------------------- loops
+_SPIN_OK = frozenset(
+    {*WAIT_OPS, "not", "select", "cmp", "cbr", "br", "const", *_CASTS, "opaque", "shared_addr"}
+)
+
+
 def is_spin_loop(lp: Loop) -> bool:
     """A `try_wait` polling loop (`L: try_wait p; @!p bra L`, or polled from C: the result through
     `selp`/`setp` to the branch): repeats one wait, nothing else."""
@@ -282,17 +287,11 @@ def is_spin_loop(lp: Loop) -> bool:
     if hit is not None:
         return bool(hit)
     names = {op.name for b in lp.blocks for op in b.ops}
-    r = bool(names & set(WAIT_OPS)) and names <= {
-        *WAIT_OPS,
-        "not",
-        "select",
-        "cmp",
-        "cbr",
-        "br",
-        "const",
-        *_CASTS,
-        "opaque",
-    }
+    # the wait, control, and pure arithmetic (the barrier's address recomputed in the loop: `shared_addr`,
+    # `ptradd`), `opaque` for a backoff's `nanosleep`; nothing that writes or arrives
+    r = bool(names & set(WAIT_OPS)) and all(
+        n in _SPIN_OK or (OPS.get(n) is not None and OPS[n].has("pure")) for n in names
+    )
     lp.memo["spin"] = r  # once per loop: a function with 20,000 waits asks once per wait
     return r
 

@@ -347,6 +347,11 @@ def check_arrival(ctx: FunctionContext) -> list[Diagnostic]:
     fn, cfg = ctx.fn, ctx.cfg
     for o in pr.objects.values():
         counts = {const_int(i.operands[1]) for i in o.inits}
+        if len(counts) > 1 and None not in counts and o.arrives:
+            d = _mixed_counts_left_early(ctx, o)
+            if d is not None:
+                out.append(d)
+            continue
         if len(counts) != 1 or None in counts or not o.arrives:
             continue
         (C,) = counts
@@ -530,6 +535,53 @@ def _one_phase_per_use(ctx: FunctionContext, o: BarrierObject, sites) -> bool:
     return True
 
 
+def _site_offsets(ctx: FunctionContext, op: Op) -> set[int] | None:
+    """The byte offsets of its symbol that an arrive's barrier operand takes (over the first iterations
+    of its loop); None when some cannot be evaluated."""
+    ev = eval_of(ctx)
+    assert op.block is not None
+    lp = iteration_loop(ctx.cfg, op.block)
+    envs = (iterations(ev, ctx.cfg, lp) if lp is not None else None) or [{}]
+    out: set[int] = set()
+    for env in envs:
+        a = ev.value(op.operands[0], env)
+        if not isinstance(a, SAddr):
+            return None
+        out.add(a.off)
+    return out
+
+
+def _mixed_counts_left_early(ctx: FunctionContext, o: BarrierObject) -> Diagnostic | None:
+    """The early-exit question (`_role_left_early`) for barriers that share one symbol with barriers of
+    other counts (`full[s]` with 1, `empty[s]` with 96 in one shared struct, or Triton's `global_smem`): each
+    arrive site whose elements all have one count C, a role of exactly C threads, and one arrival each."""
+    by_off: dict[int, int] = {}
+    for i in o.inits:
+        a = eval_of(ctx).value(i.operands[0], {})
+        c = const_int(i.operands[1])
+        if not isinstance(a, SAddr) or c is None or by_off.get(a.off, c) != c:
+            return None  # an init at a computed offset, or two counts for one element: not decided
+        by_off[a.off] = c
+    sites = []
+    for a in o.arrives:
+        if a.block is None or arrival_count(a) is None:
+            return None
+        offs = _site_offsets(ctx, a)
+        if offs is None or not offs <= set(by_off) or len({by_off[x] for x in offs}) != 1:
+            return None
+        lp = iteration_loop(ctx.cfg, a.block)
+        th = threads_of(ctx.fn, ctx.cfg, a.block, lp.blocks if lp is not None else None, ctx.facts)
+        sites.append((a, arrival_count(a), th, lp, by_off[next(iter(offs))], offs))
+    for a, per, th, lp, C, offs in sites:
+        group = [x[:4] for x in sites if x[5] & offs]
+        if th.hi != C or any(x[2].hi != C for x in group):
+            continue  # each site of the element group must fill a phase alone
+        d = _role_left_early(ctx, o, C, [(a, per, th, lp)], group)
+        if d is not None:
+            return d
+    return None
+
+
 def _own_token(ctx: FunctionContext, o: BarrierObject, w: Op) -> bool:
     """A wait on the state token of an arrive on the same object in the same iteration (`cuda::barrier`'s
     `arrive_and_wait`): it waits for the phase that arrive belongs to, one phase per use by construction."""
@@ -618,7 +670,7 @@ def _announced_too_few(ctx: FunctionContext, pr: Protocol) -> list[Diagnostic]:
     from irc.analysis.races import shared_accesses
 
     out: list[Diagnostic] = []
-    if pr.opaque:
+    if pr.opaque or not any(o.copies for o in pr.objects.values()):
         return out
     cfg = ctx.cfg
     writers: dict[str | None, int] = {}
@@ -697,13 +749,13 @@ def _duplicated_copies(ctx: FunctionContext, pr: Protocol) -> list[Diagnostic]:
     from irc.analysis.mbarrier import block_uniform
 
     out: list[Diagnostic] = []
-    facts = ctx.facts
     for o in pr.objects.values():
         if not o.announces:
             continue
         for c in o.copies:
             if c.block is None or c.attrs.get("multicast"):
                 continue
+            facts = ctx.facts  # only now: the uniformity fixpoint is the costly part of a check
             lp = iteration_loop(ctx.cfg, c.block)
             loop_blocks = lp.blocks if lp is not None else None
             n = threads_of(ctx.fn, ctx.cfg, c.block, loop_blocks, facts=facts)
@@ -750,7 +802,9 @@ def _syncs(op: Op) -> bool:
 def check_uninit(ctx: FunctionContext) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     pr = proto_of(ctx)
-    if pr.opaque:
+    if pr.opaque or not ctx.fn.is_kernel:
+        # a device function uses the barriers its callers initialised (a `__noinline__` wait helper): the
+        # init and the barrier that makes it visible are in the kernel, outside what this function sees
         return out
     cfg = ctx.cfg
     pos: dict[int, int] = {}  # op -> index in its block (one pass per block, not a list search per use)

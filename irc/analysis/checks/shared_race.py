@@ -87,15 +87,53 @@ def check_shared_race(ctx: FunctionContext) -> list[Diagnostic]:
     if len(accs) > MAX_ACCESSES or len(cfg.rpo) > MAX_BLOCKS:
         return []  # not analysed: too large for the per-thread evaluation budget
     ev = launch_eval(ctx)
+    if ev is not None:
+        return _check_block(ctx, accs, ev)
     # No launch bound (`.reqntid`/`.maxntid`, `@launch`): whether threads collide depends on the block
     # shape (`s[ty][tx + 16 * i]` is race-free for 16x4 blocks and racy for 64x1), which the PTX does not
-    # say. Measured on NVIDIA's samples, guessing shapes reported correct kernels (dct8x8, reduction,
-    # marchingCubes): the check cannot decide, so it stays silent (docs/analyzer.md).
-    return _check_block(ctx, accs, ev) if ev is not None else []
+    # say. Measured on NVIDIA's samples, guessing one shape reported correct kernels (dct8x8, reduction,
+    # marchingCubes). A kernel that reads only x coordinates is written for 1-D blocks; a race that
+    # happens with every common 1-D block is reported, with the shapes it assumed (docs/analyzer.md).
+    return _common_shapes(ctx, accs) if fn.is_kernel else []
 
 
-def _check_block(ctx: FunctionContext, accs, ev: ThreadEval) -> list[Diagnostic]:
-    """The findings for the kernel's block shape (`ev`: its per-thread evaluation)."""
+#: 1-D blocks a kernel with no launch bound is evaluated with: a race must happen with each of them
+COMMON_BLOCKS = ((128, 1, 1), (256, 1, 1), (1024, 1, 1))
+
+
+def _common_shapes(ctx: FunctionContext, accs) -> list[Diagnostic]:  # type: ignore[no-untyped-def]
+    """The findings that every block of `COMMON_BLOCKS` gives, as the 256-thread run words them, each
+    witness stating the shapes it assumed; decided by the per-thread evaluation alone (no parameter
+    values chosen by the solver). Kernels that read a y or z coordinate, or carry a contract with a
+    block, are left alone (silent: their shape is not ours to guess)."""
+    from irc.analysis.symbolic.contract import Contract
+    from irc.analysis.symbolic.launch import reads_yz
+
+    if ctx.cache.get("contract") is not None or reads_yz(ctx.fn):
+        return []
+    runs: list[list[Diagnostic]] = []
+    for dims in COMMON_BLOCKS:
+        sub = FunctionContext(ctx.fn, ctx.module, ctx.arch, _cfg=ctx.cfg, _facts=ctx.facts)
+        shapes = ", ".join(str(d[0]) for d in COMMON_BLOCKS)
+        sub.cache["contract"] = Contract(
+            block=dims, origin=f"no launch bound: a 1-D block; the race occurs with {shapes} threads"
+        )
+        ev = launch_eval(sub)
+        if ev is None:
+            return []
+        # the per-thread evaluation only: a pair that needs a parameter value (`scan`'s `size`) would be
+        # the solver's pick of a value the host never passes, on a shape we guessed
+        runs.append(_check_block(sub, accs, ev, solver=False))
+        if not runs[-1]:
+            return []
+    keys = [{d.span for d in r} for r in runs]
+    common = set.intersection(*keys)
+    return [d for d in runs[COMMON_BLOCKS.index((256, 1, 1))] if d.span in common]
+
+
+def _check_block(ctx: FunctionContext, accs, ev: ThreadEval, solver: bool = True) -> list[Diagnostic]:
+    """The findings for the kernel's block shape (`ev`: its per-thread evaluation). `solver=False` keeps
+    only what the per-thread evaluation decides (no pair whose index or trip count is a parameter)."""
     fn = ctx.fn
     cfg = ctx.cfg
     loop_index = {lp: i for i, lp in enumerate(cfg.loops)}
@@ -191,7 +229,7 @@ def _check_block(ctx: FunctionContext, accs, ev: ThreadEval) -> list[Diagnostic]
     # The solver's pairs, over all intervals: a read against a write first (two asynchronous copies of a
     # pipeline rarely collide, and would spend the budget before the missing barrier of a tiled loop)
     sym_cands.sort(key=lambda t: t[0].write and t[2].write)
-    for a, da, c, dc, b, same_warp, sop in sym_cands:
+    for a, da, c, dc, b, same_warp, sop in sym_cands if solver else ():
         key = (id(a.op), id(c.op)) if id(a.op) <= id(c.op) else (id(c.op), id(a.op))
         tk = ("sym", id(a), da, id(c), dc)
         if key in done or tk in tried_sym or sym_budget[0] <= 0:
