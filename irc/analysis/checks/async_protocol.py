@@ -402,7 +402,14 @@ def check_arrival(ctx: FunctionContext) -> list[Diagnostic]:
                         hi = -1
                         break
                     hi += th.hi * per
-                if hi >= 0 and C > hi and _one_phase_per_use(ctx, o, sites):
+                # with no launch bound, a block still has at most 1,024 threads: a count above what they
+                # all deliver (a byte count, 16384, given to `mbarrier.init`) is never reached
+                most = sum(MAX_BLOCK_THREADS * per for _, per, _, _ in sites)
+                if hi < 0 and C > most and _one_phase_per_use(ctx, o, sites):
+                    a = sites[0][0]
+                    why = f"at most {MAX_BLOCK_THREADS} threads of a block (no launch bound)"
+                    out.append(_arrival_diag(o, C, a, most, why, too_many=False))
+                elif hi >= 0 and C > hi and _one_phase_per_use(ctx, o, sites):
                     a = sites[0][0]
                     out.append(_arrival_diag(o, C, a, hi, sites[0][2].why, too_many=False))
                 elif hi == C or (len(sites) > 1 and all(th.hi == C for _, _, th, _ in sites)):
@@ -458,6 +465,7 @@ def _role_left_early(ctx: FunctionContext, o: BarrierObject, C: int, sites, ever
 
 
 MAX_ARRIVERS = 4  # the solver is asked for up to this many distinct arriving threads (count + 1)
+MAX_BLOCK_THREADS = 1024  # threads of one CTA, whatever the launch
 
 
 def _arrivals_sum(ctx: FunctionContext, o: BarrierObject, C: int, sites) -> Diagnostic | None:  # type: ignore[no-untyped-def]
