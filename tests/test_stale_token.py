@@ -130,3 +130,62 @@ def test_a_polling_loop_with_backoff_is_not_an_iteration() -> None:
         r = run_ptxas(_POLL, "sm_90")
         assert r.ok, r.stderr
     assert [d for d in check_ptx(_POLL, "k.ptx") if d.check == "mbarrier-phase"] == []
+
+
+_CARRIED = """\
+.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry k(.param .u64 out, .param .u32 n)
+.reqntid 128, 1, 1
+{{
+  .shared .align 8 .b64 bar;
+  .reg .pred %p<6>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u32 %r2, [n];
+  mov.u32 %r3, bar;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 mbarrier.init.shared.b64 [%r3], 128;
+  bar.sync 0;
+  mbarrier.arrive.shared.b64 %rd1, [%r3];
+$L_w0:
+  mbarrier.test_wait.shared.b64 %p2, [%r3], %rd1;
+  @!%p2 bra $L_w0;
+  mov.u32 %r4, 0;
+$L_loop:
+  setp.ge.u32 %p3, %r4, %r2;
+  @%p3 bra $L_done;
+  mbarrier.arrive.shared.b64 {mid}, [%r3];
+$L_w1:
+  mbarrier.test_wait.shared.b64 %p4, [%r3], %rd1;
+  @!%p4 bra $L_w1;
+  mbarrier.arrive.shared.b64 %rd1, [%r3];
+$L_w2:
+  mbarrier.test_wait.shared.b64 %p5, [%r3], %rd1;
+  @!%p5 bra $L_w2;
+  add.u32 %r4, %r4, 1;
+  bra.uni $L_loop;
+$L_done:
+  ld.param.u64 %rd6, [out];
+  st.global.u32 [%rd6], %r4;
+  ret;
+}}
+"""
+
+
+@pytest.mark.parametrize("mid,bad", [("%rd2", True), ("%rd1", False)])
+def test_a_token_already_waited_on_is_stale(mid: str, bad: bool) -> None:
+    """The middle wait of the body uses the token carried from the end of the previous iteration (or
+    from before the loop), which that iteration already waited on; the twin takes a fresh token from the
+    middle arrive (`mid` is the register the arrive writes)."""
+    text = _CARRIED.format(mid=mid)
+    if find_ptxas():
+        r = run_ptxas(text, "sm_80")
+        assert r.ok, r.stderr
+    found = [d for d in check_ptx(text, "k.ptx") if d.check == "mbarrier-phase"]
+    assert bool(found) == bad, [d.message for d in found]
+    if bad:
+        assert "already waited on" in found[0].message and "iteration 0" in found[0].witness["text"]

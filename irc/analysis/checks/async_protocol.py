@@ -187,23 +187,37 @@ def _stale_token(ctx: FunctionContext, o: BarrierObject, w: Op) -> Diagnostic | 
     if not w.attrs.get("state") or w.block is None or len(w.operands) < 2:
         return None
     lp = _wait_loop(ctx, w)
-    if lp is None or eval_of(ctx).varies(w.operands[1], lp):
+    if lp is None:
         return None
+    first = 1
+    if eval_of(ctx).varies(w.operands[1], lp):
+        if not _tokens_already_waited(ctx, w):
+            return None
+        first = 0  # every token that reaches it was waited on before: stale from the first iteration
     from irc.analysis.symbolic.asyncq import reach_in_iteration
 
-    res, wit = reach_in_iteration(ctx, w.block, lp, 1, "waits again on the token of a completed phase")
+    res, wit = reach_in_iteration(ctx, w.block, lp, first, "waits again on the token of a completed phase")
     if not res.sat:
         return not_decided(PHASE, w, res.reason) if res.reason in ("timeout", "budget") else None
     tok = strip(w.operands[1])
     src = tok.op if isinstance(tok, OpResult) else None
-    labels = _lab(w, "waits on the same token in every iteration")
+    if first == 0:
+        labels = _lab(w, "waits on a token whose phase an earlier wait already saw complete")
+        why = (
+            "the token it is handed was already waited on (before the loop, or at the end of the previous "
+            "iteration), so the phase it names has completed and the wait returns at once (stale data)"
+        )
+    else:
+        labels = _lab(w, "waits on the same token in every iteration")
+        why = (
+            "the token is taken once, outside the loop, so every iteration after the first asks about a "
+            "phase that has already completed and the wait returns at once (stale data)"
+        )
     if src is not None and src.span is not None:
         labels += _lab(src, "the token: the phase of this one arrival, before the loop")
     d = error(
         PHASE,
-        f"mbarrier wait on a stale state token of `{o.sym}`: the token is taken once, outside the loop, so "
-        f"every iteration after the first asks about a phase that has already completed and the wait "
-        f"returns at once (stale data)",
+        f"mbarrier wait on a stale state token of `{o.sym}`: {why}",
         w.span,
         labels=labels,
         help="take the token from this iteration's arrive (`token = mbarrier.arrive(...)` inside the loop), "
@@ -211,6 +225,53 @@ def _stale_token(ctx: FunctionContext, o: BarrierObject, w: Op) -> Diagnostic | 
     )
     d.witness = witness_json(wit)
     return d
+
+
+def _tokens_already_waited(ctx: FunctionContext, w: Op) -> bool:
+    """The token of `w` is a loop-carried value every incoming value of which is an arrive's token that
+    another wait consumed before that edge (`tok = arrive(); wait(tok);` at the end of the body, carried
+    into the next iteration's `wait(tok)`): the phase it names has completed, so `w` returns at once."""
+    from irc.ir.core import BlockArg
+
+    tok = strip(w.operands[1])
+    if not isinstance(tok, BlockArg):
+        return False
+    edges = [
+        (args[tok.index], t.block)
+        for t in tok.block.predecessor_terminators()
+        for sb, args in zip(t.successors, t.succ_args)
+        if sb is tok.block and tok.index < len(args)
+    ]
+    if not edges:
+        return False
+    for v, p in edges:
+        v = strip(v)
+        if not isinstance(v, OpResult) or v.op.name not in ("mbarrier_arrive", "mbarrier_arrive_expect_tx"):
+            return False
+        if p is None or not any(
+            u is not w and u.name in WAIT_OPS and u.block is not None and ctx.cfg.dominates(u.block, p)
+            for u in _users_through_casts(v)
+        ):
+            return False
+    return True
+
+
+def _users_through_casts(v: Value) -> list[Op]:
+    """The ops using `v`, looking through the casts the lifter puts between a register and its use."""
+    out: list[Op] = []
+    work = [v]
+    seen: set[int] = set()
+    while work and len(seen) < 64:
+        x = work.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        for u in x.users:
+            if u.name in ("bitcast", "cvt", "copy") and u.results:
+                work.extend(u.results)
+            else:
+                out.append(u)
+    return out
 
 
 def _two_waits_one_phase(ctx: FunctionContext, o: BarrierObject, seqs: dict, rpo: dict) -> Diagnostic | None:
