@@ -1111,6 +1111,13 @@ def _access_width(op: Op) -> int:
 
 
 def check_unwaited(ctx: FunctionContext) -> list[Diagnostic]:
+    from irc.analysis.checks.common import under_common_shapes
+
+    got = under_common_shapes(ctx, _unwaited, "the stale read")
+    return got if got is not None else _unwaited(ctx)
+
+
+def _unwaited(ctx: FunctionContext) -> list[Diagnostic]:
     from irc.analysis.checks.async_cp import check_cp_pending
     from irc.analysis.checks.async_regs import check_register_pending
 

@@ -259,3 +259,34 @@ def launch_eval(ctx: FunctionContext):  # type: ignore[no-untyped-def]
 
         ctx.cache[key] = ThreadEval(fn, ctx.cfg, lambda: ctx.facts, dims, True)
     return ctx.cache[key]
+
+
+#: 1-D blocks a kernel with no launch bound is judged with, by the checks whose answer depends on the
+#: block shape: a finding must hold with each of them (`under_common_shapes`)
+COMMON_BLOCKS = ((128, 1, 1), (256, 1, 1), (1024, 1, 1))
+
+
+def under_common_shapes(ctx: FunctionContext, run, what: str) -> list[Diagnostic] | None:  # type: ignore[no-untyped-def]
+    """For a kernel with no launch bound that reads only x coordinates (written for 1-D blocks): `run` in a
+    context for each block of `COMMON_BLOCKS` (stated as its contract, which the witness repeats), and the
+    findings every one of them gives (by location), as the 256-thread run words them. Which block the host
+    launches is not in the PTX; a finding that one guessed shape alone shows (a 512-thread block indexing
+    past its stage's row) would be a guess. None when the kernel has a bound, a contract, or reads y/z."""
+    from irc.analysis.symbolic.contract import Contract
+    from irc.analysis.symbolic.launch import reads_yz
+
+    fn = ctx.fn
+    if not fn.is_kernel or ctx.cache.get("contract") is not None or launch_dims(fn)[1] or reads_yz(fn):
+        return None
+    shapes = ", ".join(str(d[0]) for d in COMMON_BLOCKS)
+    runs: list[list[Diagnostic]] = []
+    for dims in COMMON_BLOCKS:
+        sub = FunctionContext(fn, ctx.module, ctx.arch, _cfg=ctx.cfg, _facts=ctx.facts)
+        sub.cache["contract"] = Contract(
+            block=dims, origin=f"no launch bound: a 1-D block; {what} occurs with {shapes} threads"
+        )
+        runs.append(run(sub))
+        if not runs[-1]:
+            return []
+    common = set.intersection(*[{d.span for d in r} for r in runs])
+    return [d for d in runs[COMMON_BLOCKS.index((256, 1, 1))] if d.span in common]

@@ -11,7 +11,7 @@ same block-uniform value. Anything the evaluation cannot decide is silent.
 
 from __future__ import annotations
 
-from irc.analysis.checks.common import FunctionContext, launch_eval
+from irc.analysis.checks.common import FunctionContext, launch_eval, under_common_shapes
 from irc.analysis.races import (
     ASYNC_WRITERS,
     MAX_ACCESSES,
@@ -97,38 +97,16 @@ def check_shared_race(ctx: FunctionContext) -> list[Diagnostic]:
     return _common_shapes(ctx, accs) if fn.is_kernel else []
 
 
-#: 1-D blocks a kernel with no launch bound is evaluated with: a race must happen with each of them
-COMMON_BLOCKS = ((128, 1, 1), (256, 1, 1), (1024, 1, 1))
-
-
 def _common_shapes(ctx: FunctionContext, accs) -> list[Diagnostic]:  # type: ignore[no-untyped-def]
-    """The findings that every block of `COMMON_BLOCKS` gives, as the 256-thread run words them, each
-    witness stating the shapes it assumed; decided by the per-thread evaluation alone (no parameter
-    values chosen by the solver). Kernels that read a y or z coordinate, or carry a contract with a
-    block, are left alone (silent: their shape is not ours to guess)."""
-    from irc.analysis.symbolic.contract import Contract
-    from irc.analysis.symbolic.launch import reads_yz
+    """The races every common 1-D block gives (`under_common_shapes`), decided by the per-thread evaluation
+    alone: a pair that needs a parameter value (`scan`'s `size`) would be the solver's pick of a value the
+    host never passes, on a shape we guessed."""
 
-    if ctx.cache.get("contract") is not None or reads_yz(ctx.fn):
-        return []
-    runs: list[list[Diagnostic]] = []
-    for dims in COMMON_BLOCKS:
-        sub = FunctionContext(ctx.fn, ctx.module, ctx.arch, _cfg=ctx.cfg, _facts=ctx.facts)
-        shapes = ", ".join(str(d[0]) for d in COMMON_BLOCKS)
-        sub.cache["contract"] = Contract(
-            block=dims, origin=f"no launch bound: a 1-D block; the race occurs with {shapes} threads"
-        )
+    def run(sub: FunctionContext) -> list[Diagnostic]:
         ev = launch_eval(sub)
-        if ev is None:
-            return []
-        # the per-thread evaluation only: a pair that needs a parameter value (`scan`'s `size`) would be
-        # the solver's pick of a value the host never passes, on a shape we guessed
-        runs.append(_check_block(sub, accs, ev, solver=False))
-        if not runs[-1]:
-            return []
-    keys = [{d.span for d in r} for r in runs]
-    common = set.intersection(*keys)
-    return [d for d in runs[COMMON_BLOCKS.index((256, 1, 1))] if d.span in common]
+        return _check_block(sub, accs, ev, solver=False) if ev is not None else []
+
+    return under_common_shapes(ctx, run, "the race") or []
 
 
 def _check_block(ctx: FunctionContext, accs, ev: ThreadEval, solver: bool = True) -> list[Diagnostic]:
