@@ -1113,8 +1113,11 @@ def _access_width(op: Op) -> int:
 def check_unwaited(ctx: FunctionContext) -> list[Diagnostic]:
     from irc.analysis.checks.common import under_common_shapes
 
+    found = _unwaited(ctx)  # any block: every common block is one of them, so this is a superset
+    if not found:
+        return found
     got = under_common_shapes(ctx, _unwaited, "the stale read")
-    return got if got is not None else _unwaited(ctx)
+    return got if got is not None else found
 
 
 def _unwaited(ctx: FunctionContext) -> list[Diagnostic]:
