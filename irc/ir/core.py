@@ -118,11 +118,15 @@ class BlockArg(Value):
     def incoming(self) -> list[Value]:
         """The values passed to this argument, one per incoming edge (a terminator with two edges here gives
         two)."""
-        out: list[Value] = []
+        return [v for _, v in self.incoming_edges()]
+
+    def incoming_edges(self) -> list[tuple[Block | None, Value]]:
+        """(predecessor block, value) for each incoming edge, in `incoming()`'s order."""
+        out: list[tuple[Block | None, Value]] = []
         for t in self.block.predecessor_terminators():
             for s, args in zip(t.successors, t.succ_args):
                 if s is self.block and self.index < len(args):
-                    out.append(args[self.index])
+                    out.append((t.block, args[self.index]))
         return out
 
     def __repr__(self) -> str:

@@ -19,6 +19,7 @@ from irc.analysis.mbarrier import (
     Protocol,
     SAddr,
     arrival_count,
+    barrier_operand,
     const_int,
     executes,
     iteration_loop,
@@ -236,15 +237,10 @@ def _tokens_already_waited(ctx: FunctionContext, w: Op) -> bool:
     tok = strip(w.operands[1])
     if not isinstance(tok, BlockArg):
         return False
-    edges = [
-        (args[tok.index], t.block)
-        for t in tok.block.predecessor_terminators()
-        for sb, args in zip(t.successors, t.succ_args)
-        if sb is tok.block and tok.index < len(args)
-    ]
+    edges = tok.incoming_edges()
     if not edges:
         return False
-    for v, p in edges:
+    for p, v in edges:
         v = strip(v)
         if not isinstance(v, OpResult) or v.op.name not in ("mbarrier_arrive", "mbarrier_arrive_expect_tx"):
             return False
@@ -604,19 +600,19 @@ def _one_phase_per_use(ctx: FunctionContext, o: BarrierObject, sites) -> bool:
     return True
 
 
-def _site_offsets(ctx: FunctionContext, op: Op) -> set[int] | None:
-    """The byte offsets of its symbol that an arrive's barrier operand takes (over the first iterations
-    of its loop); None when some cannot be evaluated."""
+def barrier_addresses(ctx: FunctionContext, op: Op) -> list[SAddr] | None:
+    """The barrier addresses an mbarrier op takes over the first iterations of its loop (once, outside
+    loops); None when some cannot be evaluated."""
     ev = eval_of(ctx)
     assert op.block is not None
     lp = iteration_loop(ctx.cfg, op.block)
     envs = (iterations(ev, ctx.cfg, lp) if lp is not None else None) or [{}]
-    out: set[int] = set()
+    out: list[SAddr] = []
     for env in envs:
-        a = ev.value(op.operands[0], env)
+        a = ev.value(barrier_operand(op), env)  # type: ignore[arg-type]
         if not isinstance(a, SAddr):
             return None
-        out.add(a.off)
+        out.append(a)
     return out
 
 
@@ -635,7 +631,8 @@ def _mixed_counts_left_early(ctx: FunctionContext, o: BarrierObject) -> Diagnost
     for a in o.arrives:
         if a.block is None or arrival_count(a) is None:
             return None
-        offs = _site_offsets(ctx, a)
+        addrs = barrier_addresses(ctx, a)
+        offs = {x.off for x in addrs} if addrs is not None else None
         if offs is None or not offs <= set(by_off) or len({by_off[x] for x in offs}) != 1:
             return None
         lp = iteration_loop(ctx.cfg, a.block)

@@ -27,7 +27,7 @@ or unmodelled instructions on mbarriers, and releases by `expect_tx` arrivals, c
 from __future__ import annotations
 
 from irc.analysis.cfg import Loop
-from irc.analysis.checks.async_protocol import element_name, eval_of, exec_pos, proto_of
+from irc.analysis.checks.async_protocol import barrier_addresses, element_name, eval_of, exec_pos, proto_of
 from irc.analysis.checks.common import FunctionContext, witness_json
 from irc.analysis.mbarrier import (
     WAIT_OPS,
@@ -175,21 +175,10 @@ def _reaches(ctx: FunctionContext, w: Op, lp: Loop) -> bool:
 def _may_wait_on(ctx: FunctionContext, w: Op, xs: list[Elem]) -> bool:
     """Whether a wait outside the judged loop may be on an element of the acquired array: then the loop
     may start holding a stage (a peeled first wait), and the walk from an empty hand would be wrong."""
-    ev = eval_of(ctx)
-    env: dict = {}
-    lp = iteration_loop(ctx.cfg, w.block) if w.block is not None else None
-    if lp is not None:
-        its = iterations(ev, ctx.cfg, lp)
-        envs = its if its is not None else [{}]
-    else:
-        envs = [env]
-    for e in envs:
-        a = ev.value(barrier_operand(w), e)  # type: ignore[arg-type]
-        if not isinstance(a, SAddr):
-            return True
-        if a.sym == xs[0][0] and xs[0][1] <= a.off <= xs[-1][1]:
-            return True
-    return False
+    addrs = barrier_addresses(ctx, w) if w.block is not None else None
+    if addrs is None:
+        return True
+    return any(a.sym == xs[0][0] and xs[0][1] <= a.off <= xs[-1][1] for a in addrs)
 
 
 def _diag(
