@@ -30,14 +30,9 @@ MANIFEST = json.loads((DATA / "manifest.json").read_text())
 CLEAN: dict[str, dict] = MANIFEST["clean"]
 TWINS: dict[str, dict] = MANIFEST["twins"]
 
-# Clean kernels irc reports today. Every file here has findings that are false positives.
-_RACE = (
-    "shared-race: lanes 0 and 16 store one slot after a bitonic sort whose inputs they read from different "
-    "shared addresses of a replicated layout (the same data, which the analysis cannot know)"
-)
-CLEAN_XFAIL: dict[str, str] = {
-    "topk_rows.sm_100a.ptx": _RACE,
-}
+# Clean kernels irc reports today (false positives): none. `topk_rows.sm_100a` was one until the lane bits of
+# its bitonic sort's direction flags were evaluated (tests/test_lane_direction.py).
+CLEAN_XFAIL: dict[str, str] = {}
 
 # Clean kernels on which `irc check` stops with an internal error (exit 3, no report): none today.
 INTERNAL_XFAIL: dict[str, str] = {}

@@ -41,13 +41,27 @@ def strip_copies(v: Value) -> Value:
     return v
 
 
+def strip_moves(v: Value) -> Value:
+    """`v` through copies, bitcasts and a half taken back out of a 64-bit pack (`mov.b64 {lo, hi}, d`
+    of `mov.b64 d, {a, b}` is a or b: how sm_100 code moves `f32x2` pairs between packed and scalar ops)."""
+    for _ in range(16):
+        v = strip_copies(v)
+        if isinstance(v, OpResult) and v.op.name == "unpack_b64" and v.op.operands:
+            src = strip_copies(v.op.operands[0])
+            if isinstance(src, OpResult) and src.op.name == "pack_b64" and len(src.op.operands) == 2:
+                v = src.op.operands[v.index]
+                continue
+        break
+    return v
+
+
 def bfly_step(x: Value, y: Value) -> tuple[int, Op] | None:
     """(offset, shfl op) when y is `shfl.bfly(x, offset)` over the full warp, else None."""
-    y = strip_copies(y)
+    y = strip_moves(y)
     if not (isinstance(y, OpResult) and y.op.name == "shfl" and y.op.attrs.get("mode") == "bfly"):
         return None
     sh = y.op
-    if len(sh.operands) < 2 or strip_copies(sh.operands[0]) is not strip_copies(x):
+    if len(sh.operands) < 2 or strip_moves(sh.operands[0]) is not strip_moves(x):
         return None
     d = const_value(sh.operands[1])
     if isinstance(d, bool) or not isinstance(d, int) or d <= 0 or d >= 32 or d & (d - 1):

@@ -18,25 +18,39 @@ thread"; this fact refines "per thread" by the lane bits that matter.
   (`irc.analysis.symmetric`: an argmax's (value, index) pair): the masks of X and f's other inputs,
   without the bit d (the other inputs must not differ in bit d);
 - a load: the mask of its address (lanes of a group read one address, so one value);
-- any other pure op, a block argument: the union of its inputs' masks.
+- any other pure op, a block argument: the union of its inputs' masks;
+- a value computed from thread coordinates alone (`tid`, `laneid`, `warpid`, a known `ntid`, constants),
+  when the block shape is known: the lane bits flipping which changes its per-thread value in that block
+  (`ThreadEval`), not 31. Triton's bitonic sort picks each compare's direction from one lane bit
+  (`bfe(tid, 4, 1)`); a direction flag that does not depend on lane bit d is the same for both lanes of
+  a xor-d pair, and the compare-exchange is then symmetric. A value that also reads `ctaid`, a shared
+  address or anything loaded keeps the union rule (its lane differences could depend on those).
 A near miss (a butterfly missing a step, a different offset) keeps the bit, so the store stays a race.
 """
 
 from __future__ import annotations
 
-from irc.analysis.collectives import COMMUTATIVE, bfly_step, strip_copies
-from irc.analysis.symmetric import Nodes, Step, butterfly_steps
+from irc.analysis.collectives import COMMUTATIVE, bfly_step, strip_copies, strip_moves
+from irc.analysis.symmetric import Nodes, Step, butterfly_steps, with_inputs
 from irc.analysis.symmetric import bfly_of as near_bfly
 from irc.analysis.symmetric import pure_op as near_pure
 from irc.analysis.uniformity import Level
 from irc.ir.core import BlockArg, Function, OpResult, Value
 
 ALL = 31
+#: special registers whose per-thread values a known block shape fixes (`ctaid` is the same for every
+#: lane but its value is not known, so a value that mixes it in is not evaluated)
+_COORDINATES = ("tid.", "laneid", "warpid", "ntid.")
 
 
 class LaneGroups:
-    def __init__(self, fn: Function, facts) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, fn: Function, facts, threads=None) -> None:  # type: ignore[no-untyped-def]
+        """`threads`: the kernel's per-thread evaluation (`irc.analysis.races.ThreadEval`) when its block
+        shape is known, for the exact masks of values of thread coordinates alone; else None."""
         self.facts = facts
+        self._threads = threads
+        self._coord: dict[Value, bool] = {}
+        self._exact: dict[Value, int | None] = {}
         self.m: dict[Value, int] = {}
         self.sym: dict[Value, object] = {}
         self._cone: dict[Value, bool] = {}
@@ -101,6 +115,10 @@ class LaneGroups:
         if self._uniform(r):
             return 0
         n = op.name
+        if n == "unpack_b64":
+            src = strip_moves(r)
+            if src is not r:
+                return self._get(src)  # a half of a pack made here: that half's own mask
         if n in COMMUTATIVE and len(op.operands) == 2:
             for x, y in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
                 d = _bfly_offset(x, y)
@@ -113,16 +131,72 @@ class LaneGroups:
         if n == "shfl" and op.operands and bfly_step(op.operands[0], r) is not None:
             # lanes that agree in mask(x)'s bits have partners (t ^ d) that agree in them too
             return self._get(op.operands[0])
+        if n == "sreg" or (n != "shfl" and op.has_trait("pure")):
+            e = self._coordinate_mask(r)
+            if e is not None:
+                return e
         if n == "sreg" or n == "shfl" or not op.has_trait("pure"):
             return ALL
         out = self._union(op.operands)
         if out and len(op.results) == 1:
             for st in self._steps(r):
                 if any(self._get(o) & st.d for o in st.others):
-                    continue  # the other inputs differ across the pair: no fact, whatever f is
+                    st = self._coordinates_as_inputs(st)
+                    if st is None or any(self._get(o) & st.d for o in st.others):
+                        continue  # the other inputs differ across the pair: no fact, whatever f is
                 if st.symmetric(self._context):
                     return (self._union(st.xs) | self._union(st.others)) & ~st.d & ALL
         return out
+
+    def _coordinates_as_inputs(self, st: Step) -> Step | None:
+        """`st` with the values of thread coordinates its combine computes (a compare's direction flag,
+        `bfe(tid, 4, 1) != 0`) as inputs of their own, whose exact masks then decide whether they differ
+        across the pair; None when it computes none."""
+        inputs = {
+            x
+            for x in st.ops
+            if x.op.name != "const" and self._of_coordinates(x) and self._coordinate_mask(x) is not None
+        }
+        return with_inputs(st, inputs, self._nodes) if inputs else None
+
+    def _coordinate_mask(self, r: OpResult) -> int | None:
+        """The exact mask of a value of thread coordinates alone (module docstring), or None."""
+        if self._threads is None:
+            return None
+        if r in self._exact:
+            return self._exact[r]
+        out = None
+        if self._of_coordinates(r):
+            vec = self._threads.value(r, {})
+            if vec is not None:
+                n = len(vec)
+                lin = self._threads.lin
+                out = 0
+                for b in range(5):
+                    partner = lin ^ (1 << b)
+                    inside = partner < n
+                    if bool((vec[inside] != vec[partner[inside]]).any()):
+                        out |= 1 << b
+        self._exact[r] = out
+        return out
+
+    def _of_coordinates(self, v: Value) -> bool:
+        """Whether `v` is computed by pure ops from constants and `tid`/`laneid`/`warpid`/`ntid` only."""
+        hit = self._coord.get(v)
+        if hit is not None:
+            return hit
+        self._coord[v] = False  # SSA has no cycles of pure ops, but be safe
+        ok = False
+        if isinstance(v, OpResult) and len(v.op.results) == 1:
+            op = v.op
+            if op.name == "const":
+                ok = True
+            elif op.name == "sreg":
+                ok = str(op.attrs.get("name", "")).startswith(_COORDINATES)
+            elif op.name not in ("shfl", "load", "shared_addr") and op.has_trait("pure") and op.operands:
+                ok = all(self._of_coordinates(o) for o in op.operands)
+        self._coord[v] = ok
+        return ok
 
     def _context(self):  # type: ignore[no-untyped-def]
         """One z3 context for the function's queries, made (and z3 imported) only when one is asked."""
@@ -179,9 +253,9 @@ def _bfly_offset(x: Value, y: Value) -> int | None:
     return None if step is None else step[0]
 
 
-def lane_groups(ctx) -> LaneGroups:  # type: ignore[no-untyped-def]
-    """The function's lane-group facts (computed once per check run)."""
+def lane_groups(ctx, threads=None) -> LaneGroups:  # type: ignore[no-untyped-def]
+    """The function's lane-group facts (computed once per check run); `threads` as for `LaneGroups`."""
     hit = ctx.cache.get("lanegroups")
-    if hit is None:
-        hit = ctx.cache["lanegroups"] = LaneGroups(ctx.fn, ctx.facts)
+    if hit is None or hit._threads is not threads:  # a context judged under another block shape
+        hit = ctx.cache["lanegroups"] = LaneGroups(ctx.fn, ctx.facts, threads)
     return hit  # type: ignore[return-value]

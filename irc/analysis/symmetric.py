@@ -25,8 +25,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from irc.analysis.collectives import COMMUTATIVE, bfly_step
-from irc.analysis.collectives import strip_copies as _strip
+from irc.analysis.collectives import COMMUTATIVE, bfly_step, strip_copies
+from irc.analysis.collectives import strip_moves as _strip
 from irc.ir.core import OpResult, Value
 from irc.ir.semantics import width
 from irc.records import record
@@ -51,7 +51,8 @@ def bfly_of(v: Value) -> tuple[int, Value] | None:
     packed `f32x2` values cross lanes): (d, w)."""
     s = _strip(v)
     if isinstance(s, OpResult) and s.op.name == "pack_b64" and len(s.op.operands) == 2:
-        halves = [bfly_of(o) for o in s.op.operands]
+        # each half's own source through copies only: the pair is matched as `lo(w)`, `hi(w)` of one w
+        halves = [_half_bfly(o) for o in s.op.operands]
         srcs = [h[1] if h is not None else None for h in halves]
         if (
             all(h is not None for h in halves)
@@ -66,6 +67,15 @@ def bfly_of(v: Value) -> tuple[int, Value] | None:
         return None
     step = bfly_step(s.op.operands[0], s)
     return None if step is None else (step[0], _strip(s.op.operands[0]))
+
+
+def _half_bfly(v: Value) -> tuple[int, Value] | None:
+    """`bfly_of` for one half of a shuffled 64-bit pair, its source through copies only (an unpack kept)."""
+    s = _strip(v)
+    if not (isinstance(s, OpResult) and s.op.name == "shfl" and s.op.operands):
+        return None
+    step = bfly_step(s.op.operands[0], s)
+    return None if step is None else (step[0], strip_copies(s.op.operands[0]))
 
 
 #: Value -> `_node`'s answer, kept by a caller that searches many overlapping slices (`lanegroups`)
@@ -178,6 +188,21 @@ def butterfly_steps(v: Value, memo: Nodes | None = None) -> list[Step]:
         others = [x for x in lv if x not in xs and x not in ys]
         out.append(Step(v, d, xs, others, ops, pairs))
     return out
+
+
+def with_inputs(st: Step, inputs: set[Value], memo: Nodes | None = None) -> Step | None:
+    """`st` with `inputs` (values its combine computes, copies stripped) taken as the combine's other inputs
+    instead of computed: a direction flag made from `tid` inside the combine is then one free input whose
+    lane bits the caller knows, not `tid` itself. None when the step no longer reads the shuffle."""
+    ys = [y for _, y in st.pairs]
+    sub = _slice(st.v, set(st.xs) | set(ys) | inputs, MAX_COMBINE, memo)
+    if sub is None:
+        return None
+    ops, lv = sub
+    if not any(y in lv for y in ys):
+        return None
+    others = [x for x in lv if x not in st.xs and x not in ys]
+    return Step(st.v, st.d, st.xs, others, ops, st.pairs)
 
 
 def symmetric_step(v: Value, ctx: Any = None) -> tuple[int, list[Value], list[Value]] | None:

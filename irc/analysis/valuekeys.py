@@ -13,8 +13,9 @@ the evaluation runs, in the loop-iteration context `ctx`) such that equal keys m
   address's key (one address, one value, in one
   barrier interval: a write between the two reads would itself be the race reported);
 - `shfl.bfly(x, d)` over the whole warp: x's key in lane `t ^ d`;
-- a pure op: the op, its attributes and its operands' keys (sorted for a commutative op); a bitcast or
-  copy of the same width: its operand's key (the same bits);
+- a pure op: the op, its attributes, which of its results, and its operands' keys (sorted for a
+  commutative op); a bitcast or copy of the same width: its operand's key (the same bits), and a half of a
+  64-bit pack taken back out (`collectives.strip_moves`): that half's key;
 - a parameter (an argument of the entry block): itself, in every thread;
 - a block argument `c ? x : y` at the two-way join of a `cbr c` (a masked load `mov 0; @p ld`): the
   keys of c, x and y;
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from irc.analysis.collectives import COMMUTATIVE
+from irc.analysis.collectives import COMMUTATIVE, strip_moves
 from irc.analysis.ivec import IVec
 from irc.ir.core import BlockArg, OpResult, Value
 
@@ -120,6 +121,8 @@ class ValueKeys:
             return ("c", repr(op.attrs.get("value")), str(v.type))
         if n in ("bitcast", "copy") and len(op.operands) == 1 and _width(op.operands[0]) == _width(v):
             return self.key(op.operands[0], t, ctx)  # the same bits under another type
+        if n == "unpack_b64" and strip_moves(v) is not v:
+            return self.key(strip_moves(v), t, ctx)  # a half of a pack made here: that half
         if n == "shfl" and op.attrs.get("mode") == "bfly" and op.attrs.get("c", 31) in (31, None):
             d = self.ev.value(op.operands[1], ctx) if len(op.operands) > 1 else None
             if d is not None:
@@ -132,12 +135,12 @@ class ValueKeys:
                 return ("u", id(v), t)  # the lattice saw a store that can race this load
             # element k of one load instruction at one address: one value
             return ("ld", id(op), op.results.index(v), self.key(op.operands[0], t, ctx))
-        if len(op.results) == 1 and op.has_trait("pure") and n != "sreg":
+        if op.has_trait("pure") and n != "sreg":
             ks = [self.key(o, t, ctx) for o in op.operands]
             if n in COMMUTATIVE and len(ks) == 2:
                 ks.sort(key=repr)
             attrs = tuple(sorted((k, repr(x)) for k, x in op.attrs.items()))
-            return (n, attrs, str(v.type), tuple(ks))
+            return (n, attrs, str(v.type), v.index, tuple(ks))  # index: which result (an unpack's half)
         return ("u", id(v), t)
 
     def _diamond(self, v: BlockArg) -> tuple[Value, Value, Value] | None:
@@ -237,6 +240,8 @@ class ValueKeys:
         elif name in ("bitcast", "copy") and len(op.operands) == 1 and _width(op.operands[0]) == _width(v):
             base, height, outside = self._operands(op.operands, blk, ctx, depth)
             base = base[0]
+        elif name == "unpack_b64" and strip_moves(v) is not v:
+            (base,), height, outside = self._operands([strip_moves(v)], blk, ctx, depth)
         elif name == "shfl" and op.attrs.get("mode") == "bfly" and op.attrs.get("c", 31) in (31, None):
             d = ev.value(op.operands[1], ctx) if len(op.operands) > 1 else None
             if d is None:
@@ -253,10 +258,10 @@ class ValueKeys:
                 (addr,), height, outside = self._operands(op.operands[:1], blk, ctx, depth)
                 tag = ("ld", id(op), op.results.index(v))
                 base = [self._vid((tag, x)) for x in addr]
-        elif len(op.results) == 1 and op.has_trait("pure") and name != "sreg":
+        elif op.has_trait("pure") and name != "sreg":
             cols, height, outside = self._operands(op.operands, blk, ctx, depth)
             attrs = tuple(sorted((k, repr(x)) for k, x in op.attrs.items()))
-            sig = self._vid(("op", name, attrs, str(v.type)))
+            sig = self._vid(("op", name, attrs, str(v.type), v.index))
             if not cols:
                 rows: Any = [()] * n
             elif name in COMMUTATIVE and len(cols) == 2:
@@ -424,5 +429,5 @@ def same_stored_values(ctx: Any, ev: Any, a: Any, ea: Any, c: Any, ec: Any) -> b
         es = moved // len(vals)
     vk = ctx.cache.get("valuekeys")
     if vk is None or vk.ev is not ev:
-        vk = ctx.cache["valuekeys"] = ValueKeys(ev, lane_groups(ctx))
+        vk = ctx.cache["valuekeys"] = ValueKeys(ev, lane_groups(ctx, ev if ev.ntid_known else None))
     return vk.same(vals, es, ea, ec)
