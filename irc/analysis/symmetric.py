@@ -33,7 +33,8 @@ from irc.records import record
 
 MAX_SLICE = 96  # ops in the backward slice searched for a step's shuffles
 MAX_COMBINE = 48  # ops in the combine itself
-TIMEOUT_MS = 500
+#: z3 resource units one symmetry question may spend (about half a second; `symbolic.solver`)
+LIMIT = 5_000_000
 
 _FLOAT_WIDTHS = (16, 32, 64)
 
@@ -322,8 +323,10 @@ def _decide(v: Value, ops: list[OpResult], pairs: list[tuple[Value, Value]], oth
             differ = m.And(differ, m.Not(((t1 | t2) & mag) == 0))
         if _refuted(m, ctx, vars_, differ):
             return False
+        from irc.analysis.symbolic.solver import limit_solver
+
         s = m.Solver(ctx=ctx)
-        s.set("timeout", TIMEOUT_MS)
+        limit_solver(s, LIMIT)
         for c in enc.assume:
             s.add(c)
         s.add(differ)

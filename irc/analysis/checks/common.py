@@ -146,11 +146,15 @@ def witness_json(w: object | None) -> dict | None:
 def not_decided(check: str, op: Op, reason: str) -> Diagnostic:
     """The note for a question the lattice could not settle and the solver did not answer: silence would
     read as a clean bill, a finding would be a guess."""
+    why = {
+        "timeout": "its query limit was reached",
+        "budget": "the function's solver budget was spent",
+    }.get(reason, reason)
     return note(
         "not-analysed",
-        f"`{check}` could not be decided here: the solver gave no answer ({reason})",
+        f"`{check}` could not be decided here: the solver gave no answer ({why})",
         op.span,
-        help="raise IRC_SOLVER_TIMEOUT_MS or IRC_SOLVER_BUDGET_MS, or state a launch contract (docs/analyzer.md)",
+        help="raise IRC_SOLVER_LIMIT or IRC_SOLVER_BUDGET, or state a launch contract (docs/analyzer.md)",
     )
 
 

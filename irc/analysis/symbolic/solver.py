@@ -1,10 +1,16 @@
-"""The SMT solver behind the analyzer's queries: z3, imported on first use, with a timeout per query and a
+"""The SMT solver behind the analyzer's queries: z3, imported on first use, with a limit per query and a
 budget per function.
 
 Why lazy: importing z3 costs about 70 ms, more than checking a small kernel, and most kernels never need
 it (the uniformity lattice decides them). Why a budget: a file with thousands of undecided branches must
 still be checked in bounded time; what the budget leaves unasked is reported as `not-analysed`, never
 silently dropped.
+
+Why resource units, not milliseconds: the limits are z3's `rlimit` (a count of the solver's own steps),
+so a query either finishes within them on every machine or on none. A wall-clock timeout made answers
+depend on the machine's load: two CI runs of one file could differ, one with a finding and one with a
+`not-analysed` note. A wall-clock limit stays as a safety net only (`IRC_SOLVER_TIMEOUT_MS`, 30 s), far
+above what the unit limit allows (about 1 s of solving on a laptop core).
 """
 
 from __future__ import annotations
@@ -17,10 +23,16 @@ from irc.records import record
 
 _Z3: ModuleType | None = None
 
-#: milliseconds one query may take before it is `unknown` ("timeout"); $IRC_SOLVER_TIMEOUT_MS overrides
-QUERY_TIMEOUT_MS = 1000
-#: total solver milliseconds one function may spend before further queries are `unknown` ("budget")
-FUNCTION_BUDGET_MS = 8000
+#: z3 resource units one query may spend before it is `unknown` ("timeout"); $IRC_SOLVER_LIMIT overrides.
+#: About 1 s of solving on one core of this project's CI machines (5,000-10,000 units per ms)
+QUERY_LIMIT = 10_000_000
+#: total units one function's queries may spend before further queries are `unknown` ("budget");
+#: $IRC_SOLVER_BUDGET overrides
+FUNCTION_BUDGET = 80_000_000
+#: of the query's limit, what keeping each preferred witness constraint may spend (`Session.check`)
+PREFER_SHARE = 10
+#: wall-clock milliseconds after which any one query stops, whatever its units ($IRC_SOLVER_TIMEOUT_MS)
+SAFETY_TIMEOUT_MS = 30_000
 
 
 def z3() -> ModuleType:
@@ -94,19 +106,46 @@ class Outcome:
 
 
 class Budget:
-    """Solver time left for one function (milliseconds)."""
+    """Solver resource units left for one function."""
 
-    def __init__(self, total_ms: int | None = None):
-        env = os.environ.get("IRC_SOLVER_BUDGET_MS")
-        self.left = float(total_ms if total_ms is not None else int(env) if env else FUNCTION_BUDGET_MS)
+    def __init__(self, total: int | None = None):
+        self.left = float(total if total is not None else _env_int("IRC_SOLVER_BUDGET", FUNCTION_BUDGET))
 
-    def spend(self, ms: float) -> None:
-        self.left -= ms
+    def spend(self, units: float) -> None:
+        self.left -= units
 
 
-def _timeout_ms() -> int:
-    env = os.environ.get("IRC_SOLVER_TIMEOUT_MS")
-    return int(env) if env and env.isdigit() else QUERY_TIMEOUT_MS
+def _env_int(name: str, default: int) -> int:
+    env = os.environ.get(name)
+    return int(env) if env and env.isdigit() and int(env) > 0 else default
+
+
+def query_limit() -> int:
+    return _env_int("IRC_SOLVER_LIMIT", QUERY_LIMIT)
+
+
+def safety_timeout_ms() -> int:
+    return _env_int("IRC_SOLVER_TIMEOUT_MS", SAFETY_TIMEOUT_MS)
+
+
+def limit_solver(s: Any, units: int) -> None:
+    """Bound the next `check()` of solver `s` by `units` of z3's resources (and the wall-clock net)."""
+    s.set("rlimit", max(1, int(units)))
+    s.set("timeout", safety_timeout_ms())
+
+
+def spent(s: Any) -> int:
+    """The resource units solver `s`'s context has spent so far (z3's cumulative `rlimit count`)."""
+    try:
+        return int(s.statistics().get_key_value("rlimit count"))
+    except Exception:  # noqa: BLE001 - a z3 without the counter: nothing measured
+        return 0
+
+
+def unknown_reason(s: Any) -> str:
+    """ "timeout" for a check stopped by its limits (units or wall clock), else z3's own reason."""
+    why = s.reason_unknown()
+    return "timeout" if any(w in why for w in ("timeout", "canceled", "resource", "rlimit")) else why
 
 
 class Session:
@@ -127,8 +166,6 @@ class Session:
         constraints, each tier (or, failing that, each constraint of it) is kept in turn if the rest stays
         satisfiable, so the model (the witness a user reads) is a typical launch: a 1-D block of 256
         threads, block 0, small parameters."""
-        import time
-
         if budget is not None and budget.left <= 0:
             return Outcome("unknown", reason="budget")
         z = self.z
@@ -140,30 +177,28 @@ class Session:
             if id(c) not in self.added:
                 self.added.add(id(c))
                 s.add(c)
-        tmo = _timeout_ms()
+        limit = query_limit()
         if budget is not None:
-            tmo = max(1, min(tmo, int(budget.left)))
-        s.set("timeout", tmo)
+            limit = max(1, min(limit, int(budget.left)))
+        limit_solver(s, limit)
         depth = s.num_scopes()
         s.push()
+        u0 = spent(s)
         try:
             s.add(*query)
-            t0 = time.perf_counter()
             r = s.check()
-            if budget is not None:
-                budget.spend((time.perf_counter() - t0) * 1000.0)
             if r == z.unsat:
                 return Outcome("unsat")
             if r != z.sat:
-                why = s.reason_unknown()
-                return Outcome("unknown", reason="timeout" if "timeout" in why or "canceled" in why else why)
+                return Outcome("unknown", reason=unknown_reason(s))
             model = s.model()
             if prefer:
-                s.set("timeout", max(1, min(100, tmo)))
-                t1 = time.perf_counter()
+                # each preference is kept only if it costs little; all of them together at most the limit
+                u1 = spent(s)
+                limit_solver(s, max(1, limit // PREFER_SHARE))
                 for tier in prefer:
                     for group in (tier, *([[p] for p in tier] if len(tier) > 1 else [])):
-                        if (time.perf_counter() - t1) * 1000.0 > 4 * tmo:
+                        if spent(s) - u1 > limit:
                             break
                         s.push()
                         s.add(*group)
@@ -171,10 +206,10 @@ class Session:
                             model = s.model()
                             break
                         s.pop()
-                if budget is not None:
-                    budget.spend((time.perf_counter() - t1) * 1000.0)
             return Outcome("sat", model=model)
         finally:
+            if budget is not None:
+                budget.spend(spent(s) - u0)
             s.pop(s.num_scopes() - depth)  # the query's scope and every kept preference's
 
 
