@@ -42,8 +42,6 @@ TWIN_XFAIL: dict[str, str] = {
     "attn_fwd.no-tcgen05-wait.sm_100a.ptx": "Triton's correct output also reads tcgen05.ld's registers before "
     "tcgen05.wait::ld (the wait orders the load against later tensor-memory writes), so a register read is no "
     "finding; the hazard left, a later TMEM write before the load completes, is not modelled",
-    "tma_matmul_host.init-count.sm_90a.ptx": "the arrivals per phase of the expect_tx barrier are not counted "
-    "in this pipeline",
 }
 
 

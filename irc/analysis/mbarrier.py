@@ -506,6 +506,7 @@ def threads_of(
     elect = False
     exact = True
     tid_seen = False
+    conds: list[tuple[Value, bool]] = []
     for t, pol in guards(cfg, b):
         if (
             loop_blocks is not None
@@ -513,7 +514,8 @@ def threads_of(
             and any(s not in loop_blocks for s in t.successors)
         ):
             continue  # loop exit tests
-        c = t.operands[0]
+        conds += _conjuncts(t.operands[0], pol)
+    for c, pol in conds:
         if facts is not None and block_uniform(facts, c):
             continue
         if _is_elect(c) and pol:
@@ -542,6 +544,16 @@ def threads_of(
     else:
         why = f"all {n} threads of the block"
     return Threads(n if exact else 0, n, why, (lo, hi) if one_dim and not elect else None)
+
+
+def _conjuncts(c: Value, pol: bool) -> list[tuple[Value, bool]]:
+    """The conditions that all hold when `c == pol`: the operands of a taken `and` (`tid % 128 == 0 &&
+    k_tiles > 0`, one predicate in PTX) or of a not-taken `or`, each judged on its own; else `c` itself."""
+    v = strip(c)
+    if isinstance(v, OpResult) and len(v.op.operands) == 2 and getattr(v.type, "is_bool", False):
+        if (v.op.name == "and" and pol) or (v.op.name == "or" and not pol):
+            return [x for o in v.op.operands for x in _conjuncts(o, pol)]
+    return [(c, pol)]
 
 
 # --------------------------------------------------------------------------------------- protocol

@@ -401,82 +401,94 @@ def check_arrival(ctx: FunctionContext) -> list[Diagnostic]:
     pr = proto_of(ctx)
     if pr.opaque:
         return out
-    fn, cfg = ctx.fn, ctx.cfg
     for o in pr.objects.values():
-        counts = {const_int(i.operands[1]) for i in o.inits}
-        if len(counts) > 1 and None not in counts and o.arrives:
-            d = _mixed_counts_left_early(ctx, o)
-            if d is not None:
+        found = _arrival_object(ctx, o)
+        if not found and o.arrives and o.waits:
+            # per element: a ring's stage barriers with their own counts, armed on their own iterations
+            from irc.analysis.checks.mbarrier_starved import starved_first_phase
+
+            d = starved_first_phase(ctx, o)
+            found = [d] if d is not None else []
+        out += found
+    return out
+
+
+def _arrival_object(ctx: FunctionContext, o: BarrierObject) -> list[Diagnostic]:
+    """The symbol-wide count rules for one barrier object."""
+    out: list[Diagnostic] = []
+    fn, cfg = ctx.fn, ctx.cfg
+    counts = {const_int(i.operands[1]) for i in o.inits}
+    if len(counts) > 1 and None not in counts and o.arrives:
+        d = _mixed_counts_left_early(ctx, o)
+        if d is not None:
+            out.append(d)
+        return out
+    if len(counts) != 1 or None in counts or not o.arrives:
+        return out
+    (C,) = counts
+    assert C is not None
+    sites = []
+    for a in o.arrives:
+        per = arrival_count(a)
+        if per is None or a.block is None:
+            break
+        lp = iteration_loop(cfg, a.block)
+        th = threads_of(
+            fn, cfg, a.block, lp.blocks if lp is not None else None, ctx.facts if fn.is_kernel else None
+        )
+        sites.append((a, per, th, lp))
+    else:
+        # too many: one arrive instruction executed by more threads than the phase expects
+        for a, per, th, _ in sites:
+            if th.lo * per > C:
+                d = _arrival_diag(o, C, a, th.lo * per, th.why, too_many=True)
+                d.witness = _arrival_witness(ctx, a, C // per + 1) if C // per + 1 <= MAX_ARRIVERS else None
                 out.append(d)
-            continue
-        if len(counts) != 1 or None in counts or not o.arrives:
-            continue
-        (C,) = counts
-        assert C is not None
-        sites = []
-        for a in o.arrives:
-            per = arrival_count(a)
-            if per is None or a.block is None:
                 break
-            lp = iteration_loop(cfg, a.block)
-            th = threads_of(
-                fn, cfg, a.block, lp.blocks if lp is not None else None, ctx.facts if fn.is_kernel else None
-            )
-            sites.append((a, per, th, lp))
-        else:
-            # too many: one arrive instruction executed by more threads than the phase expects
-            for a, per, th, _ in sites:
-                if th.lo * per > C:
-                    d = _arrival_diag(o, C, a, th.lo * per, th.why, too_many=True)
-                    d.witness = (
-                        _arrival_witness(ctx, a, C // per + 1) if C // per + 1 <= MAX_ARRIVERS else None
-                    )
+            if per > 0 and C // per + 1 <= MAX_ARRIVERS and (th.hi is None or th.hi * per > C):
+                # the role guards are beyond the lattice (no launch bound, a parameter, a 2-D
+                # block): ask whether C // per + 1 different threads arrive in one phase
+                from irc.analysis.symbolic.asyncq import many_arrive
+
+                n = C // per + 1
+                res, w = many_arrive(ctx, a.block, n, "this arrive", a.span)
+                if res.sat and w is not None:
+                    d = _arrival_diag(o, C, a, n * per, f"{n} different threads", too_many=True)
+                    d.witness = witness_json(w)
                     out.append(d)
                     break
-                if per > 0 and C // per + 1 <= MAX_ARRIVERS and (th.hi is None or th.hi * per > C):
-                    # the role guards are beyond the lattice (no launch bound, a parameter, a 2-D
-                    # block): ask whether C // per + 1 different threads arrive in one phase
-                    from irc.analysis.symbolic.asyncq import many_arrive
-
-                    n = C // per + 1
-                    res, w = many_arrive(ctx, a.block, n, "this arrive", a.span)
-                    if res.sat and w is not None:
-                        d = _arrival_diag(o, C, a, n * per, f"{n} different threads", too_many=True)
-                        d.witness = witness_json(w)
+                if res.status == "unknown" and res.reason in ("timeout", "budget"):
+                    out.append(not_decided(ARRIVAL, a, res.reason))
+                    break
+        else:
+            d = _arrivals_sum(ctx, o, C, sites)
+            if d is not None:
+                out.append(d)
+                return out
+            hi = 0
+            for _, per, th, _ in sites:
+                if th.hi is None:
+                    hi = -1
+                    break
+                hi += th.hi * per
+            # with no launch bound, a block still has at most 1,024 threads: a count above what they
+            # all deliver (a byte count, 16384, given to `mbarrier.init`) is never reached
+            most = sum(MAX_BLOCK_THREADS * per for _, per, _, _ in sites)
+            if hi < 0 and C > most and _one_phase_per_use(ctx, o, sites):
+                a = sites[0][0]
+                why = f"at most {MAX_BLOCK_THREADS} threads of a block (no launch bound)"
+                out.append(_arrival_diag(o, C, a, most, why, too_many=False))
+            elif hi >= 0 and C > hi and _one_phase_per_use(ctx, o, sites):
+                a = sites[0][0]
+                out.append(_arrival_diag(o, C, a, hi, sites[0][2].why, too_many=False))
+            elif hi == C or (len(sites) > 1 and all(th.hi == C for _, _, th, _ in sites)):
+                # one site whose role is the count, or several that each fill a whole phase alone
+                # (`bar.arrive_and_wait()` before a loop and in it: a phase gets one site's arrivals)
+                for site in sites:
+                    d = _role_left_early(ctx, o, C, [site], sites)
+                    if d is not None:
                         out.append(d)
                         break
-                    if res.status == "unknown" and res.reason in ("timeout", "budget"):
-                        out.append(not_decided(ARRIVAL, a, res.reason))
-                        break
-            else:
-                d = _arrivals_sum(ctx, o, C, sites)
-                if d is not None:
-                    out.append(d)
-                    continue
-                hi = 0
-                for _, per, th, _ in sites:
-                    if th.hi is None:
-                        hi = -1
-                        break
-                    hi += th.hi * per
-                # with no launch bound, a block still has at most 1,024 threads: a count above what they
-                # all deliver (a byte count, 16384, given to `mbarrier.init`) is never reached
-                most = sum(MAX_BLOCK_THREADS * per for _, per, _, _ in sites)
-                if hi < 0 and C > most and _one_phase_per_use(ctx, o, sites):
-                    a = sites[0][0]
-                    why = f"at most {MAX_BLOCK_THREADS} threads of a block (no launch bound)"
-                    out.append(_arrival_diag(o, C, a, most, why, too_many=False))
-                elif hi >= 0 and C > hi and _one_phase_per_use(ctx, o, sites):
-                    a = sites[0][0]
-                    out.append(_arrival_diag(o, C, a, hi, sites[0][2].why, too_many=False))
-                elif hi == C or (len(sites) > 1 and all(th.hi == C for _, _, th, _ in sites)):
-                    # one site whose role is the count, or several that each fill a whole phase alone
-                    # (`bar.arrive_and_wait()` before a loop and in it: a phase gets one site's arrivals)
-                    for site in sites:
-                        d = _role_left_early(ctx, o, C, [site], sites)
-                        if d is not None:
-                            out.append(d)
-                            break
     return out
 
 

@@ -345,7 +345,9 @@ def reach_in_iteration(ctx: Any, b: Block, lp: Loop, k: int, story: str) -> tupl
         return Outcome("unknown", reason="solver unavailable (pip install z3-solver)"), None
     enc = sym.enc
     ta = enc.thread("a")
-    out = sym.solve([enc.reach(b, ta), enc.iteration(lp, ta) == k], ("a",))
+    # `exists`: iteration k is entered only when iteration k - 1 took a back edge (a 1-trip launch never
+    # shows iteration 1)
+    out = sym.solve([enc.reach(b, ta), enc.iteration(lp, ta) == k, enc.exists(lp, ta)], ("a",))
     if not out.sat:
         return out, None
     w = from_model(out.model, enc, ["a"], sym.contract_text, blocks=[b])
