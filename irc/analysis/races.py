@@ -159,6 +159,72 @@ def tests_own_value(cfg: CFG, acc: Access) -> bool:
     return False
 
 
+def read_modify_write(a: Access, c: Access) -> bool:
+    """Both accesses are halves of one read-modify-write at one address value: a plain load of `p` and a
+    plain store to `p` whose value is computed from what was loaded (`bins[v] += 1`, lowered to
+    `ld [p]; add; st [p]`). Its address may come from loaded data (a histogram's bin): two threads whose
+    data give them one bin lose an update without an atomic. Why this shape only: a plain store through a
+    loaded index alone (a scatter through a permutation) collides only if the data say so, which would be
+    a guess; an increment of a data-chosen slot is the histogram idiom, where colliding is the point."""
+    from irc.analysis.collectives import strip_copies
+
+    if a.atomic or c.atomic or a.offset != c.offset or strip_copies(a.ptr) is not strip_copies(c.ptr):
+        return False
+    ops = {a.op, c.op}
+    loads = [x for x in ops if x.name == "load"]
+    stores = [x for x in ops if x.name == "store"]
+    ptr = strip_copies(a.ptr)
+    if not loads:
+        loads = [u for u in _users(ptr) if u.name == "load" and u.block is not None]
+    if not stores:
+        stores = [u for u in _users(ptr) if u.name == "store" and u.block is not None]
+    return any(_computed_from(st.operands[1], ld) for st in stores for ld in loads if len(st.operands) > 1)
+
+
+def _users(v: Value) -> list[Op]:
+    """The ops that take `v` (through copies) as their address operand."""
+    out: list[Op] = []
+    work = [v]
+    seen: set[int] = set()
+    while work:
+        x = work.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        for op in x.uses:
+            if op.name in ("copy", "bitcast") and op.results:
+                work.append(op.results[0])
+            elif op.operands and op.operands[0] is x:
+                out.append(op)
+    return out
+
+
+def _computed_from(v: Value, ld: Op) -> bool:
+    """Whether `v` is computed by pure ops from the result of load `ld`."""
+    return _slice_meets(v, lambda op: op is ld)
+
+
+def from_loaded_data(v: Value) -> bool:
+    """Whether `v` is computed by pure ops from some load's result (a bin index read from the input)."""
+    return _slice_meets(v, lambda op: op.name in ("load", "load_vec"))
+
+
+def _slice_meets(v: Value, hit) -> bool:  # type: ignore[no-untyped-def]
+    """Whether the pure ops computing `v` (16 deep) reach an op for which `hit` holds."""
+    work = [(v, 0)]
+    seen: set[int] = set()
+    while work:
+        x, d = work.pop()
+        if d > 16 or id(x) in seen or not isinstance(x, OpResult):
+            continue
+        seen.add(id(x))
+        if hit(x.op):
+            return True
+        if x.op.has_trait("pure") and x.op.name not in ("shfl", "sreg"):
+            work.extend((o, d + 1) for o in x.op.operands)
+    return False
+
+
 def _is_shared_ptr(op: Op, v: Value) -> bool:
     sp = op.attrs.get("space")
     if sp == "shared":

@@ -22,9 +22,11 @@ from irc.analysis.races import (
     element,
     entries,
     find_witness,
+    from_loaded_data,
     incompatible,
     infeasible_exit,
     reach,
+    read_modify_write,
     shared_accesses,
     shared_name,
 )
@@ -111,7 +113,8 @@ def _common_shapes(ctx: FunctionContext, accs) -> list[Diagnostic]:  # type: ign
 
 def _check_block(ctx: FunctionContext, accs, ev: ThreadEval, solver: bool = True) -> list[Diagnostic]:
     """The findings for the kernel's block shape (`ev`: its per-thread evaluation). `solver=False` keeps
-    only what the per-thread evaluation decides (no pair whose index or trip count is a parameter)."""
+    only what the per-thread evaluation decides (no pair whose index or trip count is a parameter), and the
+    solver's read-modify-writes of a slot chosen by loaded data (a collision no block shape prevents)."""
     fn = ctx.fn
     cfg = ctx.cfg
     loop_index = {lp: i for i, lp in enumerate(cfg.loops)}
@@ -133,7 +136,6 @@ def _check_block(ctx: FunctionContext, accs, ev: ThreadEval, solver: bool = True
     out: list[Diagnostic] = []
     done: set[tuple[int, int]] = set()
     per_line: dict[object, list] = {}  # one finding per line of the later access, counting the rest
-    budget = [MAX_PAIRS]
     from irc.analysis.cp_groups import pending_reads
 
     pending = pending_reads(cfg, ctx.cache, facts=lambda: ctx.facts)
@@ -142,6 +144,9 @@ def _check_block(ctx: FunctionContext, accs, ev: ThreadEval, solver: bool = True
     tried_sym: set[tuple] = set()
     memo: dict[tuple[int, tuple], object] = {}  # entries per (access, iteration tag), shared by both runs
     for st, stop, same_warp in runs:
+        # a budget per run: the block intervals' pairs (often many, none of them in one warp) must not use
+        # up the warp intervals' (a warp-synchronous reduction's steps are only there)
+        budget = [MAX_PAIRS]
         stop_loops = {lp for lp in cfg.loops if any(stop(op) for b in lp.blocks for op in b.ops)}
         tried: set[tuple] = set()
         for b, pos, sop in st:
@@ -207,7 +212,9 @@ def _check_block(ctx: FunctionContext, accs, ev: ThreadEval, solver: bool = True
     # The solver's pairs, over all intervals: a read against a write first (two asynchronous copies of a
     # pipeline rarely collide, and would spend the budget before the missing barrier of a tiled loop)
     sym_cands.sort(key=lambda t: t[0].write and t[2].write)
-    for a, da, c, dc, b, same_warp, sop in sym_cands if solver else ():
+    for a, da, c, dc, b, same_warp, sop in sym_cands:
+        if not solver and not (read_modify_write(a, c) and from_loaded_data(a.ptr)):
+            continue  # under a guessed block shape only what needs no parameter value: a data-chosen slot
         key = (id(a.op), id(c.op)) if id(a.op) <= id(c.op) else (id(c.op), id(a.op))
         tk = ("sym", id(a), da, id(c), dc)
         if key in done or tk in tried_sym or sym_budget[0] <= 0:
@@ -272,6 +279,12 @@ def _symbolic_pair(ctx, ev, a, da, c, dc, sblock, same_warp, sop, loop_index) ->
             "the next iteration overwrites what this one still reads: add a second `barrier()` at the "
             "end of the loop body"
         )
+    elif read_modify_write(a, c) and from_loaded_data(a.ptr):
+        msg += (
+            " (a read-modify-write of a slot chosen by loaded data: two threads whose data pick the same "
+            "slot lose an update)"
+        )
+        help_text = "make the update atomic (`atomicAdd(&bins[v], 1)`, `red.shared.add`)"
     elif same_warp:
         msg += " (both threads are lanes of one warp, which sm_70+ does not keep in step without `syncwarp`)"
         help_text = "add `syncwarp()` (`__syncwarp()`) between the accesses, or a block `barrier()`"
@@ -281,6 +294,8 @@ def _symbolic_pair(ctx, ev, a, da, c, dc, sblock, same_warp, sop, loop_index) ->
     if first.op.span is not None and first.op is not second.op:
         labels.append(Label(first.op.span, f"{_VERB[first.kind]} `{ex}` here ({who(ta)})"))
     w.story = f"{who(ta)} and {who(tb)} of {{block}} touch byte {off} of `{name}`"
+    if read_modify_write(a, c) and from_loaded_data(a.ptr):
+        w.story += " (their loaded data pick the same slot)"
     d = error(CHECK, msg, second.op.span, labels=labels, help=help_text)
     d.witness = witness_json(w)
     return d

@@ -12,14 +12,15 @@ check reports only races it can show. A path condition on loaded data is judged 
 read-test-write of the location written (`if (v > s_max) s_max = v`, `races.tests_own_value`). Another
 exception: the address of an atomic, against a plain access to
 the same memory. Atomics say that the author expects threads' addresses to collide (a histogram's bins
-from the data), so the loaded value may be any value there.
+from the data), so the loaded value may be any value there. The same holds for a plain read-modify-write
+of one address value (`bins[v] += 1` without the atomic): its load and its store, in any two threads.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from irc.analysis.races import tests_own_value
+from irc.analysis.races import read_modify_write, tests_own_value
 from irc.analysis.symbolic.queries import symbolic
 from irc.analysis.symbolic.solver import Outcome
 from irc.analysis.symbolic.witness import Witness, from_model
@@ -55,7 +56,9 @@ def race(
         # A loaded value in an address is judged only for an atomic against a plain access: atomics are
         # how one says that threads' addresses may collide (a histogram's bins), so any bin is fair game.
         # Elsewhere (a scatter through a permutation) a collision the data never makes would be a guess.
-        if not enc.pure(x) and not (acc.atomic and not other.atomic):
+        # A plain read-modify-write of a slot chosen by loaded data (`bins[v] += 1`) is the histogram
+        # idiom without its atomic: colliding is what the data are for (`races.read_modify_write`).
+        if not enc.pure(x) and not (acc.atomic and not other.atomic) and not read_modify_write(acc, other):
             return Outcome("unknown", reason="depends on loaded data"), None, 0
     xa = xa + z.BitVecVal(a.offset, 64)
     xb = xb + z.BitVecVal(c.offset, 64)
