@@ -66,6 +66,11 @@ ATOMIC = "  atom.shared.add.u32 %r9, [%r8], 1;"
 SCATTER = "  st.shared.u32 [%r8], %r2;"
 NOT_FROM_LOAD = "  ld.shared.u32 %r9, [%r8];\n  st.shared.u32 [%r8], %r2;\n  st.global.u32 [%rd2], %r9;"
 BOUND = " .reqntid 128, 1, 1"
+# cuda-samples' histogram64 idiom: a per-thread column (`s[tid + bin * 64]`), race-free with 64 threads
+PER_THREAD = (
+    "  and.b32 %r13, %r6, 3;\n  shl.b32 %r14, %r13, 6;\n  add.s32 %r15, %r14, %r2;\n  shl.b32 %r16, %r15, 2;\n"
+    "  add.s32 %r17, %r3, %r16;\n  ld.shared.u32 %r9, [%r17];\n  add.s32 %r12, %r9, 1;\n  st.shared.u32 [%r17], %r12;"
+)
 
 
 def hist(update: str, bound: str = BOUND) -> str:
@@ -188,3 +193,15 @@ def test_warp_reduction_race_found_after_many_block_pairs(monkeypatch: pytest.Mo
 def test_warp_reduction_with_syncwarp_is_clean(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shared_race, "MAX_PAIRS", 60)
     assert races(warp_reduction(sync=True)) == []
+
+
+@pytest.mark.parametrize(
+    ("bound", "racy"),
+    [(" .reqntid 64, 1, 1", False), ("", False), (BOUND, True)],
+    ids=["64-threads", "no-launch-bound", "128-threads"],
+)
+def test_per_thread_columns(bound: str, racy: bool) -> None:
+    """A slot chosen by the data and the thread: with 64 threads the columns never meet (the solver proves
+    it), with 128 they do (threads t and t + 64), and with no launch bound the block shape decides, so the
+    guessed shapes do not judge it (cuda-samples' histogram64 runs with 64 threads)."""
+    assert bool(races(hist(PER_THREAD, bound))) == racy

@@ -514,6 +514,8 @@ def threads_of(
             and any(s not in loop_blocks for s in t.successors)
         ):
             continue  # loop exit tests
+        if _inevitable_exit(cfg, t, b):
+            continue  # a polling wait's or an inner loop's only exit: every thread that enters leaves there
         conds += _conjuncts(t.operands[0], pol)
     for c, pol in conds:
         if facts is not None and block_uniform(facts, c):
@@ -544,6 +546,22 @@ def threads_of(
     else:
         why = f"all {n} threads of the block"
     return Threads(n if exact else 0, n, why, (lo, hi) if one_dim and not elect else None)
+
+
+def _inevitable_exit(cfg: CFG, t: Op, b: Block) -> bool:
+    """`t` is the only exit of a loop that holds `t` but not `b` (a `try_wait` polling loop, an inner loop
+    of the body): a thread in that loop reaches `b`'s side through `t` whatever its condition, so the
+    condition selects no threads."""
+    d = t.block
+    if d is None:
+        return False
+    for lp in cfg.loops_containing(d):
+        if b in lp.blocks:
+            continue
+        exits = list(lp.exits)
+        if exits and all(src is d for src, _ in exits):
+            return True
+    return False
 
 
 def _conjuncts(c: Value, pol: bool) -> list[tuple[Value, bool]]:

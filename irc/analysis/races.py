@@ -209,6 +209,15 @@ def from_loaded_data(v: Value) -> bool:
     return _slice_meets(v, lambda op: op.name in ("load", "load_vec"))
 
 
+def from_coordinates(v: Value) -> bool:
+    """Whether the pure ops computing `v` read a thread coordinate (`tid`, `laneid`, `warpid`): a per-thread
+    slot (`s_Hist[threadPos + bin * 64]`) rather than one every thread may hit."""
+    return _slice_meets(v, lambda op: op.name == "sreg" and str(op.attrs.get("name", "")).startswith(_COORDS))
+
+
+_COORDS = ("tid.", "laneid", "warpid")
+
+
 def _slice_meets(v: Value, hit) -> bool:  # type: ignore[no-untyped-def]
     """Whether the pure ops computing `v` (16 deep) reach an op for which `hit` holds."""
     work = [(v, 0)]

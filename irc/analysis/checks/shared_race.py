@@ -22,6 +22,7 @@ from irc.analysis.races import (
     element,
     entries,
     find_witness,
+    from_coordinates,
     from_loaded_data,
     incompatible,
     infeasible_exit,
@@ -213,8 +214,13 @@ def _check_block(ctx: FunctionContext, accs, ev: ThreadEval, solver: bool = True
     # pipeline rarely collide, and would spend the budget before the missing barrier of a tiled loop)
     sym_cands.sort(key=lambda t: t[0].write and t[2].write)
     for a, da, c, dc, b, same_warp, sop in sym_cands:
-        if not solver and not (read_modify_write(a, c) and from_loaded_data(a.ptr)):
-            continue  # under a guessed block shape only what needs no parameter value: a data-chosen slot
+        if not solver and not (
+            read_modify_write(a, c) and from_loaded_data(a.ptr) and not from_coordinates(a.ptr)
+        ):
+            # under a guessed block shape only what needs no parameter value and no thread count: a slot the
+            # data alone choose (`bins[v]`); a per-thread slot (`s_Hist[threadPos + v * 64]`, cuda-samples'
+            # histogram64, launched with 64 threads) collides only in blocks larger than its stride
+            continue
         key = (id(a.op), id(c.op)) if id(a.op) <= id(c.op) else (id(c.op), id(a.op))
         tk = ("sym", id(a), da, id(c), dc)
         if key in done or tk in tried_sym or sym_budget[0] <= 0:
