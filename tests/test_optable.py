@@ -134,6 +134,7 @@ CASES["prmt"] = [("prmt %a, %b, %l", "u32")] + [
     (f'prmt %a, %b, %l {{mode = "{m}"}}', "u32") for m in PRMT_MODES
 ]
 CASES["bfe"] = [("bfe %a, %b, %l", "u32")]
+CASES["bfi"] = [("bfi %a, %b, %l, %l", "u32")]
 CASES["select"] = [("select %p, %a, %b", t) for t in ("i32", "u64", "f32")]
 CASES["shfl"] = [(f'shfl %a, %l, %m {{mode = "{m}"}}', "i32") for m in ("down", "up", "bfly", "idx")]
 CASES["vote"] = [('vote %p, %m {mode = "ballot"}', "u32"), ('vote %p, %m {mode = "any"}', "bool")]

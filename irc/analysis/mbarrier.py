@@ -346,6 +346,32 @@ def iterations(ev: Eval, cfg: CFG, lp: Loop, n: int = MAX_ITERS) -> list[dict[Bl
     return out
 
 
+def constant_trips(ev: Eval, cfg: CFG, lp: Loop, limit: int = 256) -> int | None:
+    """How many times the body of `lp` runs, when that is a constant the iterations' evaluation decides
+    (`for (k = 0; k < 32; k += 8)`, unrolled or not): its one exit's condition evaluated per iteration, the
+    first iteration that takes it ends the loop. None otherwise (a parameter, several exits, > `limit`).
+    Why: the solver's `exists` only says that iteration k - 1 went on, which a counter compared with `!=`
+    also satisfies at absurd k; a read in iteration 32 of a 4-trip loop would step past its tile."""
+    if "trips" in lp.memo:
+        return lp.memo["trips"]  # type: ignore[return-value]
+    out: int | None = None
+    exits = list(lp.exits)
+    if len(lp.headers) == 1 and len(exits) == 1:
+        d, gone = exits[0]
+        t = d.terminator
+        if t is not None and t.name == "cbr" and len(t.successors) == 2 and t.operands:
+            taken = t.successors[0] is gone  # the exit is the true side
+            for k, env in enumerate(iterations(ev, cfg, lp, limit) or []):
+                c = ev.value(t.operands[0], env)
+                if not isinstance(c, int) or isinstance(c, SAddr):
+                    break
+                if bool(c) == taken:
+                    out = k if d is lp.header else k + 1  # a test at the top skips that iteration's body
+                    break
+    lp.memo["trips"] = out
+    return out
+
+
 def guards(cfg: CFG, b: Block, within: set[Block] | None = None) -> list[tuple[Op, bool]]:
     """Branches that must go one way for `b` to run: (cbr, polarity) for each `cbr` (inside `within`,
     when given) one of whose successors dominates `b` and is entered only from that branch."""

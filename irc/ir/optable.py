@@ -316,6 +316,8 @@ _op(
 )
 _op("bfe", "u32 u32 u32", "u32", "pure", ptx="bfe.u32", imm=None, sem=S.bfe,
     doc="bfe.u32 (a, pos, len): len bits of a from bit pos, zero-extended (Triton's lane and warp bit tests)")  # fmt: skip
+_op("bfi", "u32 u32 u32 u32", "u32", "pure", ptx="bfi.b32", imm=None, sem=S.bfi,
+    doc="bfi.b32 (f, b, pos, len): b with len bits at pos replaced by f's low bits (nvcc's packed indices)")  # fmt: skip
 
 #: The unary float math ops and their PTX spelling (one list: the intrinsics, legalization's half
 #: widening and the lifter all derive theirs from it).

@@ -414,6 +414,20 @@ def bfe(D, xs, rt, attrs, ots):  # type: ignore[no-untyped-def]
     return D.and_(D.lshr(a, pos, w), mask, w)
 
 
+@_sem()
+def bfi(D, xs, rt, attrs, ots):  # type: ignore[no-untyped-def]
+    """`bfi.b32 d, f, b, c, e` (and .b64): `b` with the field at bit `c & 0xff`, `e & 0xff` bits long,
+    replaced by the low bits of `f`; bits past the top are dropped, and a position past the top leaves `b`
+    (nvcc builds packed indices with it: `(tid >> 6) * 64 + (tid & 63)` is one `bfi`)."""
+    f, b, c, e = xs
+    w = width(rt)
+    pos = _resize(D, D.and_(c, D.const(0xFF, 32), 32), ots[2], w)
+    n = _resize(D, D.and_(e, D.const(0xFF, 32), 32), ots[3], w)
+    field = D.sub(D.shl(D.const(1, w), n, w), D.const(1, w), w)  # a length of w or more: all ones
+    mask = D.shl(field, pos, w)  # a position of w or more: no bit, so `b` unchanged
+    return D.or_(D.and_(b, D.not_(mask, w), w), D.and_(D.shl(f, pos, w), mask, w), w)
+
+
 # ---------------------------------------------------------------------------------------- collectives
 @_sem(kind=("add", "min", "max", "and", "or", "xor"))
 def redux(D, xs, rt, attrs, ots):  # type: ignore[no-untyped-def]

@@ -757,24 +757,30 @@ def _announced_too_few(ctx: FunctionContext, pr: Protocol) -> list[Diagnostic]:
             r = shared_root(acc.ptr)
             writers[r] = writers.get(r, 0) + 1
     for o in pr.objects.values():
-        if len(o.announces) != 1 or not o.copies or len(o.copies) > 4 or not o.waits:
+        if not o.announces or not o.copies or not o.waits:
             continue
-        ann = o.announces[0]
-        E = const_int(ann.operands[1]) if len(ann.operands) > 1 else None
-        if E is None or E <= 0 or ann.block is None:
+        # one byte count per phase, however many sites announce it (a prologue's `issue(0)` and the
+        # loop's `issue(k + 1)`: one helper inlined twice)
+        counts = {const_int(a.operands[1]) if len(a.operands) > 1 else None for a in o.announces}
+        if len(counts) != 1 or None in counts:
             continue
-        lp = iteration_loop(cfg, ann.block)
-        roots = [shared_root(c.operands[0]) for c in o.copies]
-        if None in roots or len(set(roots)) != len(roots):
+        E = counts.pop()
+        if E is None or E <= 0:
             continue
-        if any(c.block is None or iteration_loop(cfg, c.block) is not lp for c in o.copies):
-            continue
-        if any(writers.get(r, 0) != 1 for r in roots):
-            continue  # each destination written by its copy alone (shared_accesses counts the copy)
-        waits = [w for w in o.waits if w.block is not None and iteration_loop(cfg, w.block) is lp]
+        waits = [w for w in o.waits if w.block is not None and iteration_loop(cfg, w.block) is not None]
         if len(waits) != 1:
             continue
-        wb = waits[0].block
+        wait = waits[0]
+        lp = iteration_loop(cfg, wait.block)  # type: ignore[arg-type]
+        copies = _copy_per_destination(cfg, o.copies)
+        if copies is None or len(copies) > 4:
+            continue
+        roots = [shared_root(c.operands[0]) for c in copies]
+        if any(
+            writers.get(r, 0) != sum(1 for c in o.copies if shared_root(c.operands[0]) == r) for r in roots
+        ):
+            continue  # each destination written by this barrier's copies alone (shared_accesses counts them)
+        wb = wait.block
         assert wb is not None
         reads: list[list[Op]] = [[] for _ in roots]
         for b in cfg.rpo:
@@ -787,9 +793,15 @@ def _announced_too_few(ctx: FunctionContext, pr: Protocol) -> list[Diagnostic]:
                         reads[roots.index(r)].append(op)
         if not all(reads):
             continue
+        # the finding sits at the announcement of the steady state (in a loop, beside the copies) when
+        # there is one
+        ann = next(
+            (a for a in o.announces if a.block is not None and iteration_loop(cfg, a.block) is not None),
+            o.announces[0],
+        )
         from irc.analysis.symbolic.asyncq import undelivered_reads
 
-        res, w, got = undelivered_reads(ctx, lp, o.copies, reads, E)
+        res, w, got = undelivered_reads(ctx, lp, copies, reads, E, wait)
         if res.status == "unknown" and res.reason in ("timeout", "budget"):
             out.append(not_decided(TX, ann, res.reason))
             continue
@@ -797,13 +809,13 @@ def _announced_too_few(ctx: FunctionContext, pr: Protocol) -> list[Diagnostic]:
             continue
         need = sum(g + 1 for g in got)
         labels = _lab(ann, f"announces {E} bytes for this phase")
-        for c, g in zip(o.copies, got):
+        for c, g in zip(copies, got):
             labels += _lab(
                 c, f"must write at least {g + 1} bytes: byte {g} of its destination is read after the wait"
             )
         d = error(
             TX,
-            f"`expect_tx` announces {E} bytes on `{o.sym}`, but the {len(o.copies)} copies of the phase must "
+            f"`expect_tx` announces {E} bytes on `{o.sym}`, but the {len(copies)} copies of the phase must "
             f"deliver at least {need}: the readers after the wait read that far into their destinations (a "
             f"copy writes a prefix of its destination), so the phase completes before the last bytes land "
             f"and they are read stale",
@@ -814,6 +826,26 @@ def _announced_too_few(ctx: FunctionContext, pr: Protocol) -> list[Diagnostic]:
         )
         d.witness = witness_json(w)
         out.append(d)
+    return out
+
+
+def _copy_per_destination(cfg, copies: list[Op]) -> list[Op] | None:  # type: ignore[no-untyped-def]
+    """One copy site per destination array: the only one, or the only one inside a loop (the steady state
+    of a ring whose prologue fills the first stages with copies of their own); None when ambiguous."""
+    by_root: dict[str | None, list[Op]] = {}
+    for c in copies:
+        if c.block is None:
+            return None
+        by_root.setdefault(shared_root(c.operands[0]), []).append(c)
+    if None in by_root:
+        return None
+    out = []
+    for cs in by_root.values():
+        if len(cs) > 1:
+            cs = [c for c in cs if iteration_loop(cfg, c.block) is not None]
+        if len(cs) != 1:
+            return None
+        out.append(cs[0])
     return out
 
 

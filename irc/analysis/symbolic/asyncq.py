@@ -356,14 +356,18 @@ def reach_in_iteration(ctx: Any, b: Block, lp: Loop, k: int, story: str) -> tupl
 
 
 def undelivered_reads(
-    ctx: Any, lp: Loop | None, copies: list[Op], reads: list[list[Op]], announced: int
+    ctx: Any, lp: Loop | None, copies: list[Op], reads: list[list[Op]], announced: int, wait: Op | None = None
 ) -> tuple[Outcome, Witness | None, list[int]]:
     """After the wait of one phase, can the readers of the copies' destinations (thread `t_i` reads
     `reads[i]`, which lie in copy i's destination) read bytes that need the copies to deliver more than
     `announced` bytes together? A TMA or bulk copy writes a prefix of its destination, so a read at byte
     `o` of it needs a box of at least `o + size`. Satisfiable: some byte read after the wait is not
     written in that phase (the phase completed on the announced bytes). Returns the byte each thread
-    reads (relative to its copy's destination)."""
+    reads (relative to its copy's destination).
+
+    With `wait` (the readers' wait), each copy is issued by a thread of its own, in an iteration of its
+    own, on the barrier element that wait waits on: a ring's producer fills stage (k + 1) % S in iteration
+    k while the readers of iteration k read stage k % S, and its destination is that element's stage."""
     sym = symbolic(ctx)
     if sym is None:
         return Outcome("unknown", reason="solver unavailable (pip install z3-solver)"), None, []
@@ -377,8 +381,21 @@ def undelivered_reads(
     q = []
     offs = []
     need = z.BitVecVal(0, 64)
+    from irc.analysis.mbarrier import Eval, barrier_operand, constant_trips
+
+    ev = Eval(ctx.fn, ctx.cfg)
     for i, (c, th) in enumerate(zip(copies, ths)):
-        dst = _addr(z, enc.value(c.operands[0], th))
+        issuer = th
+        if wait is not None:
+            issuer = enc.thread(f"p{i}")
+            bc, bw = barrier_operand(c), barrier_operand(wait)
+            xc = _addr(z, enc.value(bc, issuer)) if bc is not None else None
+            xw = _addr(z, enc.value(bw, ths[0])) if bw is not None else None
+            if xc is None or xw is None or not enc.pure(xc) or not enc.pure(xw):
+                return Outcome("unknown", reason="the barrier depends on loaded data"), None, []
+            q += [enc.reach(c.block, issuer), xc == xw]  # type: ignore[arg-type]
+            q += [enc.exists(x2, issuer) for x2 in ctx.cfg.loops_containing(c.block)]
+        dst = _addr(z, enc.value(c.operands[0], issuer))
         if dst is None or not enc.pure(dst):
             return Outcome("unknown", reason="the destination depends on loaded data"), None, []
         off = z.BitVec(f"off{i}", 64)
@@ -392,7 +409,12 @@ def undelivered_reads(
             # the read's own loops (`for r in 0..32` after the wait) run only their real iterations, and a
             # read stays inside its allocation (`exists` is only a necessary condition: an unrolled loop
             # stepping a pointer could otherwise be read past its end)
-            g = z.And(g, *[enc.exists(x2, th) for x2 in ctx.cfg.loops_containing(r.block) if x2 is not lp])
+            inner = [x2 for x2 in ctx.cfg.loops_containing(r.block) if x2 is not lp]
+            g = z.And(g, *[enc.exists(x2, th) for x2 in inner])
+            for x2 in inner:
+                trips = constant_trips(ev, ctx.cfg, x2)
+                if trips is not None:  # an inner loop of constant trip count runs exactly that often
+                    g = z.And(g, z.ULT(enc.iteration(x2, th), z.BitVecVal(trips, 32)))
             sym_r = shared_root(pr)
             if sym_r in bases and sym_r in sizes:
                 lo_r = z.BitVecVal(bases[sym_r], 64)
