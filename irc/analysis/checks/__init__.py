@@ -17,6 +17,7 @@ from irc.analysis.checks.common import FunctionContext
 from irc.analysis.checks.grid_sync import check_grid_sync
 from irc.analysis.checks.mbarrier_life import check_init_fence, check_reuse
 from irc.analysis.checks.mbarrier_stage import check_stage_mismatch
+from irc.analysis.checks.mbarrier_starved import check_arrival
 from irc.analysis.checks.self_cancel import check_self_cancel
 from irc.analysis.checks.shared_race import check_shared_race
 from irc.analysis.checks.tma import check_mbarrier_tx, check_tma_misaligned
@@ -48,7 +49,13 @@ CHECKS: dict[str, CheckFn] = {
     NOTE_CHECK: lambda ctx: check_calls(ctx, NOTE_CHECK),
     "shared-race": check_shared_race,
     # the mbarrier protocol and async-memory checks (async_protocol.py)
-    **{n: f for n, f in ASYNC_CHECKS.items() if n not in ("mbarrier-tx-mismatch", "async-proxy-fence")},
+    **{
+        n: f
+        for n, f in ASYNC_CHECKS.items()
+        if n not in ("mbarrier-tx-mismatch", "async-proxy-fence", "mbarrier-arrival-mismatch")
+    },
+    # the symbol-wide count rules (async_protocol.py) and a ring element's first phase (mbarrier_starved.py)
+    "mbarrier-arrival-mismatch": check_arrival,
     # generic-proxy writes the async proxy reads: stores (async_protocol.py), mbarrier.init (mbarrier_life.py)
     "async-proxy-fence": lambda ctx: ASYNC_CHECKS["async-proxy-fence"](ctx) + check_init_fence(ctx),
 }

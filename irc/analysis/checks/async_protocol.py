@@ -402,19 +402,13 @@ def check_arrival(ctx: FunctionContext) -> list[Diagnostic]:
     if pr.opaque:
         return out
     for o in pr.objects.values():
-        found = _arrival_object(ctx, o)
-        if not found and o.arrives and o.waits:
-            # per element: a ring's stage barriers with their own counts, armed on their own iterations
-            from irc.analysis.checks.mbarrier_starved import starved_first_phase
-
-            d = starved_first_phase(ctx, o)
-            found = [d] if d is not None else []
-        out += found
+        out += arrival_object(ctx, o)
     return out
 
 
-def _arrival_object(ctx: FunctionContext, o: BarrierObject) -> list[Diagnostic]:
-    """The symbol-wide count rules for one barrier object."""
+def arrival_object(ctx: FunctionContext, o: BarrierObject) -> list[Diagnostic]:
+    """The symbol-wide count rules for one barrier object (`mbarrier_starved` adds the per-element one
+    for an object these leave silent)."""
     out: list[Diagnostic] = []
     fn, cfg = ctx.fn, ctx.cfg
     counts = {const_int(i.operands[1]) for i in o.inits}

@@ -26,7 +26,15 @@ arrives, unknown thread counts, and iterations or guards that cannot be evaluate
 from __future__ import annotations
 
 from irc.analysis.cfg import Loop
-from irc.analysis.checks.async_protocol import ARRIVAL, barrier_addresses, element_name, eval_of, exec_pos
+from irc.analysis.checks.async_protocol import (
+    ARRIVAL,
+    arrival_object,
+    barrier_addresses,
+    element_name,
+    eval_of,
+    exec_pos,
+    proto_of,
+)
 from irc.analysis.checks.common import FunctionContext, witness_json
 from irc.analysis.mbarrier import (
     WAIT_OPS,
@@ -46,6 +54,22 @@ from irc.ir.core import Op
 
 #: (order key, op, iteration (-1 outside loops; -2 - k in iteration k when it may not run), barrier offset)
 Event = tuple[tuple, Op, int, int]
+
+
+def check_arrival(ctx: FunctionContext) -> list[Diagnostic]:
+    """`mbarrier-arrival-mismatch`: the symbol-wide count rules (`async_protocol.arrival_object`), and for
+    an object they leave silent, the per-element first phase."""
+    pr = proto_of(ctx)
+    if pr.opaque:
+        return []
+    out: list[Diagnostic] = []
+    for o in pr.objects.values():
+        found = arrival_object(ctx, o)
+        if not found and o.arrives and o.waits:
+            d = starved_first_phase(ctx, o)
+            found = [d] if d is not None else []
+        out += found
+    return out
 
 
 def starved_first_phase(ctx: FunctionContext, o: BarrierObject) -> Diagnostic | None:
