@@ -346,12 +346,23 @@ def iterations(ev: Eval, cfg: CFG, lp: Loop, n: int = MAX_ITERS) -> list[dict[Bl
     return out
 
 
-def constant_trips(ev: Eval, cfg: CFG, lp: Loop, limit: int = 256) -> int | None:
-    """How many times the body of `lp` runs, when that is a constant the iterations' evaluation decides
-    (`for (k = 0; k < 32; k += 8)`, unrolled or not): its one exit's condition evaluated per iteration, the
-    first iteration that takes it ends the loop. None otherwise (a parameter, several exits, > `limit`).
-    Why: the solver's `exists` only says that iteration k - 1 went on, which a counter compared with `!=`
-    also satisfies at absurd k; a read in iteration 32 of a 4-trip loop would step past its tile."""
+def constant_trips(ev: Eval, cfg: CFG, lp: Loop, b: Block | None = None, limit: int = 256) -> int | None:
+    """How many times block `b` of `lp` runs (default: the header), when that is a constant the iterations'
+    evaluation decides (`for (k = 0; k < 32; k += 8)`, unrolled or not): its one exit's condition evaluated
+    per iteration, the first iteration that takes it ends the loop. The exit's own block, and the blocks
+    before it, run in that last iteration too; past an exit tested in the header, the body does not. None
+    otherwise (a parameter, several exits, more than `limit`). Why: the solver's `exists` only says that
+    iteration k - 1 went on, which a counter compared with `!=` also satisfies at absurd k; a read in
+    iteration 32 of a 4-trip loop would step past its tile."""
+    k = _exit_iteration(ev, cfg, lp, limit)
+    if k is None:
+        return None
+    d = list(lp.exits)[0][0]
+    return k if (d is lp.header and b is not None and b is not lp.header) else k + 1
+
+
+def _exit_iteration(ev: Eval, cfg: CFG, lp: Loop, limit: int) -> int | None:
+    """The first iteration whose evaluation takes the loop's one exit (memoised per loop)."""
     if "trips" in lp.memo:
         return lp.memo["trips"]  # type: ignore[return-value]
     out: int | None = None
@@ -366,7 +377,7 @@ def constant_trips(ev: Eval, cfg: CFG, lp: Loop, limit: int = 256) -> int | None
                 if not isinstance(c, int) or isinstance(c, SAddr):
                     break
                 if bool(c) == taken:
-                    out = k if d is lp.header else k + 1  # a test at the top skips that iteration's body
+                    out = k
                     break
     lp.memo["trips"] = out
     return out

@@ -21,6 +21,7 @@ from irc.analysis.checks.mbarrier_starved import check_arrival
 from irc.analysis.checks.self_cancel import check_self_cancel
 from irc.analysis.checks.shared_race import check_shared_race
 from irc.analysis.checks.tma import check_mbarrier_tx, check_tma_misaligned
+from irc.analysis.checks.tx_undelivered import check_announced_too_few
 from irc.analysis.checks.uninit import check_uninitialized
 from irc.analysis.checks.warp_sync import check_warp_sync_divergence
 from irc.diagnostics import Diagnostic
@@ -62,7 +63,7 @@ CHECKS: dict[str, CheckFn] = {
 
 
 def _tx(ctx: FunctionContext) -> list[Diagnostic]:
-    out = check_mbarrier_tx(ctx) + ASYNC_CHECKS["mbarrier-tx-mismatch"](ctx)
+    out = check_mbarrier_tx(ctx) + ASYNC_CHECKS["mbarrier-tx-mismatch"](ctx) + check_announced_too_few(ctx)
     return out + check_bulk_tx(ctx, {d.span for d in out if d.span is not None})
 
 

@@ -356,89 +356,87 @@ def reach_in_iteration(ctx: Any, b: Block, lp: Loop, k: int, story: str) -> tupl
 
 
 def undelivered_reads(
-    ctx: Any, lp: Loop | None, copies: list[Op], reads: list[list[Op]], announced: int, wait: Op | None = None
+    ctx: Any,
+    lp: Loop | None,
+    wait: Op,
+    elem: tuple[str, int],
+    dests: list[tuple[str, int]],
+    ends: list[int | None],
+    reads: list[Op],
+    announced: int,
 ) -> tuple[Outcome, Witness | None, list[int]]:
-    """After the wait of one phase, can the readers of the copies' destinations (thread `t_i` reads
-    `reads[i]`, which lie in copy i's destination) read bytes that need the copies to deliver more than
-    `announced` bytes together? A TMA or bulk copy writes a prefix of its destination, so a read at byte
-    `o` of it needs a box of at least `o + size`. Satisfiable: some byte read after the wait is not
-    written in that phase (the phase completed on the announced bytes). Returns the byte each thread
-    reads (relative to its copy's destination).
-
-    With `wait` (the readers' wait), each copy is issued by a thread of its own, in an iteration of its
-    own, on the barrier element that wait waits on: a ring's producer fills stage (k + 1) % S in iteration
-    k while the readers of iteration k read stage k % S, and its destination is that element's stage."""
+    """Past `wait` on barrier element `elem`, in one iteration of `lp`, can one reader per destination of
+    the phase's copies (`dests`, each written at most up to `ends`, None: its allocation's end) read bytes
+    that together need more than `announced`? A copy writes a prefix of its destination, so a read ending
+    `e` bytes into it needs a box of at least `e`. Satisfiable: some byte read after the wait is not
+    written in that phase. Returns the bytes each destination must hold (`tx_undelivered` asks)."""
     sym = symbolic(ctx)
     if sym is None:
         return Outcome("unknown", reason="solver unavailable (pip install z3-solver)"), None, []
     enc = sym.enc
     z = enc.z
-    from irc.analysis.mbarrier import shared_root
-
-    names = tuple(f"r{i}" for i in range(len(copies)))
-    ths = [enc.thread(n) for n in names]
-    bases, sizes = enc.shared_bases(), enc.shared_sizes()
-    q = []
-    offs = []
-    need = z.BitVecVal(0, 64)
     from irc.analysis.mbarrier import Eval, barrier_operand, constant_trips
 
     ev = Eval(ctx.fn, ctx.cfg)
-    for i, (c, th) in enumerate(zip(copies, ths)):
-        issuer = th
-        if wait is not None:
-            issuer = enc.thread(f"p{i}")
-            bc, bw = barrier_operand(c), barrier_operand(wait)
-            xc = _addr(z, enc.value(bc, issuer)) if bc is not None else None
-            xw = _addr(z, enc.value(bw, ths[0])) if bw is not None else None
-            if xc is None or xw is None or not enc.pure(xc) or not enc.pure(xw):
-                return Outcome("unknown", reason="the barrier depends on loaded data"), None, []
-            q += [enc.reach(c.block, issuer), xc == xw]  # type: ignore[arg-type]
-            q += [enc.exists(x2, issuer) for x2 in ctx.cfg.loops_containing(c.block)]
-        dst = _addr(z, enc.value(c.operands[0], issuer))
-        if dst is None or not enc.pure(dst):
-            return Outcome("unknown", reason="the destination depends on loaded data"), None, []
-        off = z.BitVec(f"off{i}", 64)
+    bases, sizes = enc.shared_bases(), enc.shared_sizes()
+    if elem[0] not in bases or any(d[0] not in bases for d in dests):
+        return Outcome("unknown", reason="an allocation the encoding does not place"), None, []
+    names = tuple(f"r{i}" for i in range(len(dests)))
+    ths = [enc.thread(n) for n in names]
+    bw = barrier_operand(wait)
+    at_elem = z.BitVecVal(bases[elem[0]] + elem[1], 64)
+    q = []
+    needs = []
+    for i, ((dsym, doff), end, th) in enumerate(zip(dests, ends, ths)):
+        xw = _addr(z, enc.value(bw, th)) if bw is not None else None
+        if xw is None or not enc.pure(xw):
+            return Outcome("unknown", reason="the barrier depends on loaded data"), None, []
+        q.append(xw == at_elem)  # this reader's iteration waits on the element
+        if lp is not None:
+            q += [enc.iteration(lp, th) == enc.iteration(lp, ths[0]), enc.exists(lp, th)]
+        lo = bases[dsym] + doff
+        hi = bases[dsym] + (end if end is not None else sizes.get(dsym, 0))
+        need = z.BitVec(f"need{i}", 64)
         alts = []
-        for r in reads[i]:
+        for r in reads:
             pr, o, n = region(r)
             x = _addr(z, enc.value(pr, th))
             g = enc.reach(r.block, th)  # type: ignore[arg-type]
             if x is None or not enc.pure(x) or not enc.pure(g):
                 continue
-            # the read's own loops (`for r in 0..32` after the wait) run only their real iterations, and a
-            # read stays inside its allocation (`exists` is only a necessary condition: an unrolled loop
-            # stepping a pointer could otherwise be read past its end)
+            # the read's own loops (`for r in 0..32` after the wait) run only their real iterations
             inner = [x2 for x2 in ctx.cfg.loops_containing(r.block) if x2 is not lp]
             g = z.And(g, *[enc.exists(x2, th) for x2 in inner])
             for x2 in inner:
-                trips = constant_trips(ev, ctx.cfg, x2)
-                if trips is not None:  # an inner loop of constant trip count runs exactly that often
+                trips = constant_trips(ev, ctx.cfg, x2, r.block)
+                if trips is not None:
                     g = z.And(g, z.ULT(enc.iteration(x2, th), z.BitVecVal(trips, 32)))
-            sym_r = shared_root(pr)
-            if sym_r in bases and sym_r in sizes:
-                lo_r = z.BitVecVal(bases[sym_r], 64)
-                hi_r = z.BitVecVal(bases[sym_r] + sizes[sym_r], 64)
-                at = x + z.BitVecVal(o, 64)
-                g = z.And(g, z.UGE(at, lo_r), z.ULE(at + z.BitVecVal(n, 64), hi_r))
-            alts.append(z.And(g, off == x + z.BitVecVal(o, 64) - dst, z.ULT(off, z.BitVecVal(1 << 20, 64))))
-            alts[-1] = z.And(alts[-1], z.BitVec(f"size{i}", 64) == n)
+            a = x + z.BitVecVal(o, 64)
+            b = a + z.BitVecVal(n, 64)
+            alts.append(
+                z.And(
+                    g,
+                    z.UGE(a, z.BitVecVal(lo, 64)),
+                    z.ULE(b, z.BitVecVal(hi, 64)),
+                    need == b - z.BitVecVal(lo, 64),
+                )
+            )
         if not alts:
             return Outcome("unknown", reason="the reads depend on loaded data"), None, []
         q.append(z.Or(*alts))
-        offs.append(off)
-        need = need + off + z.BitVec(f"size{i}", 64)
-        if lp is not None:
-            q += [enc.iteration(lp, th) == enc.iteration(lp, ths[0]), enc.exists(lp, th)]
-    q.append(z.UGT(need, z.BitVecVal(announced, 64)))
+        needs.append(need)
+    total = needs[0]
+    for x in needs[1:]:
+        total = total + x
+    q.append(z.UGT(total, z.BitVecVal(announced, 64)))
     out = sym.solve_shapes(q, names)
     if not out.sat:
         return out, None, []
     m = out.model
-    got = [m.eval(o, model_completion=True).as_long() for o in offs]
-    w = from_model(m, enc, list(names), sym.contract_text, blocks=[r.block for rs in reads for r in rs[:1]])
+    got = [m.eval(x, model_completion=True).as_long() for x in needs]
+    w = from_model(m, enc, list(names), sym.contract_text, blocks=[r.block for r in reads[:1]])
     parts = [
-        f"thread {coord(t)} reads byte {got[i]} of the destination of the copy at {w.ref(copies[i].span)}"
+        f"thread {coord(t)} reads up to byte {got[i] - 1} of the destination at `{dests[i][0]}+{dests[i][1]}`"
         for i, t in enumerate(w.threads)
     ]
     w.story = (

@@ -2068,3 +2068,46 @@ case(
     rtol=1e-5,
     atol=1e-5,
 )
+
+
+def _lagged(nblk: int, ntiles: int):
+    """x: (8 ntiles) x (32 nblk) rows through 8x32 TMA boxes; out[c]: the column's summed |row difference|."""
+
+    def make(rng: np.random.Generator) -> Launch:
+        x, out = f32(rng, 8 * ntiles, 32 * nblk), zeros(32 * nblk)
+        return Launch([tensormap(x, 8, 32), out, ntiles], {"x": x, "out": out})
+
+    return make
+
+
+case(
+    name="tma_tx_prefetch_ring",
+    lang="cuda",
+    cls="tma",
+    bug="a 2-stage TMA ring's issue helper (run before the loop and as its prefetch) announces one of the step's two tiles",
+    check="mbarrier-tx-mismatch",
+    error="AsyncRaceError",
+    arch="sm_90a",
+    grid=2,
+    block=128,
+    make=_coldot(2, 4),
+    ref=lambda h: {"out": (h["a"].astype(np.float64) * h["b"]).sum(axis=0).astype(np.float32)},
+    rtol=1e-4,
+    atol=1e-4,
+)
+
+case(
+    name="tma_tx_lagged_rows",
+    lang="cuda",
+    cls="tma",
+    bug="expect_tx announces half of each 3-stage ring tile (the twin also reads the previous stage's last row)",
+    check="mbarrier-tx-mismatch",
+    error="DeadlockError",
+    arch="sm_90a",
+    grid=2,
+    block=32,
+    make=_lagged(2, 5),
+    ref=lambda h: {"out": np.abs(np.diff(h["x"].astype(np.float64), axis=0)).sum(axis=0).astype(np.float32)},
+    rtol=1e-4,
+    atol=1e-4,
+)
