@@ -14,7 +14,9 @@ Facts recorded on the solver:
   (`ctaid.x * ntid.x + tid.x` when `ntid.x` is a multiple of 32, the grid-linear id of a 1-D launch).
 - `exact`: the lane form holds with no block-shape assumption (the linear id from all three axes).
 
-`warp_index` then makes `v >> s` (s >= 5), unsigned `v / c` and `v & m` (c, m multiples of 32) WARP.
+`warp_index` then makes `v >> s` (s >= 5), unsigned `v / c` and `v & m` (c, m multiples of 32) WARP, and
+`minus_lane` makes `(tid.x + u) - (tid.x & 31)` WARP (u uniform per warp, also carried round a loop by
+uniform steps: a grid-stride loop that runs while any lane of the warp is in range).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irc.analysis.uniformity_base import Level, Reason, int_const
-from irc.ir.core import Op, OpResult, Value
+from irc.ir.core import BlockArg, Op, OpResult, Value
 from irc.ir.types import ScalarType
 
 if TYPE_CHECKING:  # the solver imports this module
@@ -185,6 +187,71 @@ def warp_index(s: Solver, op: Op) -> tuple[Level, Reason | None] | None:
     if not ok:
         return None
     return Level.WARP, Reason("seed", "the linear thread id (uniform per warp: a function of the warp index)")
+
+
+def minus_lane(s: Solver, op: Op) -> tuple[Level, Reason | None] | None:
+    """`v - (tid.x & 31)` with `v = tid.x + u`, `u` uniform per warp: `u + 32 * (tid.x >> 5)`, uniform per
+    warp when the block's warps lie along x (`warp_structure`). A grid-stride loop that runs while any lane
+    of the warp is in range tests it (`for (i = base + tid; i - lane < n; i += stride)`: the warp stays
+    converged for its ballots). `v` may be carried by a loop that adds warp-uniform steps."""
+    if op.name != "sub" or len(op.operands) != 2 or not s.f.warp_structure:
+        return None
+    v, m = op.operands
+    m = _strip(m)
+    if not (isinstance(m, OpResult) and m.op.name == "and" and len(m.op.operands) == 2):
+        return None
+    x, c = m.op.operands
+    if int_const(c) != 31:
+        x, c = c, x
+    if int_const(c) != 31 or _sreg(x) != "tid.x" or not tid_plus_uniform(s, v):
+        return None
+    return Level.WARP, Reason("seed", "tid.x + u minus its lane: the warp's first index (uniform per warp)")
+
+
+def tid_plus_uniform(s: Solver, v: Value) -> bool:
+    """Whether `v = tid.x + u` with `u` uniform per warp: `tid.x`, `u + v'`, `a * b + v'` (a, b uniform), casts
+    of at least 32 bits, and a block argument every incoming value of which is such a value or itself plus
+    a uniform step (a grid-stride counter). Memoized per value."""
+    hit = s.tplus.get(v)
+    if hit is None:
+        hit = s.tplus[v] = _tid_plus(s, v, frozenset(), 0)
+    return hit
+
+
+def _tid_plus(s: Solver, v: Value, assumed: frozenset, depth: int) -> bool:
+    if depth > 24:
+        return False
+    if v in assumed:
+        return True  # the argument under question, one step round its loop
+    if _sreg(v) == "tid.x":
+        return True
+    if isinstance(v, BlockArg):
+        ins = v.incoming()
+        return bool(ins) and all(_tid_plus(s, x, assumed | {v}, depth + 1) for x in ins)
+    if not isinstance(v, OpResult) or len(v.op.results) != 1:
+        return False
+    op = v.op
+    ops = op.operands
+    if op.name in _THROUGH and ops:
+        t = v.type
+        return (
+            isinstance(t, ScalarType)
+            and t.is_int
+            and t.bits >= 32
+            and _tid_plus(s, ops[0], assumed, depth + 1)
+        )
+    if op.name == "add" and len(ops) == 2:
+        return any(
+            _warp_uniform_struct(s, u) and _tid_plus(s, x, assumed, depth + 1)
+            for x, u in ((ops[0], ops[1]), (ops[1], ops[0]))
+        )
+    if op.name == "mad" and len(ops) == 3:
+        return (
+            _warp_uniform_struct(s, ops[0])
+            and _warp_uniform_struct(s, ops[1])
+            and _tid_plus(s, ops[2], assumed, depth + 1)
+        )
+    return False
 
 
 def shifted_compare(s: Solver, op: Op) -> tuple[Level, Reason | None] | None:

@@ -89,7 +89,7 @@ from irc.ir.core import Block, Function, Op, OpResult, Value
 from irc.ir.optable import OPS
 from irc.ir.types import PtrType, ScalarType
 
-_WARP_FORM_OPS = frozenset({"shr", "div", "and", "cmp"})  # the ops `Solver._warp_form` has rules for
+_WARP_FORM_OPS = frozenset({"shr", "div", "and", "cmp", "sub"})  # the ops `Solver._warp_form` has rules for
 
 # The lattice's members as plain names: `Level.GRID` is a lookup through the enum's metaclass (about 70 ns),
 # in loops that run for every operand of every op of the fixpoint.
@@ -254,6 +254,7 @@ class Solver:
         self.lane_form: set[Value] = set()
         self.exact: set[Value] = set()
         self.suni: dict[Value, bool] = {}  # memo: structurally uniform per warp (linear_tid)
+        self.tplus: dict[Value, bool] = {}  # memo: tid.x plus a value uniform per warp (linear_tid)
         self.entry_args: set[Value] = set()
         self.bfly: dict[Value, int] = {}  # xor-butterfly offsets (bit mask) a value has combined
         self.bfly_chain: dict[Value, tuple[Op, ...]] = {}  # ... and the shuffles that did it
@@ -576,6 +577,8 @@ class Solver:
             return None
         a, b = op.operands
         res = (_WARP, Reason("seed", "tid.x (uniform per warp: a function of the warp index)"))
+        if n == "sub":
+            return linear_tid.minus_lane(self, op)
         if n in ("shr", "div", "and"):
             lf = linear_tid.warp_index(self, op)
             if lf is not None:
