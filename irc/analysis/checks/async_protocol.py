@@ -411,6 +411,9 @@ def arrival_object(ctx: FunctionContext, o: BarrierObject) -> list[Diagnostic]:
     for an object these leave silent)."""
     out: list[Diagnostic] = []
     fn, cfg = ctx.fn, ctx.cfg
+    if o.inits and o.arrives and all(_block_count(ctx, i) for i in o.inits):
+        d = _block_role_left_early(ctx, o)
+        return [d] if d is not None else out
     counts = {const_int(i.operands[1]) for i in o.inits}
     if len(counts) > 1 and None not in counts and o.arrives:
         d = _mixed_counts_left_early(ctx, o)
@@ -522,6 +525,68 @@ def _role_left_early(ctx: FunctionContext, o: BarrierObject, C: int, sites, ever
         labels=labels,
         help="retire the arrivals of a thread that leaves early with `mbarrier.arrive_drop` on every "
         "barrier it would arrive on, or keep it in the loop and let it arrive without work",
+    )
+    d.witness = witness_json(w)
+    return d
+
+
+def _block_count(ctx: FunctionContext, init: Op) -> bool:
+    """`mbarrier.init` with `blockDim.x` as its count (`init(&bar, blockDim.x)`) in a kernel of 1-D blocks:
+    a phase counts every thread of the block."""
+    from irc.analysis.symbolic.launch import reads_yz
+
+    if len(init.operands) < 2:
+        return False
+    v = strip(init.operands[1])
+    return (
+        isinstance(v, OpResult)
+        and v.op.name == "sreg"
+        and v.op.attrs.get("name") == "ntid.x"
+        and not reads_yz(ctx.fn)
+    )
+
+
+def _block_role_left_early(ctx: FunctionContext, o: BarrierObject) -> Diagnostic | None:
+    """A barrier counting every thread of the block (`blockDim.x`), plain arrive sites and no
+    `arrive_drop`: a thread that leaves before it arrives (`if (tid >= len) return;`, with `len` the row's
+    length loaded for the block) leaves every later phase one arrival short, and the others hang. The
+    solver is asked for a launch in which one thread arrives while another turned away (`_role_left_early`'s
+    question, the whole block as the role)."""
+    arrives = [a for a in o.arrives if a.block is not None]
+    if (
+        not arrives
+        or len(arrives) != len(o.arrives)
+        or any(x.attrs.get("drop") or x.name != "mbarrier_arrive" or arrival_count(x) != 1 for x in arrives)
+        or not _one_phase_per_use(ctx, o, [(a, 1, None, None) for a in arrives])
+    ):
+        return None
+    from irc.analysis.symbolic.asyncq import missing_arrival
+
+    # each site fills a whole phase alone (every thread arrives there: `bar.arrive_and_wait()` twice per
+    # step), so each is asked on its own
+    for a in arrives:
+        assert a.block is not None
+        res, w, left = missing_arrival(ctx, a.block, (0, MAX_BLOCK_THREADS - 1), a.span, block_unknowns=True)
+        if res.status == "unknown" and res.reason in ("timeout", "budget"):
+            return not_decided(ARRIVAL, a, res.reason)
+        if res.sat and w is not None:
+            break
+    else:
+        return None
+    init = o.inits[0]
+    labels = _lab(init, f"`{o.sym}` initialised to expect `blockDim.x` arrivals per phase (every thread)")
+    labels += _lab(a, "the only arrivals: one from each thread still running")
+    at = left if left is not None and left.span is not None else a
+    if at is not a:
+        labels += _lab(at, "threads turn away here and never arrive")
+    d = error(
+        ARRIVAL,
+        f"mbarrier `{o.sym}` counts every thread of the block (`blockDim.x`) per phase, but some threads can "
+        f"leave before arriving (with no `mbarrier.arrive_drop`): the phase never completes and the waiters hang",
+        at.span,
+        labels=labels,
+        help="retire a leaving thread's arrivals with `mbarrier.arrive_drop` (`bar.arrive_and_drop()`) before "
+        "it returns, or count only the threads that stay",
     )
     d.witness = witness_json(w)
     return d

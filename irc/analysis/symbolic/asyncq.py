@@ -241,6 +241,37 @@ def _uniform_unknowns(enc: Any, term: Any) -> bool:
     return False
 
 
+def _block_level(enc: Any, term: Any) -> bool:
+    """Whether `term` is a function of what is one value for the whole block: the coordinates, parameters
+    and iterations `enc.pure` admits, plus loads (`ld:` terms) whose address names no thread coordinate (a
+    row length read at `blockIdx.x`, the same for every thread). Any other unknown (per thread, per warp)
+    is not."""
+    from irc.analysis.symbolic.solver import RawTerms
+
+    r = RawTerms.get()
+    c = term.ctx_ref()
+    seen: set[int] = set()
+    work = [(term.as_ast(), False)]
+    while work:
+        t, inside_load = work.pop()
+        tid = r.id(c, t)
+        if (tid, inside_load) in seen:
+            continue
+        seen.add((tid, inside_load))
+        kind = r.kind(c, t)
+        if kind in r.APPS and r.decl_kind(c, r.decl(c, t)) == r.UNINTERPRETED:
+            n = r.name(c, r.decl(c, t))
+            if inside_load and n.startswith(("tid.", "laneid", "warpid")):
+                return False  # a load at a per-thread address: a value per thread
+            if n.startswith("ld:"):
+                work.extend((x, True) for x in r.children(c, t, kind))
+                continue
+            if ("#" in n and not n.startswith("elect#") and n not in enc.determined) or n.startswith("pf:"):
+                return False
+        work.extend((x, inside_load) for x in r.children(c, t, kind))
+    return True
+
+
 def many_arrive(ctx: Any, b: Block, n: int, what: str, at_span: Any) -> tuple[Outcome, Witness | None]:
     """`n` different threads of one block execute block `b` (an arrive) in the same iterations of the
     loops around it, that is in one phase: with an arrival count below `n`, the phase completes early."""
@@ -275,12 +306,14 @@ def many_arrive(ctx: Any, b: Block, n: int, what: str, at_span: Any) -> tuple[Ou
 
 
 def missing_arrival(
-    ctx: Any, b: Block, tids: tuple[int, int], at_span: Any
+    ctx: Any, b: Block, tids: tuple[int, int], at_span: Any, block_unknowns: bool = False
 ) -> tuple[Outcome, Witness | None, Op | None]:
     """A thread of the arriving role (linear id in `tids`) does not execute the arrive `b` in an iteration
     in which another thread does: it left earlier (a `return` without `mbarrier.arrive_drop`), so the
     phase, which counts every thread of the role, never completes. Also returns the branch on which the
-    witness's absent thread turned away (the outermost guard of `b` it fails), where the finding belongs."""
+    witness's absent thread turned away (the outermost guard of `b` it fails), where the finding belongs.
+    `block_unknowns`: the guards may compare with values that are one per block, loads at a block-uniform
+    address among them (`_block_level`): which threads pass is then exact."""
     from irc.analysis.mbarrier import guards
 
     sym = symbolic(ctx)
@@ -290,7 +323,11 @@ def missing_arrival(
     z = enc.z
     ta, tb = enc.thread("a"), enc.thread("b")
     ra = enc.reach(b, ta)
-    if not enc.pure(ra) or _uniform_unknowns(enc, ra):
+
+    def known(x: Any) -> bool:
+        return _block_level(enc, x) if block_unknowns else enc.pure(x) and not _uniform_unknowns(enc, x)
+
+    if not known(ra):
         return Outcome("unknown", reason="the arriving threads depend on loaded data"), None, None
     # `b` not reached is asked as "turned away at one of its guards": the negation of a path condition
     # would also hold for a thread still inside an earlier loop (its exit taken at no iteration yet)
@@ -302,7 +339,9 @@ def missing_arrival(
         c = enc.value(t.operands[0], tb)
         c = c if z.is_bool(c) else c != 0
         rt = enc.reach(t.block, tb)
-        if enc.pure(c) and enc.pure(rt):
+        if (enc.pure(c) and enc.pure(rt)) or (
+            block_unknowns and _block_level(enc, c) and _block_level(enc, rt)
+        ):
             away.append((t, z.And(rt, z.Not(c) if pol else c)))
     if not away:
         return Outcome("unknown", reason="the arriving threads depend on loaded data"), None, None
