@@ -11,7 +11,7 @@ program computes.
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from irc.analysis.ivec import IVec
@@ -62,12 +62,27 @@ EDGE = [0, 1, 2, 7, 31, 32, 33, 63, 64, 65, 127, 128, 255, 2**15, 2**31 - 1, 2**
 ints = st.one_of(st.sampled_from(EDGE), st.integers(-(2**64), 2**64))
 
 
+#: operands of the widest integer op (`bfi`: field, base, position, length)
+MAX_OPERANDS = max(len(OPS[n].operands) for n in _int_ops())
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     name=st.sampled_from(_int_ops()),
     t=st.sampled_from(INT_TYPES),
-    raw=st.lists(st.lists(ints, min_size=N, max_size=N), min_size=3, max_size=3),
+    raw=st.lists(st.lists(ints, min_size=N, max_size=N), min_size=MAX_OPERANDS, max_size=MAX_OPERANDS),
     attr_pick=st.integers(0, 100),
+)
+@example(
+    name="bfi",
+    t="u32",
+    raw=[
+        [5, 2**32 - 1, 3, 0, 7, 1],
+        [0, 7, 2**32 - 1, 1, 2, 3],
+        [0, 28, 31, 32, 40, 255],
+        [4, 8, 1, 40, 0, 32],
+    ],
+    attr_pick=0,
 )
 def test_lanes_agree_with_the_concrete_domain(
     name: str, t: str, raw: list[list[int]], attr_pick: int
