@@ -375,6 +375,10 @@ class CFG:
             inner_cut = set(cut) | {(u, h) for u in comp for h in self.succs[u] if h in hs}
             self._find_loops(comp, inner_cut, lp)
 
+    def latches(self, lp: Loop) -> list[Block]:
+        """The blocks of `lp` with an edge back to its header."""
+        return [p for p in self.preds.get(lp.header, []) if p in lp.blocks]
+
     def loops_containing(self, b: Block) -> list[Loop]:
         """Loops containing `b`, innermost first."""
         out = []

@@ -48,6 +48,25 @@ def strip(v: Value) -> Value:
     return v
 
 
+def users_through_casts(v: Value) -> list[Op]:
+    """The ops using `v`, looking through the casts the lifter puts between a register and its use (the
+    inverse of `strip`; at most 64 values walked)."""
+    out: list[Op] = []
+    work = [v]
+    seen: set[int] = set()
+    while work and len(seen) < 64:
+        x = work.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        for u in x.users:
+            if u.name in _CASTS and u.results:
+                work.extend(u.results)
+            else:
+                out.append(u)
+    return out
+
+
 def shared_root(v: Value, depth: int = 0, through_args: bool = True) -> str | None:
     r = _shared_root(v, depth, through_args)
     return None if r == _CYCLE and depth == 0 else r

@@ -174,29 +174,15 @@ def read_modify_write(a: Access, c: Access) -> bool:
     loads = [x for x in ops if x.name == "load"]
     stores = [x for x in ops if x.name == "store"]
     ptr = strip_copies(a.ptr)
-    if not loads:
-        loads = [u for u in _users(ptr) if u.name == "load" and u.block is not None]
-    if not stores:
-        stores = [u for u in _users(ptr) if u.name == "store" and u.block is not None]
+    if not loads or not stores:
+        from irc.analysis.mbarrier import users_through_casts
+
+        # the other half: an op taking the same address (through copies) as its address operand
+        users = [u for u in users_through_casts(ptr) if u.block is not None and u.operands]
+        users = [u for u in users if strip_copies(u.operands[0]) is ptr]
+        loads = loads or [u for u in users if u.name == "load"]
+        stores = stores or [u for u in users if u.name == "store"]
     return any(_computed_from(st.operands[1], ld) for st in stores for ld in loads if len(st.operands) > 1)
-
-
-def _users(v: Value) -> list[Op]:
-    """The ops that take `v` (through copies) as their address operand."""
-    out: list[Op] = []
-    work = [v]
-    seen: set[int] = set()
-    while work:
-        x = work.pop()
-        if id(x) in seen:
-            continue
-        seen.add(id(x))
-        for op in x.uses:
-            if op.name in ("copy", "bitcast") and op.results:
-                work.append(op.results[0])
-            elif op.operands and op.operands[0] is x:
-                out.append(op)
-    return out
 
 
 def _computed_from(v: Value, ld: Op) -> bool:
@@ -888,7 +874,7 @@ class ThreadEval:
         if prev is None:
             return None
         cfg = self.cfg
-        latches = [p for p in cfg.preds.get(lp.header, []) if p in lp.blocks]
+        latches = cfg.latches(lp)
         mask = prev.copy()
         for e in lp.exiting_blocks:
             if not all(cfg.dominates(e, la) for la in latches):

@@ -28,6 +28,7 @@ from irc.analysis.mbarrier import (
     shared_root,
     strip,
     threads_of,
+    users_through_casts,
 )
 from irc.diagnostics import Diagnostic, Label, error
 from irc.ir.core import Block, Op, OpResult, Value
@@ -246,28 +247,10 @@ def _tokens_already_waited(ctx: FunctionContext, w: Op) -> bool:
             return False
         if p is None or not any(
             u is not w and u.name in WAIT_OPS and u.block is not None and ctx.cfg.dominates(u.block, p)
-            for u in _users_through_casts(v)
+            for u in users_through_casts(v)
         ):
             return False
     return True
-
-
-def _users_through_casts(v: Value) -> list[Op]:
-    """The ops using `v`, looking through the casts the lifter puts between a register and its use."""
-    out: list[Op] = []
-    work = [v]
-    seen: set[int] = set()
-    while work and len(seen) < 64:
-        x = work.pop()
-        if id(x) in seen:
-            continue
-        seen.add(id(x))
-        for u in x.users:
-            if u.name in ("bitcast", "cvt", "copy") and u.results:
-                work.extend(u.results)
-            else:
-                out.append(u)
-    return out
 
 
 def _two_waits_one_phase(ctx: FunctionContext, o: BarrierObject, seqs: dict, rpo: dict) -> Diagnostic | None:
@@ -502,30 +485,50 @@ def _role_left_early(ctx: FunctionContext, o: BarrierObject, C: int, sites, ever
         return None
     if any(x.attrs.get("drop") for x in o.arrives) or not _one_phase_per_use(ctx, o, every or sites):
         return None
+    return _left_early(
+        ctx,
+        o,
+        a,
+        th.tids,
+        f"`{o.sym}` initialised to expect {C} arrivals per phase",
+        f"the only arrivals: {th.why}, one each, {C} per phase only if none of them has left",
+        f"mbarrier `{o.sym}` counts {C} arrivals per phase, one from each of {th.why}, but some of them can "
+        f"leave before arriving (with no `mbarrier.arrive_drop`): the phase never completes and the "
+        f"waiters hang",
+        "retire the arrivals of a thread that leaves early with `mbarrier.arrive_drop` on every "
+        "barrier it would arrive on, or keep it in the loop and let it arrive without work",
+        "threads of that role turn away here and never arrive",
+    )
+
+
+def _left_early(
+    ctx: FunctionContext,
+    o: BarrierObject,
+    a: Op,
+    tids: tuple[int, int],
+    init_label: str,
+    arrive_label: str,
+    message: str,
+    help_text: str,
+    away_label: str,
+    block_unknowns: bool = False,
+) -> Diagnostic | None:
+    """The solver's question of `_role_left_early` and `_block_role_left_early` for arrive site `a` (a
+    thread with linear id in `tids` arrives while another turned away) and their finding, placed at the
+    branch where that thread turned away; a `not-analysed` note when the solver gave no answer; else None."""
     from irc.analysis.symbolic.asyncq import missing_arrival
 
     assert a.block is not None
-    res, w, left = missing_arrival(ctx, a.block, th.tids, a.span)
+    res, w, left = missing_arrival(ctx, a.block, tids, a.span, block_unknowns=block_unknowns)
     if res.status == "unknown" and res.reason in ("timeout", "budget"):
         return not_decided(ARRIVAL, a, res.reason)
     if not res.sat or w is None:
         return None
-    init = o.inits[0]
-    labels = _lab(init, f"`{o.sym}` initialised to expect {C} arrivals per phase")
-    labels += _lab(a, f"the only arrivals: {th.why}, one each, {C} per phase only if none of them has left")
+    labels = _lab(o.inits[0], init_label) + _lab(a, arrive_label)
     at = left if left is not None and left.span is not None else a
     if at is not a:
-        labels += _lab(at, "threads of that role turn away here and never arrive")
-    d = error(
-        ARRIVAL,
-        f"mbarrier `{o.sym}` counts {C} arrivals per phase, one from each of {th.why}, but some of them can "
-        f"leave before arriving (with no `mbarrier.arrive_drop`): the phase never completes and the "
-        f"waiters hang",
-        at.span,
-        labels=labels,
-        help="retire the arrivals of a thread that leaves early with `mbarrier.arrive_drop` on every "
-        "barrier it would arrive on, or keep it in the loop and let it arrive without work",
-    )
+        labels += _lab(at, away_label)
+    d = error(ARRIVAL, message, at.span, labels=labels, help=help_text)
     d.witness = witness_json(w)
     return d
 
@@ -560,36 +563,27 @@ def _block_role_left_early(ctx: FunctionContext, o: BarrierObject) -> Diagnostic
         or not _one_phase_per_use(ctx, o, [(a, 1, None, None) for a in arrives])
     ):
         return None
-    from irc.analysis.symbolic.asyncq import missing_arrival
-
     # each site fills a whole phase alone (every thread arrives there: `bar.arrive_and_wait()` twice per
     # step), so each is asked on its own
     for a in arrives:
-        assert a.block is not None
-        res, w, left = missing_arrival(ctx, a.block, (0, MAX_BLOCK_THREADS - 1), a.span, block_unknowns=True)
-        if res.status == "unknown" and res.reason in ("timeout", "budget"):
-            return not_decided(ARRIVAL, a, res.reason)
-        if res.sat and w is not None:
-            break
-    else:
-        return None
-    init = o.inits[0]
-    labels = _lab(init, f"`{o.sym}` initialised to expect `blockDim.x` arrivals per phase (every thread)")
-    labels += _lab(a, "the only arrivals: one from each thread still running")
-    at = left if left is not None and left.span is not None else a
-    if at is not a:
-        labels += _lab(at, "threads turn away here and never arrive")
-    d = error(
-        ARRIVAL,
-        f"mbarrier `{o.sym}` counts every thread of the block (`blockDim.x`) per phase, but some threads can "
-        f"leave before arriving (with no `mbarrier.arrive_drop`): the phase never completes and the waiters hang",
-        at.span,
-        labels=labels,
-        help="retire a leaving thread's arrivals with `mbarrier.arrive_drop` (`bar.arrive_and_drop()`) before "
-        "it returns, or count only the threads that stay",
-    )
-    d.witness = witness_json(w)
-    return d
+        d = _left_early(
+            ctx,
+            o,
+            a,
+            (0, MAX_BLOCK_THREADS - 1),
+            f"`{o.sym}` initialised to expect `blockDim.x` arrivals per phase (every thread)",
+            "the only arrivals: one from each thread still running",
+            f"mbarrier `{o.sym}` counts every thread of the block (`blockDim.x`) per phase, but some threads "
+            f"can leave before arriving (with no `mbarrier.arrive_drop`): the phase never completes and the "
+            f"waiters hang",
+            "retire a leaving thread's arrivals with `mbarrier.arrive_drop` (`bar.arrive_and_drop()`) "
+            "before it returns, or count only the threads that stay",
+            "threads turn away here and never arrive",
+            block_unknowns=True,
+        )
+        if d is not None:
+            return d
+    return None
 
 
 MAX_ARRIVERS = 4  # the solver is asked for up to this many distinct arriving threads (count + 1)

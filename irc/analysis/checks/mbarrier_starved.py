@@ -52,8 +52,8 @@ from irc.analysis.mbarrier import (
 from irc.diagnostics import Diagnostic, Label, error
 from irc.ir.core import Op
 
-#: (order key, op, iteration (-1 outside loops; -2 - k in iteration k when it may not run), barrier offset)
-Event = tuple[tuple, Op, int, int]
+#: (order key, op, iteration or -1 outside loops, barrier offset, whether it surely runs in that iteration)
+Event = tuple[tuple, Op, int, int, bool]
 
 
 def check_arrival(ctx: FunctionContext) -> list[Diagnostic]:
@@ -124,7 +124,7 @@ def _events(ctx: FunctionContext, o: BarrierObject) -> tuple[list[Event], Loop |
         if not isinstance(a, SAddr):
             return None
         pos = exec_pos(rpo, op)
-        out.append((((0 if pos[0] < head else 2), -1, pos), op, -1, a.off))
+        out.append((((0 if pos[0] < head else 2), -1, pos), op, -1, a.off, True))
     if lp is not None:
         its = iterations(ev, cfg, lp)
         if its is None:
@@ -141,7 +141,7 @@ def _events(ctx: FunctionContext, o: BarrierObject) -> tuple[list[Event], Loop |
                     return None
                 # a guard that changes with the iteration (a prefetch's `k + S - 1 < n`): an arrival that
                 # may run (counted as running), a wait that may not (never the one that decides)
-                out.append(((1, k, exec_pos(rpo, op)), op, k if ex else -2 - k, a.off))
+                out.append(((1, k, exec_pos(rpo, op)), op, k, a.off, bool(ex)))
     out.sort(key=lambda e: e[0])
     return out, lp  # type: ignore[return-value]
 
@@ -152,10 +152,10 @@ def _judge(ctx: FunctionContext, o: BarrierObject, off: int, count: tuple[int, O
     ev = eval_of(ctx)
     cfg = ctx.cfg
     first = None
-    for key, op, k, eoff in events:
+    for key, op, k, eoff, sure in events:
         if eoff != off or op.name not in WAIT_OPS:
             continue
-        if k < -1:
+        if not sure:
             return None  # the first wait may not run in its iteration: which one decides is not known
         env = iterations(ev, cfg, lp)[k] if (lp is not None and k >= 0) else {}  # type: ignore[index]
         p = ev.value(op.operands[1], env) if len(op.operands) > 1 else None
@@ -172,11 +172,9 @@ def _judge(ctx: FunctionContext, o: BarrierObject, off: int, count: tuple[int, O
         return None
     n = 0
     sites: list[tuple[Op, int, str]] = []
-    for key, op, k, eoff in events:
+    for key, op, k, eoff, _ in events:
         if eoff != off or op.name in WAIT_OPS:
             continue
-        if k < -1:
-            k = -2 - k
         if key > wkey:
             if not _after_wait(ctx, spin, lp, op, k, wk):
                 return None  # an arrival that need not pass the wait first: it can complete the phase
@@ -214,11 +212,12 @@ def _after_wait(ctx: FunctionContext, spin, lp: Loop | None, op: Op, k: int, wk:
     if k == wk:
         return cfg.dominates(spin, op.block)  # type: ignore[arg-type]
     # a later iteration: every way round the loop passes through the wait
-    latches = [p for p in cfg.preds.get(lp.header, []) if p in lp.blocks]
+    latches = cfg.latches(lp)
     return bool(latches) and all(cfg.dominates(spin, b) for b in latches)
 
 
-def _diag(ctx, o, off, C, init, w, wk, lp, n, sites) -> Diagnostic:  # type: ignore[no-untyped-def]
+def _diag(ctx, o, off, C, init, w, wk, lp, n, sites) -> Diagnostic | None:  # type: ignore[no-untyped-def]
+    """The finding, with a launch that reaches the wait's iteration; None when no launch does."""
     name = element_name(ctx, o.sym, off)
     where = f"iteration {wk} of the loop" if lp is not None and wk >= 0 else "the kernel"
     labels = [Label(init.span, f"`{name}` initialised to expect {C} arrivals per phase")] if init.span else []
@@ -247,6 +246,6 @@ def _diag(ctx, o, off, C, init, w, wk, lp, n, sites) -> Diagnostic:  # type: ign
 
         res, wit = reach_in_iteration(ctx, w.block, lp, wk, f"waits on `{name}` here, in iteration {wk}")
         if res.unsat:
-            return None  # type: ignore[return-value]
+            return None
         d.witness = witness_json(wit)
     return d
