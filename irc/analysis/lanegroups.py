@@ -152,11 +152,7 @@ class LaneGroups:
         """`st` with the values of thread coordinates its combine computes (a compare's direction flag,
         `bfe(tid, 4, 1) != 0`) as inputs of their own, whose exact masks then decide whether they differ
         across the pair; None when it computes none."""
-        inputs = {
-            x
-            for x in st.ops
-            if x.op.name != "const" and self._of_coordinates(x) and self._coordinate_mask(x) is not None
-        }
+        inputs = {x for x in st.ops if x.op.name != "const" and self._coordinate_mask(x) is not None}
         return with_inputs(st, inputs, self._nodes) if inputs else None
 
     def _coordinate_mask(self, r: OpResult) -> int | None:

@@ -393,7 +393,7 @@ def _exit_iteration(ev: Eval, cfg: CFG, lp: Loop, limit: int) -> int | None:
             taken = t.successors[0] is gone  # the exit is the true side
             for k, env in enumerate(iterations(ev, cfg, lp, limit) or []):
                 c = ev.value(t.operands[0], env)
-                if not isinstance(c, int) or isinstance(c, SAddr):
+                if not isinstance(c, int):
                     break
                 if bool(c) == taken:
                     out = k

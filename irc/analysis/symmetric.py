@@ -64,19 +64,18 @@ def bfly_of(v: Value) -> tuple[int, Value] | None:
         ):
             return halves[0][0], _strip(srcs[0].op.operands[0])  # type: ignore[index, union-attr]
         return None
-    if not (isinstance(s, OpResult) and s.op.name == "shfl" and s.op.operands):
-        return None
-    step = bfly_step(s.op.operands[0], s)
-    return None if step is None else (step[0], _strip(s.op.operands[0]))
+    return _half_bfly(v, _strip)
 
 
-def _half_bfly(v: Value) -> tuple[int, Value] | None:
-    """`bfly_of` for one half of a shuffled 64-bit pair, its source through copies only (an unpack kept)."""
+def _half_bfly(v: Value, source=strip_copies) -> tuple[int, Value] | None:  # type: ignore[no-untyped-def]
+    """(d, source) when `v` is a whole-warp `shfl.bfly` by a constant power of two, the source seen through
+    `source`: through copies only for one half of a shuffled 64-bit pair (its unpack kept, to match the
+    halves as `lo(w)`, `hi(w)`), through moves as well for a 32-bit value (`bfly_of`)."""
     s = _strip(v)
     if not (isinstance(s, OpResult) and s.op.name == "shfl" and s.op.operands):
         return None
     step = bfly_step(s.op.operands[0], s)
-    return None if step is None else (step[0], strip_copies(s.op.operands[0]))
+    return None if step is None else (step[0], source(s.op.operands[0]))
 
 
 #: Value -> `_node`'s answer, kept by a caller that searches many overlapping slices (`lanegroups`)
