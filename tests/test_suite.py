@@ -21,9 +21,7 @@ BY_NAME = {c.name: c for c in CASES}
 SUITE = score.SUITE
 
 # -- what irc misses today (name -> why, a guess) -----------------------------------------------------
-STATIC_MISSES = {
-    "cpa_read_filling_stage": "cuda::pipeline's wait_group switch; the read (127 - t) is not provably the copy's bytes",
-}
+STATIC_MISSES: dict[str, str] = {}
 TWIN_FALSE_POSITIVES: dict[str, str] = {}
 EMU_MISSES: dict[str, str] = {}
 EMU_TWIN_FAILURES: dict[str, str] = {}

@@ -110,17 +110,21 @@ class Pending:
     skipped: frozenset  # waits that covered the copy for other threads (ops), which this thread skipped
 
 
-def _merge_all(ins: list[tuple[Block, State]], must) -> State:  # type: ignore[no-untyped-def]
+def _merge_all(ins: list[tuple[Block, State]], must, current=None) -> State:  # type: ignore[no-untyped-def]
     """The state where the incoming edges `ins` (predecessor, state) meet. `must(p, d)` says whether the
     branch that split the paths from `p` and `d` was decided alike by every thread or by run-time state
-    (then a copy waited for on the path from `d` is done on the path from `p` too)."""
+    (then a copy waited for on the path from `d` is done on the path from `p` too). `current(w)` says
+    whether wait `w` can have run in this iteration before the merge: a wait later in the loop body ran in
+    an earlier iteration, for an earlier instance of the copy (`if (k + 1 < n) cp.async(..)`: the path
+    around the copy still holds the wait of iteration k - 1, which says nothing of the copy of k)."""
     done: set = set()
     for _p, st in ins:
         done |= st[1]
     waited: dict[int, list] = {}  # copy -> [(pred, wait op)]
     for p, st in ins:
         for c, w in st[1]:
-            waited.setdefault(c, []).append((p, w))
+            if w is None or current is None or current(w):
+                waited.setdefault(c, []).append((p, w))
     out: dict[Key, Entry] = {}
     keep_pending: set[int] = set()
     verdict: dict[int, bool] = {}  # copy -> pending wins over the waits of other paths
@@ -182,10 +186,18 @@ def _by_coordinates(v: object, depth: int = 0, seen: set | None = None) -> bool:
 class Groups:
     """The dataflow of one function: `pending_at(hazard)` after `run()`."""
 
-    def __init__(self, cfg: CFG, kind: Kind = CP_ASYNC, facts: object = None):
+    def __init__(
+        self,
+        cfg: CFG,
+        kind: Kind = CP_ASYNC,
+        facts: object = None,
+        live: Callable[[Block, Block], bool] | None = None,
+    ):
         self.cfg = cfg
         self.kind = kind
         self.facts = facts
+        self.live = live
+        self._dead: set[tuple[int, int]] = set()
         self.exits: list[tuple[Op, list[Pending]]] = []  # (ret, copies still pending there)
         self.index = {lp: i for i, lp in enumerate(cfg.loops)}
         self.by_index = {i: lp for lp, i in self.index.items()}
@@ -342,13 +354,35 @@ class Groups:
                 for s in cfg.succs.get(b, []):
                     outs[(id(b), id(s))] = self.edge(b, s, out)
                     ins = [(p, outs[(id(p), id(s))]) for p in cfg.preds.get(s, []) if (id(p), id(s)) in outs]
-                    merged = ins[0][1] if len(ins) == 1 else _merge_all(ins, self._must)
+                    ins = self._live_only(ins, s)
+                    merged = ins[0][1] if len(ins) == 1 else _merge_all(ins, self._must, self._before(s))
                     if state_in.get(s) != merged:
                         state_in[s] = merged
                         changed = True
         for b in cfg.rpo:
             if b in state_in:
                 self.transfer(b, state_in[b], True)
+
+    def _before(self, s: Block) -> Callable[[Op], bool]:
+        """Whether a wait can reach merge `s` without a back edge (it precedes `s` in reverse postorder)."""
+        at = self.cfg.rpo_index.get(s, 0)
+        return lambda w: w.block is None or self.cfg.rpo_index.get(w.block, 0) < at
+
+    def _live_only(self, ins: list[tuple[Block, State]], s: Block) -> list[tuple[Block, State]]:
+        """The incoming edges of a merge whose paths waited differently, less those `live` proves no thread
+        takes: of the cases of `cuda::pipeline`'s `wait_group (head - tail)` switch only the one the counters
+        select runs, so a copy it leaves pending stays pending (the must-merge would take the deepest
+        case's wait for all of them)."""
+        if self.live is None or len(ins) < 2 or len({st[1] for _, st in ins}) < 2:
+            return ins
+        kept = []
+        for p, st in ins:
+            key = (id(p), id(s))
+            if key not in self._dead and not self.live(p, s):
+                self._dead.add(key)
+            if key not in self._dead:
+                kept.append((p, st))
+        return kept or ins
 
     def _must(self, p: Block, d: Block) -> bool:
         """Whether the branch that split the paths through `p` and `d` (their nearest common dominator's)
@@ -378,18 +412,24 @@ class Groups:
 
 
 def pending_reads(
-    cfg: CFG, cache: dict | None = None, kind: Kind = CP_ASYNC, facts: Callable[[], object] | None = None
+    cfg: CFG,
+    cache: dict | None = None,
+    kind: Kind = CP_ASYNC,
+    facts: Callable[[], object] | None = None,
+    live: Callable[[Block, Block], bool] | None = None,
 ) -> Groups | None:
     """The group facts of a function for `kind`, or None when it issues no such copy (kept in `cache`, the
     check context's, when given: `async-unwaited` and `shared-race` both ask). `facts` gives the uniformity
     facts, which tell which merges are of block-uniform branches; it is called only for a function that
-    issues such copies (the facts are the costly part, and most kernels copy nothing)."""
+    issues such copies (the facts are the costly part, and most kernels copy nothing). `live(p, s)` says
+    whether the edge p -> s can be taken (`irc.analysis.symbolic.asyncq.edge_live`): asked only at merges
+    whose incoming paths waited differently."""
     key = f"groups:{kind.issue[0]}"
     if cache is not None and key in cache:
         return cache[key]  # type: ignore[return-value]
     g: Groups | None = None
     if any(op.name in kind.issue for b in cfg.rpo for op in b.ops):
-        g = Groups(cfg, kind, facts() if facts is not None else None)
+        g = Groups(cfg, kind, facts() if facts is not None else None, live)
         g.run()
     if cache is not None:
         cache[key] = g

@@ -400,6 +400,25 @@ def reach(
     return found
 
 
+def region(cfg: CFG, start: tuple[Block, int], stop) -> frozenset[Block]:  # type: ignore[no-untyped-def]
+    """The blocks a thread can enter from `start` (block, op position) without passing an op for which
+    `stop(op)`: the barrier interval `reach` walks. The solver's race question asks that each thread
+    reached its access through these blocks (`irc.analysis.symbolic.races.race`): a path condition alone
+    admits the paths through barriers too (the remainder loop after an unrolled loop full of barriers)."""
+    sblock, spos = start
+    seen: set[Block] = {sblock}
+    work: list[tuple[Block, int]] = [(sblock, spos)]
+    while work:
+        b, pos = work.pop()
+        if any(stop(op) for op in b.ops[pos:]):
+            continue
+        for s in cfg.succs.get(b, []):
+            if s not in seen:
+                seen.add(s)
+                work.append((s, 0))
+    return frozenset(seen)
+
+
 def _access_table(cfg: CFG) -> dict[Op, Access]:
     t = getattr(cfg, "_race_acc", None)
     if t is None:

@@ -13,8 +13,8 @@ another thread's element read after a barrier but before its copier waited.
 
 from __future__ import annotations
 
-from irc.analysis.checks.common import FunctionContext, not_decided, witness_json
-from irc.analysis.cp_groups import UNCOMMITTED, is_shared_read, pending_reads
+from irc.analysis.checks.common import FunctionContext, cp_groups, not_decided, witness_json
+from irc.analysis.cp_groups import UNCOMMITTED, is_shared_read
 from irc.analysis.mbarrier import shared_root
 from irc.diagnostics import Diagnostic, Label, error
 from irc.ir.core import Op
@@ -32,7 +32,7 @@ def check_cp_pending(ctx: FunctionContext) -> list[Diagnostic]:
     fn, cfg = ctx.fn, ctx.cfg
     if not fn.is_kernel:
         return []
-    g = pending_reads(cfg, ctx.cache, facts=lambda: ctx.facts)
+    g = cp_groups(ctx)
     if g is None:
         return []
     from irc.analysis.symbolic.asyncq import pending_read

@@ -294,3 +294,17 @@ def under_common_shapes(ctx: FunctionContext, run, what: str) -> list[Diagnostic
             return []
     common = set.intersection(*[{d.span for d in r} for r in runs])
     return [d for d in runs[COMMON_BLOCKS.index((256, 1, 1))] if d.span in common]
+
+
+def cp_groups(ctx: FunctionContext):  # type: ignore[no-untyped-def]
+    """The function's cp.async group facts (`irc.analysis.cp_groups.pending_reads`, computed once for
+    `async-unwaited` and `shared-race`), with the solver telling the dataflow which edges no thread takes
+    (`irc.analysis.symbolic.asyncq.edge_live`)."""
+    from irc.analysis.cp_groups import pending_reads
+
+    def live(p: Block, s: Block) -> bool:
+        from irc.analysis.symbolic.asyncq import edge_live
+
+        return edge_live(ctx, p, s)
+
+    return pending_reads(ctx.cfg, ctx.cache, facts=lambda: ctx.facts, live=live)

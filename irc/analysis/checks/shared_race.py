@@ -11,7 +11,7 @@ same block-uniform value. Anything the evaluation cannot decide is silent.
 
 from __future__ import annotations
 
-from irc.analysis.checks.common import FunctionContext, launch_eval, under_common_shapes
+from irc.analysis.checks.common import FunctionContext, cp_groups, launch_eval, under_common_shapes
 from irc.analysis.races import (
     ASYNC_WRITERS,
     MAX_ACCESSES,
@@ -28,6 +28,7 @@ from irc.analysis.races import (
     infeasible_exit,
     reach,
     read_modify_write,
+    region,
     shared_accesses,
     shared_name,
 )
@@ -137,9 +138,7 @@ def _check_block(ctx: FunctionContext, accs, ev: ThreadEval, solver: bool = True
     out: list[Diagnostic] = []
     done: set[tuple[int, int]] = set()
     per_line: dict[object, list] = {}  # one finding per line of the later access, counting the rest
-    from irc.analysis.cp_groups import pending_reads
-
-    pending = pending_reads(cfg, ctx.cache, facts=lambda: ctx.facts)
+    pending = cp_groups(ctx)
     sym_budget = [MAX_SOLVER_PAIRS]
     sym_cands: list[tuple] = []  # pairs for the solver, asked once every interval has been walked
     tried_sym: set[tuple] = set()
@@ -201,8 +200,9 @@ def _check_block(ctx: FunctionContext, accs, ev: ThreadEval, solver: bool = True
                         out.append(d)
             if undecided:
                 pool = undecided + [(it[0], it[1]) for it in items]
+                reg = region(cfg, (b, pos), stop)
                 sym_cands += [
-                    (a, da, c, dc, b, same_warp, sop)
+                    (a, da, c, dc, b, same_warp, sop, reg)
                     for a, da in undecided
                     for c, dc in pool
                     if _may_conflict(a, c, pending, da, dc)
@@ -213,7 +213,7 @@ def _check_block(ctx: FunctionContext, accs, ev: ThreadEval, solver: bool = True
     # The solver's pairs, over all intervals: a read against a write first (two asynchronous copies of a
     # pipeline rarely collide, and would spend the budget before the missing barrier of a tiled loop)
     sym_cands.sort(key=lambda t: t[0].write and t[2].write)
-    for a, da, c, dc, b, same_warp, sop in sym_cands:
+    for a, da, c, dc, b, same_warp, sop, reg in sym_cands:
         if not solver and not (
             read_modify_write(a, c) and from_loaded_data(a.ptr) and not from_coordinates(a.ptr)
         ):
@@ -228,7 +228,7 @@ def _check_block(ctx: FunctionContext, accs, ev: ThreadEval, solver: bool = True
         tried_sym.add(tk)
         tried_sym.add(("sym", id(c), dc, id(a), da))  # the same question with the threads' names swapped
         sym_budget[0] -= 1
-        d = _symbolic_pair(ctx, ev, a, da, c, dc, b, same_warp, sop, loop_index)
+        d = _symbolic_pair(ctx, ev, a, da, c, dc, b, same_warp, sop, loop_index, reg)
         if d is None:
             continue
         done.add(key)
@@ -247,13 +247,13 @@ def _check_block(ctx: FunctionContext, accs, ev: ThreadEval, solver: bool = True
     return out
 
 
-def _symbolic_pair(ctx, ev, a, da, c, dc, sblock, same_warp, sop, loop_index) -> Diagnostic | None:  # type: ignore[no-untyped-def]
+def _symbolic_pair(ctx, ev, a, da, c, dc, sblock, same_warp, sop, loop_index, reg=None) -> Diagnostic | None:  # type: ignore[no-untyped-def]
     """The solver's answer for a pair the per-thread evaluation could not decide (a parameter in an
     index or a trip count, a value merged from per-thread paths): a finding with its witness, or None."""
     from irc.analysis.checks.common import witness_json
     from irc.analysis.symbolic.races import race
 
-    outcome, w, byte = race(ctx, a, da, c, dc, sblock, same_warp, loop_index)
+    outcome, w, byte = race(ctx, a, da, c, dc, sblock, same_warp, loop_index, reg)
     if not outcome.sat or w is None:
         return None
     name, off = shared_name(ev, byte)

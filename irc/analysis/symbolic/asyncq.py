@@ -514,3 +514,31 @@ __all__ = [
     "region",
     "undelivered_reads",
 ]
+
+
+def edge_live(ctx: Any, p: Block, s: Block) -> bool:
+    """Whether some thread of some launch can take the edge p -> s, with the loops' proven difference
+    invariants (`irc.analysis.symbolic.invariants`) in the question: the edge into each case of
+    `cuda::pipeline`'s `wait_group (head - tail)` switch but one is dead. True unless the solver proves the
+    edge dead (no solver, a timeout: live)."""
+    from irc.analysis.symbolic.invariants import relations
+
+    sym = symbolic(ctx)
+    t = p.terminator
+    if sym is None or t is None:
+        return True
+    memo = sym.__dict__.setdefault("_live_edges", {})
+    key = (id(p), id(s))
+    hit = memo.get(key)
+    if hit is None:
+        enc = sym.enc
+        z = enc.z
+        th = enc.thread("live")
+        taken = [enc.edge(p, i, th) for i, x in enumerate(t.successors) if x is s]
+        if not taken:
+            hit = True
+        else:
+            out = sym.solve([z.Or(*taken), *relations(sym, th)], threads=("live",), prefer=False)
+            hit = not out.unsat
+        memo[key] = hit
+    return hit

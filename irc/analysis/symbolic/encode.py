@@ -108,6 +108,10 @@ class Encoder:
         self._layout: tuple[dict[str, int], dict[str, int]] | None = None
         self._derived = 0
         self._domain: Any = None  # the op table's semantics over z3 terms (`_table`), made on first use
+        # name of the fresh symbol of a loop-header argument the encoding leaves unknown -> (argument,
+        # loop, symbol): what `irc.analysis.symbolic.invariants` may relate to the loop's other arguments
+        self.carried: dict[str, tuple[BlockArg, Loop, Any]] = {}
+        self._header_cyc: dict[tuple[int, str], Any] = {}  # (argument, thread) -> its symbol in a cycle
 
     # ---------------------------------------------------------------------------- threads and launch
     def thread(self, name: str) -> Thread:
@@ -338,7 +342,16 @@ class Encoder:
     def _cycle_breaker(self, req: tuple, th: Thread) -> Any:
         z = self.z
         if req[0] == "v":
-            return self.fresh(req[1].type, "cyc", th, req[1].defining_block)
+            v = req[1]
+            if isinstance(v, BlockArg) and v.block in self._loop_of:
+                # a loop-header argument asked for while its own back-edge value is being encoded: its
+                # value in this iteration, the symbol `_arg` gives it if it finds no closed form
+                key = (id(v), th.name)
+                x = self._header_cyc.get(key)
+                if x is None:
+                    x = self._header_cyc[key] = self.fresh(v.type, v.name or "phi", th, v.block)
+                return x
+            return self.fresh(v.type, "cyc", th, v.defining_block)
         self._fresh += 1
         return z.Bool(f"pc#{self._fresh}@{th.name}")
 
@@ -462,12 +475,16 @@ class Encoder:
                 bounded = self._ring_with_retries(a, lp, inside, outside, th)
                 if bounded is not None:
                     return bounded
-            if step is None and init is not None:
+            if step is None and init is not None and not _self_dependent(a, lp, [v for _, _, v in inside]):
                 prev = yield from self._previous(a, lp, [v for _, _, v in inside], init, th)
                 if prev is not None:
                     return prev
             if step is None or init is None:
-                return self.fresh(a.type, a.name or "phi", th, a.block)
+                x = self._header_cyc.get((id(a), th.name))
+                if x is None:
+                    x = self.fresh(a.type, a.name or "phi", th, a.block)
+                self.carried[str(x)] = (a, lp, x)
+                return x
             s = yield ("v", step[0])
             k = self.iteration(lp, th)
             w = _width(a.type)
@@ -819,6 +836,30 @@ class Encoder:
 
 
 MAX_DERIVED = 16  # lanes read through `shfl` encoded as threads of their own, per function
+
+
+def _self_dependent(a: BlockArg, lp: Loop, backs: list[Value]) -> bool:
+    """Whether a back-edge value of header argument `a` is computed from `a` (through the loop body's ops
+    and join arguments): `Encoder._previous` cannot give it a closed form then, and encoding the body to
+    find that out, while `a` itself is being encoded, would leave the body's terms with a stand-in for
+    each value on the cycle (a branch condition on `a` among them) instead of the values."""
+    seen: set[int] = {id(a)}
+    work: list[Value] = [a]
+    while work:
+        v = work.pop()
+        for u in v.users:
+            if u.block not in lp.blocks:
+                continue
+            nxt: list[Value] = list(u.results)
+            for k, args in enumerate(u.succ_args):
+                t = u.successors[k]
+                if t in lp.blocks and t not in lp.headers:
+                    nxt += [t.args[j] for j, x in enumerate(args) if x is v and j < len(t.args)]
+            for x in nxt:
+                if id(x) not in seen:
+                    seen.add(id(x))
+                    work.append(x)
+    return any(id(b) in seen for b in backs)
 
 
 def _strip(v: Value) -> Value:

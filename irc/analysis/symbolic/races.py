@@ -32,10 +32,65 @@ def _addr64(z: Any, t: Any) -> Any:
     return z.ZeroExt(64 - t.size(), t) if t.size() < 64 else t
 
 
+def _tag(t: object) -> object:
+    return {"x0": 0, "x1": 1}.get(t, t) if isinstance(t, str) else t
+
+
+def within(enc: Any, cfg: Any, reg: frozenset, start: Any, b: Any, th: Any, memo: dict) -> Any:
+    """A necessary condition for `th` to reach block `b` from the interval's start through the blocks of
+    `reg` only (`irc.analysis.races.region`): its last step came from a block of the region, reached the
+    same way. The start block, and the headers of the loops around it (entered again through their back
+    edges), are reached as their path conditions say; so is a block whose every entry is from outside the
+    region (no restriction: a weaker condition is still a necessary one)."""
+    z = enc.z
+    hit = memo.get(id(b))
+    if hit is not None:
+        return hit
+    around = set(cfg.loops_containing(start))
+    stack: list = [(b, False)]  # depth first, predecessors before the block (back edges ignored)
+    while stack:
+        x, expanded = stack.pop()
+        if id(x) in memo:
+            continue
+        preds = [] if x is start or any(x in lp.headers for lp in around) else _region_preds(cfg, reg, x)
+        if not expanded and preds:
+            stack.append((x, True))
+            stack += [(p, False) for p, _ in preds if id(p) not in memo]
+            continue
+        if not preds or any(id(p) not in memo for p, _ in preds):  # (a cycle: irreducible flow)
+            memo[id(x)] = enc.reach(x, th)
+            continue
+        terms = [z.And(memo[id(p)], enc.edge(p, i, th)) for p, i in preds]
+        memo[id(x)] = terms[0] if len(terms) == 1 else z.Or(*terms)
+    return memo[id(b)]
+
+
+def _region_preds(cfg: Any, reg: frozenset, b: Any) -> list:
+    """The forward edges (pred, successor index) into `b` from blocks of `reg`."""
+    out = []
+    for p in cfg.preds.get(b, ()):
+        if p not in reg or any(b in lp.headers and p in lp.blocks for lp in cfg.loops_containing(b)):
+            continue
+        t = p.terminator
+        if t is None:
+            continue
+        out += [(p, i) for i, s in enumerate(t.successors) if s is b and (p, i) not in out]
+    return out
+
+
 def race(
-    ctx: Any, a: Any, da: tuple, c: Any, dc: tuple, start_block: Any, same_warp: bool, loop_index: dict
+    ctx: Any,
+    a: Any,
+    da: tuple,
+    c: Any,
+    dc: tuple,
+    start_block: Any,
+    same_warp: bool,
+    loop_index: dict,
+    reg: frozenset | None = None,
 ) -> tuple[Outcome, Witness | None, int]:
-    """Outcome, witness and the shared byte (virtual address) both threads touch."""
+    """Outcome, witness and the shared byte (virtual address) both threads touch. `reg`: the blocks of
+    the barrier interval (`irc.analysis.races.region`), through which both threads reach their accesses."""
     sym = symbolic(ctx)
     if sym is None:
         return Outcome("unknown", reason="solver unavailable"), None, 0
@@ -63,6 +118,9 @@ def race(
     xa = xa + z.BitVecVal(a.offset, 64)
     xb = xb + z.BitVecVal(c.offset, 64)
     q = [ga, gb, enc.distinct(ta, tb)]
+    if reg is not None:
+        for acc, th in ((a, ta), (c, tb)):
+            q.append(within(enc, ctx.cfg, reg, start_block, acc.block, th, {}))
     q += [z.ULT(xa, xb + z.BitVecVal(c.size, 64)), z.ULT(xb, xa + z.BitVecVal(a.size, 64))]
     bases, sizes = enc.shared_bases(), enc.shared_sizes()
     byte = z.If(z.UGE(xa, xb), xa, xb)
@@ -79,7 +137,10 @@ def race(
     fa, fc = dict(da), dict(dc)
     for lp in start_loops:
         i = loop_index[lp]
-        ja, jc = fa.get(i, 0), fc.get(i, 0)  # no tag: the start's own iteration
+        # no tag: the start's own iteration; "x0"/"x1" (`races._transition`): the thread left the loop in
+        # the start's iteration or the next, and its counter (which the values it carries out are
+        # functions of) stays at that iteration
+        ja, jc = _tag(fa.get(i, 0)), _tag(fc.get(i, 0))
         if isinstance(ja, int) and isinstance(jc, int):
             q.append(enc.iteration(lp, ta) - enc.iteration(lp, tb) == z.BitVecVal(ja - jc, 32))
     for lp in ctx.cfg.loops_containing(a.block):

@@ -219,6 +219,32 @@ case(
 )
 
 
+def _tile_sum(nblk: int, ntiles: int):
+    def make(rng: np.random.Generator) -> Launch:
+        x, out = f32(rng, nblk, ntiles, 128), zeros(nblk, 128)
+        return Launch([x, out, ntiles], {"x": x, "out": out})
+
+    return make
+
+
+case(
+    name="cpa_guarded_prefetch_peek",
+    lang="cuda",
+    cls="cp.async",
+    bug="pipeline primitives, prefetch guarded by `k + 1 < ntiles`: the sum reads the stage being filled "
+    "before the wait",
+    check="async-unwaited",
+    error="AsyncRaceError",
+    arch="sm_80",
+    grid=2,
+    block=128,
+    make=_tile_sum(2, 7),
+    ref=lambda h: {"out": h["x"][:, :, ::-1].sum(axis=1)},
+    rtol=1e-4,
+    atol=1e-4,
+)
+
+
 def _scale_tile(nblk: int):
     def make(rng: np.random.Generator) -> Launch:
         x, y = f32(rng, nblk, 64, 32), zeros(nblk, 64, 32)
