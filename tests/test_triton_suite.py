@@ -38,11 +38,7 @@ CLEAN_XFAIL: dict[str, str] = {}
 INTERNAL_XFAIL: dict[str, str] = {}
 
 # Bug twins irc misses today (recall gaps), with why.
-TWIN_XFAIL: dict[str, str] = {
-    "attn_fwd.no-tcgen05-wait.sm_100a.ptx": "Triton's correct output also reads tcgen05.ld's registers before "
-    "tcgen05.wait::ld (the wait orders the load against later tensor-memory writes), so a register read is no "
-    "finding; the hazard left, a later TMEM write before the load completes, is not modelled",
-}
+TWIN_XFAIL: dict[str, str] = {}
 
 
 def _params(names, xfail: dict[str, str]) -> list:

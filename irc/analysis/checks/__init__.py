@@ -21,6 +21,7 @@ from irc.analysis.checks.mbarrier_starved import check_arrival
 from irc.analysis.checks.self_cancel import check_self_cancel
 from irc.analysis.checks.shared_race import check_shared_race
 from irc.analysis.checks.tma import check_mbarrier_tx, check_tma_misaligned
+from irc.analysis.checks.tmem_overwrite import check_tmem_overwrite
 from irc.analysis.checks.tx_undelivered import check_announced_too_few
 from irc.analysis.checks.uninit import check_uninitialized
 from irc.analysis.checks.warp_sync import check_warp_sync_divergence
@@ -44,7 +45,8 @@ CHECKS: dict[str, CheckFn] = {
     # the TMA byte totals (tma.py), copies on a barrier nobody announces bytes on (async_protocol.py), and
     # announcement/copy groups of known sizes (bulk.py)
     "mbarrier-tx-mismatch": lambda ctx: _tx(ctx),
-    "async-overwrite": check_bulk_wait,
+    # bulk stores whose source is overwritten (bulk.py), TMEM columns written under a pending tcgen05.ld
+    "async-overwrite": lambda ctx: check_bulk_wait(ctx) + check_tmem_overwrite(ctx),
     "mbarrier-reuse": check_reuse,
     "mbarrier-stage-mismatch": check_stage_mismatch,
     NOTE_CHECK: lambda ctx: check_calls(ctx, NOTE_CHECK),

@@ -324,13 +324,14 @@ def twins() -> list[Twin]:
             Mutation("sub", r"mbarrier\.init\.shared::cta\.b64", 0, r"\], 1;", "], 2;"),
         ),
         Twin(
-            "no-tcgen05-wait",
+            "tmem-st-before-wait",
             "attn_fwd",
             "sm_100a",
-            "async-unwaited",
-            "the tcgen05.wait::ld after the first tensor-memory load is gone: registers are read before they arrive",
-            Mutation("drop", r"tcgen05\.wait::ld", 0),
-            ("next", r"max\.f32|mul\.f32|fma|add\.f32|mov\.b32"),
+            "async-overwrite",
+            "the tcgen05.wait::ld after the accumulator's load is gone: the rescaled accumulator is stored back "
+            "(tcgen05.st) over the columns the load may still be reading",
+            Mutation("drop", r"tcgen05\.wait::ld", 1),
+            ("next", r"tcgen05\.st\."),
         ),
         *bugs_triton.TWINS,
     ]
