@@ -268,32 +268,55 @@ def launch_eval(ctx: FunctionContext):  # type: ignore[no-untyped-def]
 #: 1-D blocks a kernel with no launch bound is judged with, by the checks whose answer depends on the
 #: block shape: a finding must hold with each of them (`under_common_shapes`)
 COMMON_BLOCKS = ((128, 1, 1), (256, 1, 1), (1024, 1, 1))
+#: the same for a kernel that reads x and y coordinates (written for 2-D blocks): the shapes 2-D kernels
+#: are launched with (16x16 tiles, 32x8 transposes, 8x8 DCT blocks, 32x32); the first words the finding
+COMMON_BLOCKS_2D = ((16, 16, 1), (32, 8, 1), (8, 8, 1), (32, 32, 1))
 
 
 def under_common_shapes(ctx: FunctionContext, run, what: str) -> list[Diagnostic] | None:  # type: ignore[no-untyped-def]
     """For a kernel with no launch bound that reads only x coordinates (written for 1-D blocks): `run` in a
     context for each block of `COMMON_BLOCKS` (stated as its contract, which the witness repeats), and the
-    findings every one of them gives (by location), as the 256-thread run words them. Which block the host
+    findings every one of them gives (by location), as the 256-thread run words them; for one that reads x
+    and y (2-D blocks) the same with `COMMON_BLOCKS_2D`, worded by the 16x16 run. Which block the host
     launches is not in the PTX; a finding that one guessed shape alone shows (a 512-thread block indexing
-    past its stage's row) would be a guess. None when the kernel has a bound, a contract, or reads y/z."""
+    past its stage's row, a 32x8 block overflowing a 16x16 tile's rows) would be a guess. `run` returns None
+    for a shape the kernel cannot have been written for (its threads index past a shared array): that shape
+    is left out, and no finding comes from no shape. None when the kernel has a bound, a contract, or reads
+    z."""
     from irc.analysis.symbolic.contract import Contract
-    from irc.analysis.symbolic.launch import reads_yz
+    from irc.analysis.symbolic.launch import reads_yz, reads_z
 
     fn = ctx.fn
-    if not fn.is_kernel or ctx.cache.get("contract") is not None or launch_dims(fn)[1] or reads_yz(fn):
+    if not fn.is_kernel or ctx.cache.get("contract") is not None or launch_dims(fn)[1]:
         return None
-    shapes = ", ".join(str(d[0]) for d in COMMON_BLOCKS)
-    runs: list[list[Diagnostic]] = []
-    for dims in COMMON_BLOCKS:
-        sub = FunctionContext(fn, ctx.module, ctx.arch, _cfg=ctx.cfg, _facts=ctx.facts)
-        sub.cache["contract"] = Contract(
-            block=dims, origin=f"no launch bound: a 1-D block; {what} occurs with {shapes} threads"
+    if not reads_yz(fn):
+        blocks, main = COMMON_BLOCKS, (256, 1, 1)
+        origin = (
+            f"no launch bound: a 1-D block; {what} occurs with {', '.join(str(d[0]) for d in blocks)} threads"
         )
-        runs.append(run(sub))
-        if not runs[-1]:
+    elif not reads_z(fn):
+        blocks, main = COMMON_BLOCKS_2D, (16, 16, 1)
+        shapes = ", ".join(f"{d[0]}x{d[1]}" for d in blocks)
+        origin = f"no launch bound: a 2-D block; {what} occurs with blocks of {shapes} threads"
+    else:
+        return None
+    runs: list[list[Diagnostic]] = []
+    shapes_run: list[tuple[int, int, int]] = []
+    for dims in blocks:
+        sub = FunctionContext(fn, ctx.module, ctx.arch, _cfg=ctx.cfg, _facts=ctx.facts)
+        sub.cache["contract"] = Contract(block=dims, origin=origin)
+        got = run(sub)
+        if got is None:
+            continue  # a shape the kernel cannot be written for (`run` says why)
+        if not got:
             return []
+        runs.append(got)
+        shapes_run.append(dims)
+    if not runs:
+        return []
     common = set.intersection(*[{d.span for d in r} for r in runs])
-    return [d for d in runs[COMMON_BLOCKS.index((256, 1, 1))] if d.span in common]
+    first = runs[shapes_run.index(main)] if main in shapes_run else runs[0]
+    return [d for d in first if d.span in common]
 
 
 def cp_groups(ctx: FunctionContext):  # type: ignore[no-untyped-def]

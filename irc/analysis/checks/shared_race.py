@@ -108,12 +108,44 @@ def _common_shapes(ctx: FunctionContext, accs) -> list[Diagnostic]:  # type: ign
 
     def run(sub: FunctionContext) -> list[Diagnostic]:
         ev = launch_eval(sub)
-        return _check_block(sub, accs, ev, solver=False) if ev is not None else []
+        if ev is None:
+            return []
+        # a guessed 2-D block: pairs of different warps only. Whether two threads of a guessed tile share a
+        # warp depends on the shape; a kernel written for one warp (GPUVerify's warp-synchronous 2-D
+        # transpose) has its lanes land in different warps of a 16x16 guess, which the lanes of its own
+        # small block are not
+        block = getattr(sub.cache.get("contract"), "block", None)
+        two_d = bool(block and block[1] > 1)
+        if two_d and _past_arrays(sub, ev, accs):
+            return None
+        return _check_block(sub, accs, ev, solver=False, warps=not two_d)
 
     return under_common_shapes(ctx, run, "the race") or []
 
 
-def _check_block(ctx: FunctionContext, accs, ev: ThreadEval, solver: bool = True) -> list[Diagnostic]:
+def _past_arrays(ctx: FunctionContext, ev: ThreadEval, accs) -> bool:  # type: ignore[no-untyped-def]
+    """Whether some thread of the (guessed) block indexes past every declared shared array in the first
+    iteration: GPUVerify's 4x4 warp-synchronous transpose under a 16x16 guess reads `tile[x][y]` with x up
+    to 15 of a 4x4 tile. A shape the kernel cannot have been written for says nothing about its races. Not
+    judged with a shared array of unknown size (dynamic shared memory)."""
+    sizes = [ev.sizes.get(n, 0) for n in ev.bases]
+    if not sizes or any(sz <= 0 for sz in sizes):
+        return False
+    spans = sorted((ev.bases[n], ev.bases[n] + ev.sizes[n]) for n in ev.bases)
+    loop_index = {lp: i for i, lp in enumerate(ctx.cfg.loops)}
+    for a in accs:
+        e = entries(ev, a, (), loop_index)
+        if e is None or not len(e[0]):
+            continue
+        for x in sorted({int(v) for v in e[1]}):
+            if not any(lo <= x and x + a.size <= hi for lo, hi in spans):
+                return True
+    return False
+
+
+def _check_block(
+    ctx: FunctionContext, accs, ev: ThreadEval, solver: bool = True, warps: bool = True
+) -> list[Diagnostic]:  # type: ignore[no-untyped-def]
     """The findings for the kernel's block shape (`ev`: its per-thread evaluation). `solver=False` keeps
     only what the per-thread evaluation decides (no pair whose index or trip count is a parameter), and the
     solver's read-modify-writes of a slot chosen by loaded data (a collision no block shape prevents)."""
@@ -133,7 +165,7 @@ def _check_block(ctx: FunctionContext, accs, ev: ThreadEval, solver: bool = True
     block_stops = {id(op) for _, _, op in starts if op is not None}
     warp_stops = {id(op) for _, _, op in warp_starts if op is not None}
     runs = [(starts, lambda op: id(op) in block_stops, False)]
-    if _arch_num(ctx.arch) >= 70:
+    if _arch_num(ctx.arch) >= 70 and warps:
         runs.append((warp_starts, lambda op: id(op) in warp_stops, True))
     out: list[Diagnostic] = []
     done: set[tuple[int, int]] = set()

@@ -90,10 +90,20 @@ def _prod(xs: object) -> int:
 
 
 _YZ = frozenset({"tid.y", "tid.z", "ntid.y", "ntid.z"})
+_Z = frozenset({"tid.z", "ntid.z"})
 
 
 def reads_yz(fn: Function) -> bool:
     """Whether `fn`, or a function it calls (transitively), reads a y/z thread coordinate or block extent."""
+    return _reads(fn, _YZ)
+
+
+def reads_z(fn: Function) -> bool:
+    """Whether `fn`, or a function it calls (transitively), reads a z thread coordinate or block extent."""
+    return _reads(fn, _Z)
+
+
+def _reads(fn: Function, names) -> bool:  # type: ignore[no-untyped-def]
     mod = fn.module
     by_name = {f.name: f for f in mod.functions} if mod is not None else {}
     seen = {fn.name}
@@ -101,7 +111,7 @@ def reads_yz(fn: Function) -> bool:
     while work:
         f = work.pop()
         for op in f.ops():
-            if op.name == "sreg" and str(op.attrs.get("name")) in _YZ:
+            if op.name == "sreg" and str(op.attrs.get("name")) in names:
                 return True
             if op.name == "call":
                 callee = by_name.get(str(op.attrs.get("callee")))

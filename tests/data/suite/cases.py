@@ -864,6 +864,31 @@ case(
 )
 
 
+def _square(n: int) -> Callable[[np.random.Generator], Launch]:
+    def make(rng: np.random.Generator) -> Launch:
+        A, B, C = f32(rng, n, n), f32(rng, n, n), zeros(n, n)
+        return Launch([A, B, C, n], {"A": A, "B": B, "C": C})
+
+    return make
+
+
+case(
+    name="race_tiled_2d_unbounded",
+    lang="cuda",
+    cls="shared-race",
+    bug="the textbook 16x16 tiled matmul (2-D blocks, no launch bound) without the barrier between staging and use",
+    check="shared-race",
+    error="RaceError",
+    arch="sm_80",
+    grid=(2, 2),
+    block=(16, 16),
+    make=_square(32),
+    ref=lambda h: {"C": h["A"] @ h["B"]},
+    rtol=1e-4,
+    atol=1e-4,
+)
+
+
 def _blocks(nblk: int, per: int, nout: int):
     def make(rng: np.random.Generator) -> Launch:
         x, out = f32(rng, nblk, per), zeros(nblk * nout)
