@@ -187,6 +187,7 @@ class Binder:
         self.diags: list[Diagnostic] = []
         self._files: dict[str, tuple[str | None, list[tuple[int, Assume]]]] = {}
         self._info: Any = None
+        self._comments: bool | None = None
 
     def _source(self, f: str) -> tuple[str | None, list[tuple[int, Assume]]]:
         hit = self._files.get(f)
@@ -199,6 +200,26 @@ class Binder:
             self.diags += errs
             hit = self._files[f] = (src, cs)
         return hit
+
+    def _any_comment(self) -> bool:
+        """Whether any source this file draws on (itself; for lifted PTX, the files its `.file` table names)
+        has an `irc: assume` comment. Asked once per file."""
+        if self._comments is None:
+            files = [self.path]
+            if self.path.endswith(".ptx") and ".loc" in self.text:
+                from irc.ptxisa.lineinfo import LineInfo, resolve
+
+                if self._info is None:
+                    self._info = (LineInfo(self.text), resolve, {})
+                info, res, paths = self._info
+                files = []
+                for name in info.files.values():
+                    f = paths.get(name)
+                    if f is None:
+                        f = paths[name] = res(name, self.path)
+                    files.append(f)
+            self._comments = any(self._source(f)[1] for f in files if f)
+        return self._comments
 
     def _lines(self, fn: Any) -> dict[str, tuple[int, int]]:
         """file -> (first, last) line of the kernel in the user's source."""
@@ -239,6 +260,8 @@ class Binder:
                 c.grid = rc.grid or c.grid
                 c.origin = rc.origin
                 c.assumes += rc.assumes
+        if c.empty and not self._any_comment():
+            return None  # (a file of 213 template instances walked every kernel's spans for nothing)
         for f, (lo, hi) in self._lines(fn).items():
             src, cs = self._source(f)
             for ln, a in cs:
