@@ -110,13 +110,36 @@ class Pending:
     skipped: frozenset  # waits that covered the copy for other threads (ops), which this thread skipped
 
 
-def _merge_all(ins: list[tuple[Block, State]], must, current=None) -> State:  # type: ignore[no-untyped-def]
+def _merge_all(ins: list[tuple[Block, State]], must, current=None, foreign=None, merge=None) -> State:  # type: ignore[no-untyped-def]
     """The state where the incoming edges `ins` (predecessor, state) meet. `must(p, d)` says whether the
     branch that split the paths from `p` and `d` was decided alike by every thread or by run-time state
     (then a copy waited for on the path from `d` is done on the path from `p` too). `current(w)` says
     whether wait `w` can have run in this iteration before the merge: a wait later in the loop body ran in
     an earlier iteration, for an earlier instance of the copy (`if (k + 1 < n) cp.async(..)`: the path
-    around the copy still holds the wait of iteration k - 1, which says nothing of the copy of k)."""
+    around the copy still holds the wait of iteration k - 1, which says nothing of the copy of k).
+    `foreign(p, q, copy, merge)` says that the threads arriving from `p` at block `merge` never issue `copy` (the branch that split
+    them from those arriving from `q` tests the value that guards the copy, the other way): their entry
+    for it is dropped, so `if (tid == 0) { store; commit }` ages thread 0's store, which the threads that
+    skip the commit never hold."""
+    if foreign is not None:
+        have: dict[int, dict[int, Block]] = {}  # copy -> the preds whose state holds it
+        copies: dict[int, Op] = {}
+        for p, st in ins:
+            for e in st[0].values():
+                have.setdefault(id(e[0]), {})[id(p)] = p
+                copies[id(e[0])] = e[0]
+        drop: set[tuple[int, int]] = set()  # (pred, copy)
+        for c, preds in have.items():
+            if len(preds) < 2:
+                continue
+            for p in preds.values():
+                if any(foreign(p, q, copies[c], merge) for q in preds.values() if q is not p):
+                    drop.add((id(p), c))
+        if drop:
+            ins = [
+                (p, ({k: e for k, e in st[0].items() if (id(p), id(e[0])) not in drop}, st[1]))
+                for p, st in ins
+            ]
     done: set = set()
     for _p, st in ins:
         done |= st[1]
@@ -198,6 +221,7 @@ class Groups:
         self.facts = facts
         self.live = live
         self._dead: set[tuple[int, int]] = set()
+        self._foreign_memo: dict[tuple[int, int, int, int], bool] = {}
         self.exits: list[tuple[Op, list[Pending]]] = []  # (ret, copies still pending there)
         self.index = {lp: i for i, lp in enumerate(cfg.loops)}
         self.by_index = {i: lp for lp, i in self.index.items()}
@@ -355,13 +379,79 @@ class Groups:
                     outs[(id(b), id(s))] = self.edge(b, s, out)
                     ins = [(p, outs[(id(p), id(s))]) for p in cfg.preds.get(s, []) if (id(p), id(s)) in outs]
                     ins = self._live_only(ins, s)
-                    merged = ins[0][1] if len(ins) == 1 else _merge_all(ins, self._must, self._before(s))
+                    merged = (
+                        ins[0][1]
+                        if len(ins) == 1
+                        else _merge_all(ins, self._must, self._before(s), self._foreign, s)
+                    )
                     if state_in.get(s) != merged:
                         state_in[s] = merged
                         changed = True
         for b in cfg.rpo:
             if b in state_in:
                 self.transfer(b, state_in[b], True)
+
+    def _split(self, p: Block, q: Block) -> Block | None:
+        """The nearest common dominator of `p` and `q`: the block whose branch split their paths."""
+        idom = self.cfg.idom
+        up: set[int] = set()
+        x: Block | None = p
+        while x is not None and id(x) not in up:
+            up.add(id(x))
+            x = idom.get(x)
+        y: Block | None = q
+        seen: set[int] = set()
+        while y is not None and id(y) not in up and id(y) not in seen:
+            seen.add(id(y))
+            y = idom.get(y)
+        return y
+
+    def _foreign(self, p: Block, q: Block, copy: Op, merge: Block) -> bool:
+        key = (id(p), id(q), id(copy), id(merge))
+        hit = self._foreign_memo.get(key)
+        if hit is None:
+            hit = self._foreign_memo[key] = self._foreign_at(p, q, copy, merge)
+        return hit
+
+    def _foreign_at(self, p: Block, q: Block, copy: Op, merge: Block) -> bool:
+        """Whether the threads arriving from `p` at `merge` never issue `copy`: the branch that split them
+        from those arriving from `q` tests a loop-invariant value v, `p` (or the edge to `merge`, when `p`
+        is the branch) lies behind one side of it, and the copy lies behind the other side of a branch on
+        the same v (a thread's v is the same at both)."""
+        d = self._split(p, q)
+        t = d.terminator if d is not None else None
+        if t is None or t.name != "cbr" or not t.operands or copy.block is None:
+            return False
+        v = t.operands[0]
+        dom = self.cfg.dominates
+        if p is d:
+            side_p = [i for i, s in enumerate(t.successors[:2]) if s is merge]
+        else:
+            side_p = [i for i, s in enumerate(t.successors[:2]) if dom(s, p)]
+        if len(side_p) != 1 or t.successors[0] is t.successors[1]:
+            return False
+        loops = {id(lp) for lp in self.cfg.loops_containing(d)} | {
+            id(lp) for lp in self.cfg.loops_containing(copy.block)
+        }
+        vb = getattr(v, "defining_block", None)
+        if vb is None:
+            return False
+        if any(id(lp) in loops for lp in self.cfg.loops_containing(vb)) and not _by_coordinates(v):
+            return False  # v may differ between the two branches' iterations (a function of the thread's
+            # coordinates alone, recomputed in each iteration, is the same in all of them)
+        g: Block | None = copy.block
+        while g is not None:
+            up = self.cfg.idom.get(g)
+            if up is None:
+                return False
+            tg = up.terminator
+            if tg is not None and tg.name == "cbr" and tg.operands and tg.operands[0] is v:
+                side_c = [i for i, s in enumerate(tg.successors[:2]) if dom(s, copy.block)]
+                return (
+                    len(side_c) == 1 and side_c[0] != side_p[0] and tg.successors[0] is not tg.successors[1]
+                )
+            g = up
+        return False
 
     def _before(self, s: Block) -> Callable[[Op], bool]:
         """Whether a wait can reach merge `s` without a back edge (it precedes `s` in reverse postorder)."""

@@ -364,11 +364,41 @@ def _access(op: Op, b: Block, i: int) -> Access | None:
 Delta = tuple[tuple[int, object], ...]
 
 
+def dead_edges(ev: ThreadEval) -> frozenset[tuple[int, int]]:
+    """The edges (block, successor) no thread of the evaluated block takes: a branch outside every loop
+    whose condition the evaluation decides alike for all threads (`if (blockDim.x >= 66)` around a
+    reduction loop, for a 256-thread block). `reach` does not walk them: a read after the loop, reached
+    from the barrier before it along the skipped-loop edge, was paired with the loop's first write."""
+    out: set[tuple[int, int]] = set()
+    for b in ev.cfg.rpo:
+        t = b.terminator
+        if t is None or t.name != "cbr" or not t.operands or ev.cfg.loops_containing(b):
+            continue
+        try:
+            v = ev.value(t.operands[0], {})
+        except Exception:  # noqa: BLE001 - a value the evaluation does not model: no edge is dead
+            continue
+        if v is None or len(v) == 0 or t.successors[0] is t.successors[1]:
+            continue
+        taken = v != 0
+        if taken.all():
+            out.add((id(b), id(t.successors[1])))
+        elif not taken.any():
+            out.add((id(b), id(t.successors[0])))
+    return frozenset(out)
+
+
 def reach(
-    cfg: CFG, start: tuple[Block, int], stop, loop_index: dict[Loop, int], stop_loops: set[Loop]
+    cfg: CFG,
+    start: tuple[Block, int],
+    stop,
+    loop_index: dict[Loop, int],
+    stop_loops: set[Loop],
+    dead: frozenset[tuple[int, int]] = frozenset(),
 ) -> dict[Access, set[Delta]]:
-    """Accesses reachable from `start` (block, op position) without passing an op for which `stop(op)`.
-    Each is tagged with the iteration offset per loop relative to the start (or to the loop's entry)."""
+    """Accesses reachable from `start` (block, op position) without passing an op for which `stop(op)`,
+    nor an edge of `dead` (`dead_edges`). Each is tagged with the iteration offset per loop relative to
+    the start (or to the loop's entry)."""
     sblock, spos = start
     start_loops = set(cfg.loops_containing(sblock))
     found: dict[Access, set[Delta]] = {}
@@ -390,6 +420,8 @@ def reach(
         if blocked:
             continue
         for s in cfg.succs.get(b, []):
+            if (id(b), id(s)) in dead:
+                continue
             nd = _transition(cfg, b, s, d, loop_index, start_loops, stop_loops)
             if nd is None:
                 continue

@@ -281,15 +281,26 @@ def under_common_shapes(ctx: FunctionContext, run, what: str) -> list[Diagnostic
     launches is not in the PTX; a finding that one guessed shape alone shows (a 512-thread block indexing
     past its stage's row, a 32x8 block overflowing a 16x16 tile's rows) would be a guess. `run` returns None
     for a shape the kernel cannot have been written for (its threads index past a shared array): that shape
-    is left out, and no finding comes from no shape. None when the kernel has a bound, a contract, or reads
-    z."""
+    is left out, and no finding comes from no shape. A 2-D kernel with only a `.maxntid` bound is judged the
+    same way with the 2-D shapes of that many threads (`bounded_2d`). None when the kernel has a fixed
+    block (`.reqntid`), a contract, a 1-D bound, or reads z."""
     from irc.analysis.symbolic.contract import Contract
     from irc.analysis.symbolic.launch import reads_yz, reads_z
 
     fn = ctx.fn
-    if not fn.is_kernel or ctx.cache.get("contract") is not None or launch_dims(fn)[1]:
+    if not fn.is_kernel or ctx.cache.get("contract") is not None or fn.attrs.get("launch"):
         return None
-    if not reads_yz(fn):
+    bound = bounded_2d(fn)
+    if bound is not None:
+        from irc.analysis.symbolic.queries import canonical_shapes
+
+        blocks = tuple((bx, by, 1) for bx, by in canonical_shapes(bound))
+        main = blocks[0]
+        shapes = ", ".join(f"{d[0]}x{d[1]}" for d in blocks)
+        origin = f".maxntid {bound} on a 2-D kernel; {what} occurs with blocks of {shapes} threads"
+    elif launch_dims(fn)[1]:
+        return None
+    elif not reads_yz(fn):
         blocks, main = COMMON_BLOCKS, (256, 1, 1)
         origin = (
             f"no launch bound: a 1-D block; {what} occurs with {', '.join(str(d[0]) for d in blocks)} threads"
@@ -317,6 +328,21 @@ def under_common_shapes(ctx: FunctionContext, run, what: str) -> list[Diagnostic
     common = set.intersection(*[{d.span for d in r} for r in runs])
     first = runs[shapes_run.index(main)] if main in shapes_run else runs[0]
     return [d for d in first if d.span in common]
+
+
+def bounded_2d(fn: Function) -> int | None:
+    """The thread bound of a kernel that reads x and y coordinates (not z) and has only a `.maxntid`
+    (`__launch_bounds__(512)` gives `.maxntid 512, 1, 1`): the bound says how many threads, not the shape,
+    and 512x1x1 is not the 32x16 block such a kernel is written for. None otherwise."""
+    from irc.analysis.symbolic.launch import reads_yz, reads_z
+
+    mx = fn.attrs.get("max_threads")
+    if not fn.is_kernel or fn.attrs.get("launch") or not mx or not reads_yz(fn) or reads_z(fn):
+        return None
+    n = 1
+    for x in mx:
+        n *= int(x)
+    return n if n > 1 else None
 
 
 def cp_groups(ctx: FunctionContext):  # type: ignore[no-untyped-def]

@@ -11,7 +11,13 @@ same block-uniform value. Anything the evaluation cannot decide is silent.
 
 from __future__ import annotations
 
-from irc.analysis.checks.common import FunctionContext, cp_groups, launch_eval, under_common_shapes
+from irc.analysis.checks.common import (
+    FunctionContext,
+    bounded_2d,
+    cp_groups,
+    launch_eval,
+    under_common_shapes,
+)
 from irc.analysis.races import (
     ASYNC_WRITERS,
     MAX_ACCESSES,
@@ -19,6 +25,7 @@ from irc.analysis.races import (
     MAX_PAIRS,
     Access,
     ThreadEval,
+    dead_edges,
     element,
     entries,
     find_witness,
@@ -90,6 +97,8 @@ def check_shared_race(ctx: FunctionContext) -> list[Diagnostic]:
         return []
     if len(accs) > MAX_ACCESSES or len(cfg.rpo) > MAX_BLOCKS:
         return []  # not analysed: too large for the per-thread evaluation budget
+    if ctx.cache.get("contract") is None and bounded_2d(fn) is not None:
+        return _common_shapes(ctx, accs)  # a thread bound, not a shape: the shapes of that many threads
     ev = launch_eval(ctx)
     if ev is not None:
         return _check_block(ctx, accs, ev)
@@ -171,6 +180,7 @@ def _check_block(
     done: set[tuple[int, int]] = set()
     per_line: dict[object, list] = {}  # one finding per line of the later access, counting the rest
     pending = cp_groups(ctx)
+    dead = dead_edges(ev)
     sym_budget = [MAX_SOLVER_PAIRS]
     sym_cands: list[tuple] = []  # pairs for the solver, asked once every interval has been walked
     tried_sym: set[tuple] = set()
@@ -182,7 +192,7 @@ def _check_block(
         stop_loops = {lp for lp in cfg.loops if any(stop(op) for b in lp.blocks for op in b.ops)}
         tried: set[tuple] = set()
         for b, pos, sop in st:
-            found = reach(cfg, (b, pos), stop, loop_index, stop_loops)
+            found = reach(cfg, (b, pos), stop, loop_index, stop_loops, dead)
             items = []  # (access, tag, entries, lowest byte, end byte), sorted by lowest byte
             undecided = []  # (access, tag) the per-thread evaluation could not evaluate: the solver's
             for a, ds in found.items():

@@ -56,6 +56,7 @@ def _is_int(t: Type) -> bool:
 
 
 MAX_ITERATIONS = 1 << 20  # iterations of one loop the model allows (docs/analyzer.md, the symbolic model)
+TRIP_SCAN = 64  # back-edge conditions on the counter alone are evaluated this far (`_last_iteration`)
 
 
 class Thread:
@@ -112,6 +113,7 @@ class Encoder:
         # loop, symbol): what `irc.analysis.symbolic.invariants` may relate to the loop's other arguments
         self.carried: dict[str, tuple[BlockArg, Loop, Any]] = {}
         self._header_cyc: dict[tuple[int, str], Any] = {}  # (argument, thread) -> its symbol in a cycle
+        self._trips: dict[int, int | None] = {}  # loop -> its last iteration, when a constant (`_exists`)
 
     # ---------------------------------------------------------------------------- threads and launch
     def thread(self, name: str) -> Thread:
@@ -247,10 +249,46 @@ class Encoder:
         if not conts:
             return z.BoolVal(True)
         cont = conts[0] if len(conts) == 1 else z.Or(*conts)
+        last = self._last_iteration(lp, th, k)
+        bound = z.ULE(k, z.BitVecVal(last, 32)) if last is not None else z.BoolVal(True)
         if self.undetermined(cont, lp):
-            return z.BoolVal(True)
+            return bound
         prev = z.substitute(cont, *self.step_back(lp, th))
-        return z.Or(k == 0, prev)
+        return z.And(z.Or(k == 0, prev), bound) if last is not None else z.Or(k == 0, prev)
+
+    def _last_iteration(self, lp: Loop, th: Thread, k: Any) -> int | None:
+        """The last iteration a loop can reach when its one back edge tests its counter alone (an unrolled
+        row loop: `r += 2048; if (r != 9216) continue`): the first j at which the test fails, found by
+        evaluating it for j = 0, 1, ... (up to `TRIP_SCAN`). Iteration k needs the test true in every
+        earlier iteration, while `exists` alone says only that it held in iteration k - 1, which a `!=` test
+        also does past the end (j = 5 of a 4-iteration loop). None when the test depends on anything else,
+        the loop has several back edges, or it runs longer."""
+        key = id(lp)
+        if key in self._trips:
+            return self._trips[key]
+        self._trips[key] = None
+        z = self.z
+        backs = [(p, i) for h in lp.headers for p, i in self._in_edges(h) if p in lp.blocks]
+        if len(backs) != 1:
+            return None
+        p, i = backs[0]
+        t = p.terminator
+        if t is None or t.name != "cbr" or not t.operands or t.successors[0] is t.successors[1]:
+            return None
+        c = self.value(t.operands[0], th)
+        if not z.is_bool(c):
+            c = c != 0
+        stay = c if i == 0 else z.Not(c)
+        got: int | None = None
+        for j in range(TRIP_SCAN):
+            v = z.simplify(z.substitute(stay, (k, z.BitVecVal(j, 32))))
+            if z.is_false(v):
+                got = j  # the back edge is not taken after iteration j: it is the last
+                break
+            if not z.is_true(v):
+                break
+        self._trips[key] = got
+        return got
 
     # ---------------------------------------------------------------------------- opaque values
     def _sort(self, t: Type) -> Any:
@@ -667,7 +705,7 @@ class Encoder:
                 return None
             if not isinstance(lhs, OpResult) or lhs.op.name != "add" or len(lhs.op.operands) != 2:
                 return None
-            o0, o1 = (_strip(o) for o in lhs.op.operands)
+            o0, o1 = (_passed(_strip(o)) for o in lhs.op.operands)
             if not ((o0 is a and const_value(o1) == 1) or (o1 is a and const_value(o0) == 1)):
                 return None
             ns.add(bound + 1 if pred in ("gt", "le") else bound)
@@ -869,6 +907,29 @@ def _strip(v: Value) -> Value:
         if _width(src.type) != _width(v.type) or _is_bool(src.type) != _is_bool(v.type):
             break
         v = src
+    return v
+
+
+def _passed(v: Value, depth: int = 8) -> Value:
+    """`v` through block arguments that only pass one value on (each incoming edge passes that value or the
+    argument itself): the stage index of a loop whose body holds a polling wait reaches the ring's step
+    through the wait loop's header, `RETRY: try_wait p; @!p bra RETRY`, which carries every live value."""
+    while depth > 0 and isinstance(v, BlockArg):
+        b = v.block
+        srcs: set[int] = set()
+        src: Value | None = None
+        for t in b.predecessor_terminators():
+            for k, s in enumerate(t.successors):
+                args = t.succ_args[k] if k < len(t.succ_args) else []
+                if s is b and v.index < len(args):
+                    x = _strip(args[v.index])
+                    if x is not v:
+                        srcs.add(id(x))
+                        src = x
+        if len(srcs) != 1 or src is None:
+            return v
+        v = src
+        depth -= 1
     return v
 
 

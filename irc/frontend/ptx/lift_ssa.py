@@ -43,7 +43,8 @@ class SsaMixin:
             f = self.fwd.get(d)
             return d if f is None else self.find(d)
         root = self.join_root.get(block)
-        return self._resolve(self._read_rec(key, block if root is None else root))
+        # (a phi made on the way may have been found trivial and replaced after it was returned)
+        return self.find(self._resolve(self._read_rec(key, block if root is None else root)))
 
     def _resolve(self, gen) -> Value:  # type: ignore[no-untyped-def]
         """Drive Braun et al.'s recursive lookup with an explicit stack: `_read_rec` yields each
@@ -57,8 +58,8 @@ class SsaMixin:
             except StopIteration as done:
                 stack.pop()
                 if not stack:
-                    return done.value
-                value = done.value
+                    return self.find(done.value)
+                value = self.find(done.value)
                 continue
             d = self.defs[b].get(key)
             if d is not None:
@@ -153,12 +154,18 @@ class SsaMixin:
 
     def strip(self, v: Value) -> Value:
         """The value a lifter-made conversion converts (a register used at another type is the same
-        register value: phis of `bitcast x` and `x` are trivial)."""
-        s = self.conv_src.get(v)
-        while s is not None:
-            v = s
+        register value: phis of `bitcast x` and `x` are trivial). A phi removed as trivial since the
+        conversion was made is followed to its replacement: `conv_src` still names the phi, and a new
+        conversion of it would use a block argument that is no longer its block's."""
+        while True:
             s = self.conv_src.get(v)
-        return v
+            if s is not None:
+                v = s
+                continue
+            f = self.fwd.get(v)
+            if f is None:
+                return v
+            v = self.find(v)
 
     def _conv_at_start(self, v: Value, t: Type, block: Block) -> Value:
         cache = self.cache.setdefault(block, {})
