@@ -705,7 +705,7 @@ class Encoder:
                 return None
             if not isinstance(lhs, OpResult) or lhs.op.name != "add" or len(lhs.op.operands) != 2:
                 return None
-            o0, o1 = (_passed(_strip(o)) for o in lhs.op.operands)
+            o0, o1 = (_strip(o) for o in lhs.op.operands)
             if not ((o0 is a and const_value(o1) == 1) or (o1 is a and const_value(o0) == 1)):
                 return None
             ns.add(bound + 1 if pred in ("gt", "le") else bound)
@@ -907,29 +907,6 @@ def _strip(v: Value) -> Value:
         if _width(src.type) != _width(v.type) or _is_bool(src.type) != _is_bool(v.type):
             break
         v = src
-    return v
-
-
-def _passed(v: Value, depth: int = 8) -> Value:
-    """`v` through block arguments that only pass one value on (each incoming edge passes that value or the
-    argument itself): the stage index of a loop whose body holds a polling wait reaches the ring's step
-    through the wait loop's header, `RETRY: try_wait p; @!p bra RETRY`, which carries every live value."""
-    while depth > 0 and isinstance(v, BlockArg):
-        b = v.block
-        srcs: set[int] = set()
-        src: Value | None = None
-        for t in b.predecessor_terminators():
-            for k, s in enumerate(t.successors):
-                args = t.succ_args[k] if k < len(t.succ_args) else []
-                if s is b and v.index < len(args):
-                    x = _strip(args[v.index])
-                    if x is not v:
-                        srcs.add(id(x))
-                        src = x
-        if len(srcs) != 1 or src is None:
-            return v
-        v = src
-        depth -= 1
     return v
 
 

@@ -722,6 +722,22 @@ case(
 )
 
 
+case(
+    name="bulk_store_double_buffer",
+    lang="cuda",
+    cls="tma",
+    bug="double-buffered bulk-store staging (thread 0 stores, commits and waits): wait_group.read 2 lets the "
+    "store of chunk c - 2 still read the buffer chunk c overwrites",
+    check="async-overwrite",
+    error="RaceError",
+    arch="sm_90a",
+    grid=1,
+    block=256,
+    make=_square(4),
+    ref=lambda h: {"y": h["x"] * h["x"] + np.float32(1)},
+)
+
+
 def _corner(gy: int, gx: int):
     def make(rng: np.random.Generator) -> Launch:
         x, out = f32(rng, 64 * gy, 32 * gx), zeros(64 * gy, 32 * gx)
@@ -864,7 +880,7 @@ case(
 )
 
 
-def _square(n: int) -> Callable[[np.random.Generator], Launch]:
+def _square_mm(n: int) -> Callable[[np.random.Generator], Launch]:
     def make(rng: np.random.Generator) -> Launch:
         A, B, C = f32(rng, n, n), f32(rng, n, n), zeros(n, n)
         return Launch([A, B, C, n], {"A": A, "B": B, "C": C})
@@ -882,8 +898,34 @@ case(
     arch="sm_80",
     grid=(2, 2),
     block=(16, 16),
-    make=_square(32),
+    make=_square_mm(32),
     ref=lambda h: {"C": h["A"] @ h["B"]},
+    rtol=1e-4,
+    atol=1e-4,
+)
+
+
+def _column_sums(nblk: int, rows: int) -> Callable[[np.random.Generator], Launch]:
+    def make(rng: np.random.Generator) -> Launch:
+        x, out = f32(rng, rows, 32), zeros(nblk * 32)
+        return Launch([x, out, rows], {"x": x, "out": out})
+
+    return make
+
+
+case(
+    name="race_2d_bounded_tree",
+    lang="cuda",
+    cls="shared-race",
+    bug="32x16-block column sums (`__launch_bounds__(512)`: a thread bound, not a shape) whose row tree drops "
+    "the barriers of its last two steps",
+    check="shared-race",
+    error="RaceError",
+    arch="sm_80",
+    grid=2,
+    block=(32, 16),
+    make=_column_sums(2, 40),
+    ref=lambda h: {"out": np.tile(h["x"].sum(axis=0), 2)},
     rtol=1e-4,
     atol=1e-4,
 )
