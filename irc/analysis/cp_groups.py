@@ -478,20 +478,8 @@ class Groups:
         """Whether the branch that split the paths through `p` and `d` (their nearest common dominator's)
         is one every thread decides alike, or one on run-time state rather than on the thread's
         coordinates: then a wait on one path stands for the other."""
-        idom = self.cfg.idom
-        up: set[int] = set()
-        x: Block | None = p
-        while x is not None and id(x) not in up:
-            up.add(id(x))
-            x = idom.get(x)
-        y: Block | None = d
-        seen: set[int] = set()
-        while y is not None and id(y) not in up and id(y) not in seen:
-            seen.add(id(y))
-            y = idom.get(y)
-        if y is None:
-            return True
-        return self._split_uniform_at(y)
+        y = self._split(p, d)
+        return True if y is None else self._split_uniform_at(y)
 
     def pending_at(self, read: Op) -> list[Pending]:
         return self.reads.get(id(read), [])
