@@ -388,6 +388,28 @@ class CFG:
             lp = lp.parent
         return out
 
+    def union_fixpoint(self, transfer) -> dict[Block, frozenset]:  # type: ignore[no-untyped-def]
+        """The state at the start of each reachable block of a forward may-analysis whose states are sets
+        merged by union: `transfer(block, state, None)` returns the state after the block (it may change
+        the set it is given). Checks then run `transfer` once more per block with a list to report into."""
+        state_in: dict[Block, frozenset] = {self.entry: frozenset()}
+        changed = True
+        rounds = 0
+        while changed and rounds < 60:
+            changed = False
+            rounds += 1
+            for b in self.rpo:
+                if b not in state_in:
+                    continue
+                out = transfer(b, set(state_in[b]), None)
+                for s in self.succs.get(b, []):
+                    old = state_in.get(s, frozenset())
+                    new = old | frozenset(out)
+                    if s not in state_in or new != old:
+                        state_in[s] = new
+                        changed = True
+        return state_in
+
 
 def _distinct_nodes(nodes: list[Node]) -> list[Node]:
     out: list[Node] = []

@@ -201,23 +201,32 @@ class Binder:
             hit = self._files[f] = (src, cs)
         return hit
 
+    def _lineinfo(self) -> Any:
+        """The PTX file's `.loc` facts, made once."""
+        if self._info is None:
+            from irc.ptxisa.lineinfo import LineInfo
+
+            self._info = (LineInfo(self.text), {})
+        return self._info[0]
+
+    def _resolved(self, name: str) -> str:
+        """A `.file` path as a reader can open it (`lineinfo.resolve`): each file's existence asked once (a
+        few files, thousands of spans)."""
+        paths = self._info[1]
+        f = paths.get(name)
+        if f is None:
+            from irc.ptxisa.lineinfo import resolve
+
+            f = paths[name] = resolve(name, self.path)
+        return f
+
     def _any_comment(self) -> bool:
         """Whether any source this file draws on (itself; for lifted PTX, the files its `.file` table names)
         has an `irc: assume` comment. Asked once per file."""
         if self._comments is None:
             files = [self.path]
             if self.path.endswith(".ptx") and ".loc" in self.text:
-                from irc.ptxisa.lineinfo import LineInfo, resolve
-
-                if self._info is None:
-                    self._info = (LineInfo(self.text), resolve, {})
-                info, res, paths = self._info
-                files = []
-                for name in info.files.values():
-                    f = paths.get(name)
-                    if f is None:
-                        f = paths[name] = res(name, self.path)
-                    files.append(f)
+                files = [self._resolved(name) for name in self._lineinfo().files.values()]
             self._comments = any(self._source(f)[1] for f in files if f)
         return self._comments
 
@@ -230,18 +239,12 @@ class Binder:
         if self.path.endswith(".ptx"):
             if ".loc" not in self.text:
                 return out
-            if self._info is None:
-                from irc.ptxisa.lineinfo import LineInfo, resolve
-
-                self._info = (LineInfo(self.text), resolve, {})
-            info, resolve, paths = self._info
+            info = self._lineinfo()
             for s in spans:
                 at = info.at(s.line)
                 if at is None:
                     continue
-                f = paths.get(at[0])
-                if f is None:  # (a few files, thousands of spans: each file's existence asked once)
-                    f = paths[at[0]] = resolve(at[0], self.path)
+                f = self._resolved(at[0])
                 lo, hi = out.get(f, (at[1], at[1]))
                 out[f] = (min(lo, at[1]), max(hi, at[1]))
             return out

@@ -43,26 +43,6 @@ def _is_fence(op: Op) -> bool:
     )
 
 
-def _fixpoint(cfg, transfer) -> dict[Block, frozenset]:  # type: ignore[no-untyped-def]
-    state_in: dict[Block, frozenset] = {cfg.entry: frozenset()}
-    changed = True
-    rounds = 0
-    while changed and rounds < 60:
-        changed = False
-        rounds += 1
-        for b in cfg.rpo:
-            if b not in state_in:
-                continue
-            out = transfer(b, set(state_in[b]), None)
-            for s in cfg.succs.get(b, []):
-                old = state_in.get(s, frozenset())
-                new = old | frozenset(out)
-                if s not in state_in or new != old:
-                    state_in[s] = new
-                    changed = True
-    return state_in
-
-
 # ------------------------------------------------------------------------------ init fence
 def check_init_fence(ctx: FunctionContext) -> list[Diagnostic]:
     fn, cfg = ctx.fn, ctx.cfg
@@ -95,7 +75,7 @@ def check_init_fence(ctx: FunctionContext) -> list[Diagnostic]:
         c.attrs.get("multicast") for o in pr.objects.values() for c in o.copies
     )
 
-    state_in = _fixpoint(cfg, transfer)
+    state_in = cfg.union_fixpoint(transfer)
     found: list[tuple[Op, Op, bool]] = []
     for b in cfg.rpo:
         if b in state_in:

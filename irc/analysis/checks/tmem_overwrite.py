@@ -136,40 +136,34 @@ def _overlap(ld: Op, wr: Op, kind: str) -> bool:
     return lo_ld < lo_wr + n_wr and lo_wr < lo_ld + n_ld
 
 
-def _pending(ctx: FunctionContext) -> dict[int, tuple[Op, list[Op]]]:
-    """For each TMEM write: (the write, the loads of this thread that may be pending there)."""
+def _pending(ctx: FunctionContext) -> list[tuple[Op, str, list[Op]]]:
+    """For each TMEM write: (the write, its kind, the loads of this thread that may be pending there, in
+    program order)."""
     cfg = ctx.cfg
-    state_in: dict[Block, frozenset] = {cfg.entry: frozenset()}
-    out: dict[int, tuple[Op, list[Op]]] = {}
-    lds: dict[int, Op] = {}
-    changed, rounds = True, 0
-    while changed and rounds < 50:
-        changed = False
-        rounds += 1
-        for b in cfg.rpo:
-            if b not in state_in:
-                continue
-            st = set(state_in[b])
-            for op in b.ops:
-                if _is_ld(op) and op.operands:
-                    lds[id(op)] = op
-                    st.add(id(op))
-                elif _is_wait_ld(op) or op.name == "call":
-                    st.clear()
-                elif st and op.operands:
-                    k = _write_kind(op)
-                    if k is not None:
-                        prev = out.get(id(op))
-                        have = {id(x) for x in prev[1]} if prev else set()
-                        out[id(op)] = (op, [lds[i] for i in sorted(have | st)])
-            fs = frozenset(st)
-            for s in cfg.succs.get(b, []):
-                cur = state_in.get(s)
-                new = fs if cur is None else cur | fs
-                if new != cur:
-                    state_in[s] = new
-                    changed = True
-    return out
+
+    def transfer(b: Block, st: set, report: list | None) -> set:
+        for op in b.ops:
+            if _is_ld(op) and op.operands:
+                st.add(op)
+            elif _is_wait_ld(op) or op.name == "call":
+                st = set()
+            elif st and op.operands and report is not None:
+                k = _write_kind(op)
+                if k is not None:
+                    report.append((op, k, set(st)))
+        return st
+
+    state_in = cfg.union_fixpoint(transfer)
+    found: list[tuple[Op, str, set]] = []
+    for b in cfg.rpo:
+        if b in state_in:
+            transfer(b, set(state_in[b]), found)
+
+    def at(op: Op) -> tuple[int, int]:
+        assert op.block is not None
+        return cfg.rpo_index[op.block], op.block.ops.index(op)
+
+    return [(wr, k, sorted(lds, key=at)) for wr, k, lds in found]
 
 
 def check_tmem_overwrite(ctx: FunctionContext) -> list[Diagnostic]:
@@ -177,9 +171,7 @@ def check_tmem_overwrite(ctx: FunctionContext) -> list[Diagnostic]:
     if not any(_is_ld(op) for op in fn.ops()):
         return []
     found: list[Diagnostic] = []
-    for wr, lds in _pending(ctx).values():
-        kind = _write_kind(wr)
-        assert kind is not None
+    for wr, kind, lds in _pending(ctx):
         hit = next((ld for ld in lds if _overlap(ld, wr, kind)), None)
         if hit is None or wr.block is None:
             continue

@@ -527,7 +527,7 @@ def edge_live(ctx: Any, p: Block, s: Block) -> bool:
     t = p.terminator
     if sym is None or t is None:
         return True
-    memo = sym.__dict__.setdefault("_live_edges", {})
+    memo = sym.live_edges
     key = (id(p), id(s))
     hit = memo.get(key)
     if hit is None:

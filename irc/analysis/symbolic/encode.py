@@ -476,6 +476,18 @@ class Encoder:
         return False
 
     # ---------------------------------------------------------------------------- block arguments
+    def arg_edges(self, a: BlockArg) -> list[tuple[Block, int, Value]] | None:
+        """(predecessor, successor index, value passed) for each edge into `a`'s block; None when an edge
+        passes no value for it."""
+        out = []
+        for p, i in self._in_edges(a.block):
+            t = p.terminator
+            args = t.succ_args[i] if t is not None and i < len(t.succ_args) else []
+            if a.index >= len(args):
+                return None
+            out.append((p, i, args[a.index]))
+        return out
+
     def _arg(self, a: BlockArg, th: Thread):  # type: ignore[no-untyped-def]
         z = self.z
         b = a.block
@@ -487,13 +499,9 @@ class Encoder:
             if not _is_int(a.type):
                 return self.opaque(a, th, Level.GRID)
             return self.launch.param(a.index, _width(a.type))
-        incoming = []
-        for p, i in self._in_edges(b):
-            t = p.terminator
-            args = t.succ_args[i] if t is not None and i < len(t.succ_args) else []
-            if a.index >= len(args):
-                return self.opaque(a, th)
-            incoming.append((p, i, args[a.index]))
+        incoming = self.arg_edges(a)
+        if incoming is None:
+            return self.opaque(a, th)
         lp = self._loop_of.get(b)
         if lp is not None:
             inside = [(p, i, v) for p, i, v in incoming if p in lp.blocks]

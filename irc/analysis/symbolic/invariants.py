@@ -43,28 +43,16 @@ def _width(a: BlockArg) -> int:
         return 0
 
 
-def _incoming(cfg: Any, a: BlockArg, lp: Loop) -> tuple[list, list] | None:
-    b = a.block
-    outside: list = []
-    inside: list = []
-    seen: set[tuple[int, int]] = set()
-    for p in cfg.preds.get(b, ()):
-        t = p.terminator
-        if t is None:
-            continue
-        for i, s in enumerate(t.successors):
-            if s is not b or (id(p), i) in seen:
-                continue
-            seen.add((id(p), i))
-            args = t.succ_args[i] if i < len(t.succ_args) else []
-            if a.index >= len(args):
-                return None
-            (inside if p in lp.blocks else outside).append((p, i, args[a.index]))
-    return outside, inside
+def _incoming(enc: Any, a: BlockArg, lp: Loop) -> tuple[list, list] | None:
+    """(edges entering the loop, back edges) into `a`'s header, each (pred, successor index, value)."""
+    edges = enc.arg_edges(a)
+    if edges is None:
+        return None
+    return [e for e in edges if e[0] not in lp.blocks], [e for e in edges if e[0] in lp.blocks]
 
 
-def _init(cfg: Any, a: BlockArg, lp: Loop) -> int | None:
-    got = _incoming(cfg, a, lp)
+def _init(enc: Any, a: BlockArg, lp: Loop) -> int | None:
+    got = _incoming(enc, a, lp)
     if got is None or not got[0] or not got[1]:
         return None
     vals = {const_value(v) for _, _, v in got[0]}
@@ -76,21 +64,21 @@ def _init(cfg: Any, a: BlockArg, lp: Loop) -> int | None:
 
 def partners(sym: Any, a: BlockArg, lp: Loop) -> list[tuple[BlockArg, int]]:
     """The proven facts `a == b + c` for header argument `a` of loop `lp`, as (b, c)."""
-    memo = sym.__dict__.setdefault("_invariants", {})
+    memo = sym.partners
     hit = memo.get(id(a))
     if hit is not None:
         return hit
     memo[id(a)] = out = []
-    cfg = sym.enc.cfg
+    enc = sym.enc
     w = _width(a)
-    ia = _init(cfg, a, lp) if w else None
+    ia = _init(enc, a, lp) if w else None
     if ia is None:
         return out
     tried = 0
     for b in a.block.args:
         if b is a or _width(b) != w:
             continue
-        ib = _init(cfg, b, lp)
+        ib = _init(enc, b, lp)
         if ib is None:
             continue
         tried += 1
@@ -106,7 +94,7 @@ def _step_holds(sym: Any, a: BlockArg, b: BlockArg, c: int, lp: Loop) -> bool:
     enc = sym.enc
     z = enc.z
     s = enc.thread(SCRATCH)
-    ga, gb = _incoming(enc.cfg, a, lp), _incoming(enc.cfg, b, lp)
+    ga, gb = _incoming(enc, a, lp), _incoming(enc, b, lp)
     if ga is None or gb is None:
         return False
     cv = z.BitVecVal(c, _width(a))

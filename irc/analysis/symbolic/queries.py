@@ -34,6 +34,10 @@ class Symbolic:
         self.budget = Budget()
         self.session = Session(self.launch.z)
         self.contract_text = contract.text if contract is not None else ""
+        # answers kept for the function: the proven difference facts of each loop-header argument
+        # (`invariants.partners`) and whether an edge can be taken (`asyncq.edge_live`)
+        self.partners: dict[int, list] = {}
+        self.live_edges: dict[tuple[int, int], bool] = {}
 
     def solve(self, query: list, threads: tuple = ("a", "b"), prefer: bool = True) -> Outcome:
         ths = [self.enc.thread(n) for n in threads]
